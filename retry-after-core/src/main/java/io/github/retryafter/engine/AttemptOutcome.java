@@ -1,0 +1,59 @@
+package io.github.retryafter.engine;
+
+import java.util.Objects;
+
+import io.github.retryafter.HeaderSource;
+
+/**
+ * What one attempt produced: a response with a status and headers, or an I/O failure classified by what it means for
+ * the request's side effects. Timestamps are readings of the engine's monotonic {@code Ticker}.
+ */
+public sealed interface AttemptOutcome {
+
+	/**
+	 * Returns when the request was sent.
+	 * @return a ticker reading
+	 */
+	long sentAtNanos();
+
+	/**
+	 * A response arrived.
+	 * @param status the HTTP status code
+	 * @param headers the response's header fields
+	 * @param sentAtNanos when the request was sent
+	 * @param receivedAtNanos when the response arrived
+	 */
+	record Response(int status, HeaderSource headers, long sentAtNanos, long receivedAtNanos) implements AttemptOutcome {
+
+		/**
+		 * Checks the arguments.
+		 */
+		public Response {
+			Objects.requireNonNull(headers, "headers");
+			if (status < 100 || status > 999) {
+				throw new IllegalArgumentException("status must be a three-digit HTTP status but was " + status);
+			}
+		}
+
+	}
+
+	/**
+	 * No response arrived.
+	 * @param kind what the failure means for side effects
+	 * @param cause the underlying exception, for the caller
+	 * @param sentAtNanos when the request was sent (or was about to be)
+	 * @param failedAtNanos when the failure was observed
+	 */
+	record Failure(FailureKind kind, Throwable cause, long sentAtNanos, long failedAtNanos) implements AttemptOutcome {
+
+		/**
+		 * Checks the arguments.
+		 */
+		public Failure {
+			Objects.requireNonNull(kind, "kind");
+			Objects.requireNonNull(cause, "cause");
+		}
+
+	}
+
+}
