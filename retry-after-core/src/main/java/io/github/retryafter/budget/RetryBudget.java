@@ -1,0 +1,48 @@
+package io.github.retryafter.budget;
+
+/**
+ * A shared allowance of retries, so that during an outage retries cannot multiply the load on a failing dependency.
+ * First attempts never consume it; each retry takes one token from its provider's allowance and one from the
+ * client-wide one, when the retry is sent.
+ * <p>
+ * Implementations must be thread-safe: one budget is shared by every operation of a client.
+ */
+public interface RetryBudget {
+
+	/**
+	 * Takes one token for a retry about to be sent: one from {@code provider}'s bucket and one from the global bucket,
+	 * or neither.
+	 * @param provider the provider the retry goes to
+	 * @return {@code true} if the retry may be sent, {@code false} if either bucket is empty
+	 */
+	boolean tryAcquire(String provider);
+
+	/**
+	 * Records a successful first attempt, which earns both the provider's and the global bucket a deposit.
+	 * @param provider the provider the attempt went to
+	 */
+	void recordSuccess(String provider);
+
+	/**
+	 * Returns what a retry to {@code provider} could take right now: the smaller of the provider's and the global
+	 * bucket. Reading does not take anything.
+	 * @param provider the provider
+	 * @return the tokens available, {@link Double#POSITIVE_INFINITY} when unlimited
+	 */
+	double availableTokens(String provider);
+
+	/**
+	 * Returns the tokens in the global bucket right now.
+	 * @return the tokens, {@link Double#POSITIVE_INFINITY} when unlimited
+	 */
+	double globalTokens();
+
+	/**
+	 * Returns a budget that admits every retry: only attempts, deadline and total wait limit them.
+	 * @return the unlimited budget; stateless and thread-safe
+	 */
+	static RetryBudget unlimited() {
+		return UnlimitedBudget.INSTANCE;
+	}
+
+}

@@ -1,0 +1,262 @@
+package io.github.retryafter.budget;
+
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
+
+import io.github.retryafter.Ticker;
+
+/**
+ * A {@link RetryBudget} of token buckets: one per provider, plus a global bucket shared by every provider that caps the
+ * client as a whole. One provider's outage empties its own bucket and can take from the global one only what that
+ * bucket allows, so other providers keep their own tokens.
+ * <p>
+ * Buckets start full and refill lazily, when read: by the per-second floor times the time elapsed on the injected
+ * {@link Ticker}, and by a deposit for each successful first attempt, never beyond capacity. So the retries one bucket
+ * admits never exceed {@code capacity + deposits + refillPerSecond × elapsed}.
+ * <p>
+ * Thread-safe without a lock: each bucket holds an immutable level in an {@link AtomicReference} updated by
+ * compare-and-set, so threads retrying different providers touch different memory except for the global bucket's one
+ * reference. Taking a token takes the provider's first, then the global one, and gives the provider's back if the
+ * global bucket is empty. Provider buckets are created on first use from {@link Builder#providerDefaults} unless
+ * configured; provider names are expected to come from configuration (a bounded set), never from URLs.
+ */
+public final class TokenBucketRetryBudget implements RetryBudget {
+
+	private final Ticker ticker;
+
+	private final BudgetSettings providerDefaults;
+
+	private final Map<String, BudgetSettings> providerSettings;
+
+	private final Bucket global;
+
+	private final ConcurrentHashMap<String, Bucket> buckets = new ConcurrentHashMap<>();
+
+	private TokenBucketRetryBudget(Builder builder) {
+		this.ticker = builder.ticker;
+		this.providerDefaults = builder.providerDefaults;
+		this.providerSettings = Map.copyOf(builder.providers);
+		this.global = new Bucket(builder.global, this.ticker.read());
+	}
+
+	/**
+	 * Returns a builder with the documented defaults ({@link BudgetSettings#PROVIDER_DEFAULTS},
+	 * {@link BudgetSettings#GLOBAL_DEFAULTS}) and the system ticker.
+	 * @return a new builder
+	 */
+	public static Builder builder() {
+		return new Builder();
+	}
+
+	@Override
+	public boolean tryAcquire(String provider) {
+		Bucket bucket = bucket(provider);
+		long now = this.ticker.read();
+		if (!bucket.tryTake(now)) {
+			return false;
+		}
+		if (!this.global.tryTake(now)) {
+			bucket.giveBack(now);
+			return false;
+		}
+		return true;
+	}
+
+	@Override
+	public void recordSuccess(String provider) {
+		long now = this.ticker.read();
+		Bucket bucket = bucket(provider);
+		bucket.deposit(now, bucket.settings.depositRatio());
+		this.global.deposit(now, this.global.settings.depositRatio());
+	}
+
+	@Override
+	public double availableTokens(String provider) {
+		long now = this.ticker.read();
+		return Math.min(bucket(provider).tokens(now), this.global.tokens(now));
+	}
+
+	@Override
+	public double globalTokens() {
+		return this.global.tokens(this.ticker.read());
+	}
+
+	/**
+	 * Returns the tokens in {@code provider}'s own bucket right now, regardless of the global bucket.
+	 * @param provider the provider
+	 * @return the tokens
+	 */
+	public double providerTokens(String provider) {
+		return bucket(provider).tokens(this.ticker.read());
+	}
+
+	/**
+	 * Returns the settings of {@code provider}'s bucket.
+	 * @param provider the provider
+	 * @return its settings, or the provider defaults when it has none of its own
+	 */
+	public BudgetSettings settingsFor(String provider) {
+		return this.providerSettings.getOrDefault(provider, this.providerDefaults);
+	}
+
+	/**
+	 * Returns the global bucket's settings.
+	 * @return the settings
+	 */
+	public BudgetSettings globalSettings() {
+		return this.global.settings;
+	}
+
+	private Bucket bucket(String provider) {
+		Objects.requireNonNull(provider, "provider");
+		Bucket bucket = this.buckets.get(provider);
+		if (bucket != null) {
+			return bucket;
+		}
+		return this.buckets.computeIfAbsent(provider, (name) -> new Bucket(settingsFor(name), this.ticker.read()));
+	}
+
+	@Override
+	public String toString() {
+		return "TokenBucketRetryBudget[global=" + this.global.settings + ", providerDefaults=" + this.providerDefaults
+				+ ", providers=" + this.providerSettings.keySet() + "]";
+	}
+
+	/** An immutable bucket level at a ticker reading. */
+	private record Level(double tokens, long atNanos) {
+	}
+
+	/** One bucket: lock-free, compare-and-set on an immutable level. */
+	private static final class Bucket {
+
+		private static final double NANOS_PER_SECOND = 1_000_000_000.0;
+
+		private final BudgetSettings settings;
+
+		private final AtomicReference<Level> level;
+
+		Bucket(BudgetSettings settings, long nowNanos) {
+			this.settings = settings;
+			this.level = new AtomicReference<>(new Level(settings.capacity(), nowNanos));
+		}
+
+		/** The level at {@code now}: refilled by the floor, capped; never moves its reading backwards. */
+		private Level refilled(Level current, long now) {
+			long elapsed = now - current.atNanos();
+			if (elapsed <= 0 || this.settings.refillPerSecond() == 0) {
+				return (elapsed > 0) ? new Level(current.tokens(), now) : current;
+			}
+			double tokens = Math.min(this.settings.capacity(),
+					current.tokens() + this.settings.refillPerSecond() * (elapsed / NANOS_PER_SECOND));
+			return new Level(tokens, now);
+		}
+
+		double tokens(long now) {
+			return refilled(this.level.get(), now).tokens();
+		}
+
+		boolean tryTake(long now) {
+			while (true) {
+				Level current = this.level.get();
+				Level refilled = refilled(current, now);
+				if (refilled.tokens() < 1.0) {
+					return false;
+				}
+				if (this.level.compareAndSet(current, new Level(refilled.tokens() - 1.0, refilled.atNanos()))) {
+					return true;
+				}
+			}
+		}
+
+		void giveBack(long now) {
+			deposit(now, 1.0);
+		}
+
+		void deposit(long now, double amount) {
+			if (amount == 0) {
+				return;
+			}
+			while (true) {
+				Level current = this.level.get();
+				Level refilled = refilled(current, now);
+				Level next = new Level(Math.min(this.settings.capacity(), refilled.tokens() + amount),
+						refilled.atNanos());
+				if (this.level.compareAndSet(current, next)) {
+					return;
+				}
+			}
+		}
+
+	}
+
+	/**
+	 * Builds a {@link TokenBucketRetryBudget}. Not thread-safe.
+	 */
+	public static final class Builder {
+
+		private BudgetSettings providerDefaults = BudgetSettings.PROVIDER_DEFAULTS;
+
+		private BudgetSettings global = BudgetSettings.GLOBAL_DEFAULTS;
+
+		private final Map<String, BudgetSettings> providers = new ConcurrentHashMap<>();
+
+		private Ticker ticker = Ticker.system();
+
+		private Builder() {
+		}
+
+		/**
+		 * Sets the bucket every provider without settings of its own gets.
+		 * @param settings the settings
+		 * @return this builder
+		 */
+		public Builder providerDefaults(BudgetSettings settings) {
+			this.providerDefaults = Objects.requireNonNull(settings, "providerDefaults");
+			return this;
+		}
+
+		/**
+		 * Sets one provider's bucket.
+		 * @param provider the provider name
+		 * @param settings its settings
+		 * @return this builder
+		 */
+		public Builder provider(String provider, BudgetSettings settings) {
+			Objects.requireNonNull(provider, "provider");
+			this.providers.put(provider, Objects.requireNonNull(settings, "settings"));
+			return this;
+		}
+
+		/**
+		 * Sets the global bucket shared by all providers.
+		 * @param settings the settings
+		 * @return this builder
+		 */
+		public Builder global(BudgetSettings settings) {
+			this.global = Objects.requireNonNull(settings, "global");
+			return this;
+		}
+
+		/**
+		 * Sets the monotonic clock refills are measured on.
+		 * @param ticker the ticker
+		 * @return this builder
+		 */
+		public Builder ticker(Ticker ticker) {
+			this.ticker = Objects.requireNonNull(ticker, "ticker");
+			return this;
+		}
+
+		/**
+		 * Builds the budget; every bucket starts full.
+		 * @return the budget
+		 */
+		public TokenBucketRetryBudget build() {
+			return new TokenBucketRetryBudget(this);
+		}
+
+	}
+
+}

@@ -1,0 +1,472 @@
+package io.github.retryafter.engine;
+
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Optional;
+
+import io.github.retryafter.Cancellation;
+import io.github.retryafter.JitterMode;
+import io.github.retryafter.PlanRequest;
+import io.github.retryafter.PlannerOptions;
+import io.github.retryafter.RandomSource;
+import io.github.retryafter.RetryAfterError;
+import io.github.retryafter.RetryAfterException;
+import io.github.retryafter.RetryAfterPlanner;
+import io.github.retryafter.RetryPlan;
+import io.github.retryafter.Ticker;
+import io.github.retryafter.budget.RetryBudget;
+
+/**
+ * The transport-agnostic retry engine: after each attempt it decides whether to retry, after which delay and why, or to
+ * stop with which {@link Outcome}. It does no I/O and never sleeps: adapters (the blocking {@link RetryRunner}, a
+ * WebClient filter, a RestClient interceptor) send the requests and wait, driving one {@link RetryOperation} per
+ * logical operation from {@link #start(OperationSpec, Cancellation)}.
+ * <p>
+ * The rules, in the order they are applied after an attempt ({@link #decide}):
+ * <ol>
+ * <li>a {@link Classification#SUCCESS} ends the operation with {@link Outcome#SUCCESS}, even if the deadline or a
+ * cancellation arrived while it was in flight: the effect happened and its result is there;</li>
+ * <li>{@link Outcome#CANCELLED} if the operation was cancelled;</li>
+ * <li>{@link Outcome#DEADLINE_EXCEEDED} if no more than {@link RetryPolicy#minAttemptTime()} is left of the deadline
+ * (after {@link RetryPolicy#deadlineReserve()});</li>
+ * <li>{@link Outcome#NOT_RETRYABLE} if the classifier says so; a retryable outcome that is not replay-safe ends as
+ * {@link Outcome#OUTCOME_UNKNOWN} when the request may have been applied (a timeout or lost response of a method
+ * outside {@link RetryPolicy#retryableMethods()} without an idempotency key), otherwise as
+ * {@link Outcome#NOT_RETRYABLE} (such a request that got a response, or a body that cannot be replayed). A failure
+ * that was {@link FailureKind#NOT_SENT not sent} is always replay-safe;</li>
+ * <li>{@link Outcome#ATTEMPTS_EXHAUSTED} once {@link RetryPolicy#maxAttempts()} requests were made;</li>
+ * <li>{@link Outcome#WAIT_TOO_LONG} if the server's {@code Retry-After} is valid but longer than the planner's max
+ * wait: it is never shortened. Any other unusable {@code Retry-After} is treated as absent, reported, and replaced by
+ * the fallback {@link Backoff};</li>
+ * <li>{@link Outcome#WAIT_EXCEEDS_DEADLINE} if the server's floor (or, without a hint, the backoff delay) plus a
+ * useful attempt does not fit in the deadline; jitter above the server's floor may shrink to fit, the floor never;</li>
+ * <li>{@link Outcome#TOTAL_WAIT_EXCEEDED} if the floor would take the operation's waiting past
+ * {@link RetryPolicy#totalWait()} (jitter above the floor again shrinks to fit);</li>
+ * <li>{@link Outcome#BUDGET_EXHAUSTED} if the budget has no token for the provider, checked last and by peeking,
+ * so no token is spent on a retry that would not happen; the token itself is taken when the retry is sent.</li>
+ * </ol>
+ * The wait from a {@code Retry-After} follows {@link RetryPolicy#hintMode()}: {@link HintMode#FLOOR_PLUS_JITTER} is the
+ * planner's plan, {@link HintMode#EXACT} its floor, {@link HintMode#MAX_WITH_BACKOFF} {@code max(floor, backoff draw)}
+ * plus the planner's jitter (the planner draws first, then the backoff), and {@link HintMode#CAPPED}
+ * {@code min(hintCap, floor)} with no random draw on the hinted path (its planner runs without jitter and without max
+ * wait, because the cap replaces it). The engine's own backoff after the n-th failed attempt is
+ * {@code policy.backoff().draw(n, random)}.
+ * <p>
+ * Immutable and thread-safe, as long as its random source, budget and listener are.
+ */
+public final class RetryEngine {
+
+	private final RetryPolicy policy;
+
+	private final RetryBudget budget;
+
+	private final Ticker ticker;
+
+	private final RandomSource random;
+
+	private final RetryListener listener;
+
+	private final RetryAfterPlanner planner;
+
+	private RetryEngine(Builder builder) {
+		this.policy = builder.policy;
+		this.budget = builder.budget;
+		this.ticker = builder.ticker;
+		this.random = builder.random;
+		this.listener = RetryListener.guarded(builder.listener);
+		this.planner = RetryAfterPlanner.builder()
+			.options(plannerOptions(this.policy))
+			.random(this.random)
+			.ticker(this.ticker)
+			.wallClock(builder.wallClock)
+			.build();
+	}
+
+	private static PlannerOptions plannerOptions(RetryPolicy policy) {
+		PlannerOptions options = policy.planner();
+		return switch (policy.hintMode()) {
+			case FLOOR_PLUS_JITTER, MAX_WITH_BACKOFF -> options;
+			case EXACT -> options.toBuilder().jitter(JitterMode.NONE).build();
+			case CAPPED -> options.toBuilder().jitter(JitterMode.NONE).maxWait(null).build();
+		};
+	}
+
+	/**
+	 * Returns a builder with the default policy, an unlimited budget, the system clocks, the thread-local random source
+	 * and no listener.
+	 * @return a new builder
+	 */
+	public static Builder builder() {
+		return new Builder();
+	}
+
+	/**
+	 * Returns the policy.
+	 * @return the policy
+	 */
+	public RetryPolicy policy() {
+		return this.policy;
+	}
+
+	/**
+	 * Returns the monotonic clock deadlines, waits and budgets are on.
+	 * @return the ticker
+	 */
+	public Ticker ticker() {
+		return this.ticker;
+	}
+
+	/**
+	 * Returns the retry budget.
+	 * @return the budget
+	 */
+	public RetryBudget budget() {
+		return this.budget;
+	}
+
+	/**
+	 * Returns the planner the engine built from {@link RetryPolicy#planner()} and its clocks and random source.
+	 * @return the planner
+	 */
+	public RetryAfterPlanner planner() {
+		return this.planner;
+	}
+
+	/**
+	 * Starts a logical operation now. The operation's deadline is the spec's own, or the policy's.
+	 * @param spec the operation
+	 * @param cancellation cancels the operation from any thread
+	 * @return the operation, to be driven by one thread at a time
+	 */
+	public RetryOperation start(OperationSpec spec, Cancellation cancellation) {
+		Objects.requireNonNull(spec, "spec");
+		Objects.requireNonNull(cancellation, "cancellation");
+		long now = this.ticker.read();
+		Duration deadline = spec.deadline().orElse(this.policy.deadline());
+		return new RetryOperation(this, spec, cancellation, now, saturatedAdd(now, saturatedNanos(deadline)));
+	}
+
+	/**
+	 * Decides what follows an attempt, reading "now" from the ticker. It consumes random draws (the planner's jitter,
+	 * the backoff draw) but takes no budget token and emits no event; {@link RetryOperation#afterAttempt} calls it and
+	 * reports. See the class description for the rules and their order.
+	 * @param state the operation after the attempt
+	 * @param outcome what the attempt produced
+	 * @return retry after a delay, or stop with an outcome
+	 */
+	public Decision decide(OperationState state, AttemptOutcome outcome) {
+		return evaluate(state, outcome).decision();
+	}
+
+	/** A decision, and whether a wanted retry was refused (and a hint's error), for the operation's events. */
+	record Evaluation(Decision decision, boolean refusedRetry, Optional<RetryAfterError> hintError) {
+
+		static Evaluation stop(Outcome outcome, String reason, boolean refusedRetry) {
+			return new Evaluation(new Decision.Stop(outcome, reason), refusedRetry, Optional.empty());
+		}
+
+	}
+
+	Evaluation evaluate(OperationState state, AttemptOutcome outcome) {
+		Objects.requireNonNull(state, "state");
+		Objects.requireNonNull(outcome, "outcome");
+		long now = this.ticker.read();
+		int attempt = state.attempts();
+		Classification classification = Objects.requireNonNull(this.policy.classifier().classify(outcome),
+				"classifier returned null");
+		if (classification == Classification.SUCCESS) {
+			return Evaluation.stop(Outcome.SUCCESS, "attempt " + attempt + " succeeded: " + describe(outcome), false);
+		}
+		if (state.cancelled()) {
+			return Evaluation.stop(Outcome.CANCELLED,
+					"cancelled; attempt " + attempt + " ended with " + describe(outcome), false);
+		}
+		long available = state.deadlineNanos() - now - this.policy.deadlineReserve().toNanos();
+		boolean retryable = classification == Classification.RETRYABLE;
+		if (available <= this.policy.minAttemptTime().toNanos()) {
+			return Evaluation.stop(Outcome.DEADLINE_EXCEEDED, "deadline: " + seconds(Duration.ofNanos(Math.max(0, available)))
+					+ " left after attempt " + attempt + " (" + describe(outcome) + "), no more than the minimum useful attempt of "
+					+ seconds(this.policy.minAttemptTime()), retryable);
+		}
+		if (!retryable) {
+			return Evaluation.stop(Outcome.NOT_RETRYABLE,
+					describe(outcome) + " on attempt " + attempt + " is not retryable", false);
+		}
+		Optional<Evaluation> unsafe = replaySafety(state.spec(), outcome, attempt);
+		if (unsafe.isPresent()) {
+			return unsafe.get();
+		}
+		if (attempt >= this.policy.maxAttempts()) {
+			return Evaluation.stop(Outcome.ATTEMPTS_EXHAUSTED, "attempt " + attempt + " of " + this.policy.maxAttempts()
+					+ " failed (" + describe(outcome) + "); no attempt left", true);
+		}
+		return schedule(state, outcome, now);
+	}
+
+	private Optional<Evaluation> replaySafety(OperationSpec spec, AttemptOutcome outcome, int attempt) {
+		if (outcome instanceof AttemptOutcome.Failure failure && failure.kind() == FailureKind.NOT_SENT) {
+			return Optional.empty();
+		}
+		boolean safe = this.policy.isRetryableMethod(spec.method()) || spec.idempotencyKey().isPresent();
+		if (!safe) {
+			if (outcome instanceof AttemptOutcome.Failure failure) {
+				return Optional.of(Evaluation.stop(Outcome.OUTCOME_UNKNOWN, spec.method() + " without "
+						+ this.policy.idempotencyKeyHeader() + " " + describe(outcome) + " on attempt " + attempt
+						+ " after it was sent: it may have been applied, so it is not repeated; look the outcome up before sending it again",
+						true));
+			}
+			return Optional.of(Evaluation.stop(Outcome.NOT_RETRYABLE, spec.method() + " without "
+					+ this.policy.idempotencyKeyHeader() + " is not replay-safe; " + describe(outcome) + " on attempt "
+					+ attempt + " is not retried", true));
+		}
+		if (!spec.replayable()) {
+			return Optional.of(Evaluation.stop(Outcome.NOT_RETRYABLE, "the request body cannot be replayed; "
+					+ describe(outcome) + " on attempt " + attempt + " is not retried", true));
+		}
+		return Optional.empty();
+	}
+
+	private Evaluation schedule(OperationState state, AttemptOutcome outcome, long now) {
+		int attempt = state.attempts();
+		Optional<RetryPlan> plan = Optional.empty();
+		Optional<RetryAfterException> refused = Optional.empty();
+		if (outcome instanceof AttemptOutcome.Response response) {
+			try {
+				plan = this.planner.plan(response.headers(), planRequest(state, response));
+			}
+			catch (RetryAfterException ex) {
+				if (ex.code() == RetryAfterError.TOO_LONG) {
+					return new Evaluation(new Decision.Stop(Outcome.WAIT_TOO_LONG, "the server asked for a wait longer than "
+							+ this.planner.options().maxWait().map(RetryEngine::seconds).orElse("the maximum")
+							+ " after attempt " + attempt + ": " + ex.getMessage()), true, Optional.of(ex.code()));
+				}
+				if (ex.code() == RetryAfterError.INVALID_RANDOM || ex.code() == RetryAfterError.HALF_MEASURED_ROUND_TRIP) {
+					throw ex;
+				}
+				refused = Optional.of(ex);
+			}
+		}
+		Duration floor;
+		Duration delay;
+		long base;
+		DelaySource source;
+		Optional<BackoffDraw> draw = Optional.empty();
+		if (plan.isPresent()) {
+			RetryPlan p = plan.get();
+			source = DelaySource.RETRY_AFTER;
+			base = p.deadlineNanos() - p.waitTime().toNanos();
+			switch (this.policy.hintMode()) {
+				case FLOOR_PLUS_JITTER -> {
+					floor = p.floor();
+					delay = p.waitTime();
+				}
+				case EXACT -> {
+					floor = p.floor();
+					delay = p.floor();
+				}
+				case MAX_WITH_BACKOFF -> {
+					BackoffDraw d = this.policy.backoff().draw(attempt, this.random.nextDouble());
+					draw = Optional.of(d);
+					floor = p.floor();
+					delay = max(p.floor(), d.delay()).plus(p.jitter());
+				}
+				case CAPPED -> {
+					floor = min(this.policy.hintCap(), p.floor());
+					delay = floor;
+				}
+				default -> throw new IllegalStateException("unknown hint mode " + this.policy.hintMode());
+			}
+		}
+		else {
+			BackoffDraw d = this.policy.backoff().draw(attempt, this.random.nextDouble());
+			draw = Optional.of(d);
+			source = DelaySource.BACKOFF;
+			base = now;
+			floor = d.delay();
+			delay = d.delay();
+		}
+		Optional<RetryAfterError> hintError = refused.map(RetryAfterException::code);
+		String why = describe(outcome) + " on attempt " + attempt;
+		long usableEnd = state.deadlineNanos() - this.policy.deadlineReserve().toNanos()
+				- this.policy.minAttemptTime().toNanos();
+		long latestNotBefore = usableEnd - 1;
+		if (saturatedAdd(base, saturatedNanos(floor)) > latestNotBefore) {
+			return new Evaluation(new Decision.Stop(Outcome.WAIT_EXCEEDS_DEADLINE, why + ": a wait of " + seconds(floor)
+					+ " (" + source + ") plus a useful attempt of " + seconds(this.policy.minAttemptTime())
+					+ " does not fit in the " + seconds(Duration.ofNanos(Math.max(0, state.deadlineNanos() - now)))
+					+ " left of the deadline"), true, hintError);
+		}
+		Duration fits = Duration.ofNanos(latestNotBefore - base);
+		delay = min(delay, fits);
+		Duration waitLeft = this.policy.totalWait().minus(state.totalWait());
+		if (floor.compareTo(waitLeft) > 0) {
+			return new Evaluation(new Decision.Stop(Outcome.TOTAL_WAIT_EXCEEDED, why + ": a wait of " + seconds(floor)
+					+ " (" + source + ") would take the total wait from " + seconds(state.totalWait()) + " past its cap of "
+					+ seconds(this.policy.totalWait())), true, hintError);
+		}
+		delay = min(delay, waitLeft);
+		String provider = state.spec().provider();
+		double tokens = this.budget.availableTokens(provider);
+		if (tokens < 1.0) {
+			return new Evaluation(new Decision.Stop(Outcome.BUDGET_EXHAUSTED, why + ": the retry budget for '" + provider
+					+ "' has " + String.format(Locale.ROOT, "%.2f", tokens) + " tokens, less than the 1 a retry needs"),
+					true, hintError);
+		}
+		Decision.Retry retry = new Decision.Retry(delay, saturatedAdd(base, saturatedNanos(delay)), source, plan, draw,
+				refused);
+		return new Evaluation(retry, false, hintError);
+	}
+
+	private PlanRequest planRequest(OperationState state, AttemptOutcome.Response response) {
+		PlanRequest request = PlanRequest.forAttempt(state.attempts());
+		if (state.spec().jitterKey().isPresent()) {
+			request = request.withJitterKey(state.spec().jitterKey().get());
+		}
+		if (this.policy.subtractRoundTrip()) {
+			request = request.withRoundTrip(response.sentAtNanos(), response.receivedAtNanos());
+		}
+		return request;
+	}
+
+	RandomSource random() {
+		return this.random;
+	}
+
+	RetryListener listener() {
+		return this.listener;
+	}
+
+	static String describe(AttemptOutcome outcome) {
+		if (outcome instanceof AttemptOutcome.Response response) {
+			return "status " + response.status();
+		}
+		AttemptOutcome.Failure failure = (AttemptOutcome.Failure) outcome;
+		return switch (failure.kind()) {
+			case NOT_SENT -> "a failure before sending (" + failure.cause() + ")";
+			case OUTCOME_UNKNOWN -> "a lost response (" + failure.cause() + ")";
+			case TIMED_OUT -> "a timeout (" + failure.cause() + ")";
+		};
+	}
+
+	static String seconds(Duration duration) {
+		return String.format(Locale.ROOT, "%.3f s", duration.toNanos() / 1e9);
+	}
+
+	static long saturatedNanos(Duration duration) {
+		try {
+			return duration.toNanos();
+		}
+		catch (ArithmeticException ex) {
+			return duration.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE;
+		}
+	}
+
+	static long saturatedAdd(long a, long b) {
+		long sum = a + b;
+		if (((a ^ sum) & (b ^ sum)) < 0) {
+			return (a < 0) ? Long.MIN_VALUE : Long.MAX_VALUE;
+		}
+		return sum;
+	}
+
+	private static Duration min(Duration a, Duration b) {
+		return (a.compareTo(b) <= 0) ? a : b;
+	}
+
+	private static Duration max(Duration a, Duration b) {
+		return (a.compareTo(b) >= 0) ? a : b;
+	}
+
+	/**
+	 * Builds a {@link RetryEngine}. Not thread-safe.
+	 */
+	public static final class Builder {
+
+		private RetryPolicy policy = RetryPolicy.DEFAULTS;
+
+		private RetryBudget budget = RetryBudget.unlimited();
+
+		private Ticker ticker = Ticker.system();
+
+		private InstantSource wallClock = InstantSource.system();
+
+		private RandomSource random = RandomSource.threadLocal();
+
+		private RetryListener listener = RetryListener.NOOP;
+
+		private Builder() {
+		}
+
+		/**
+		 * Sets the policy.
+		 * @param policy the policy
+		 * @return this builder
+		 */
+		public Builder policy(RetryPolicy policy) {
+			this.policy = Objects.requireNonNull(policy, "policy");
+			return this;
+		}
+
+		/**
+		 * Sets the retry budget shared by the engine's operations.
+		 * @param budget the budget
+		 * @return this builder
+		 */
+		public Builder budget(RetryBudget budget) {
+			this.budget = Objects.requireNonNull(budget, "budget");
+			return this;
+		}
+
+		/**
+		 * Sets the monotonic clock.
+		 * @param ticker the ticker
+		 * @return this builder
+		 */
+		public Builder ticker(Ticker ticker) {
+			this.ticker = Objects.requireNonNull(ticker, "ticker");
+			return this;
+		}
+
+		/**
+		 * Sets the wall clock, which the planner reads only to report skew and for its client-clock fallback.
+		 * @param wallClock the wall clock
+		 * @return this builder
+		 */
+		public Builder wallClock(InstantSource wallClock) {
+			this.wallClock = Objects.requireNonNull(wallClock, "wallClock");
+			return this;
+		}
+
+		/**
+		 * Sets the random source of the planner's jitter and the backoff draws.
+		 * @param random the source
+		 * @return this builder
+		 */
+		public Builder random(RandomSource random) {
+			this.random = Objects.requireNonNull(random, "random");
+			return this;
+		}
+
+		/**
+		 * Sets the listener; one that throws is logged and ignored.
+		 * @param listener the listener
+		 * @return this builder
+		 */
+		public Builder listener(RetryListener listener) {
+			this.listener = Objects.requireNonNull(listener, "listener");
+			return this;
+		}
+
+		/**
+		 * Builds the engine.
+		 * @return the engine
+		 */
+		public RetryEngine build() {
+			return new RetryEngine(this);
+		}
+
+	}
+
+}

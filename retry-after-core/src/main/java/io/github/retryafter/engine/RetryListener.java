@@ -1,0 +1,104 @@
+package io.github.retryafter.engine;
+
+import java.lang.System.Logger.Level;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Receives what the engine does: every attempt, every scheduled retry, every refusal and the end of every logical
+ * operation. Metrics and logs bind here; every method does nothing by default.
+ * <p>
+ * Methods are called on the thread driving the operation, synchronously, so they must be quick and must not block.
+ * Implementations shared between operations must be thread-safe. An exception thrown by a listener is logged through
+ * {@link System.Logger} and never changes the operation.
+ */
+public interface RetryListener {
+
+	/** The listener that does nothing. */
+	RetryListener NOOP = new RetryListener() {
+	};
+
+	/**
+	 * An attempt is about to be sent.
+	 * @param event the attempt
+	 */
+	default void onAttempt(AttemptEvent event) {
+	}
+
+	/**
+	 * A retry was scheduled.
+	 * @param event the retry
+	 */
+	default void onRetryScheduled(RetryScheduledEvent event) {
+	}
+
+	/**
+	 * A retry or a hint was refused.
+	 * @param event the refusal
+	 */
+	default void onRefusal(RefusalEvent event) {
+	}
+
+	/**
+	 * An operation ended.
+	 * @param event the end
+	 */
+	default void onOperationFinished(OperationFinishedEvent event) {
+	}
+
+	/**
+	 * Returns a listener that calls each of {@code listeners} in order; one that throws is logged and the others are
+	 * still called.
+	 * @param listeners the listeners; copied
+	 * @return a listener, thread-safe if each of {@code listeners} is
+	 */
+	static RetryListener composite(List<? extends RetryListener> listeners) {
+		List<RetryListener> copy = List.copyOf(listeners);
+		return new RetryListener() {
+
+			@Override
+			public void onAttempt(AttemptEvent event) {
+				copy.forEach((listener) -> safely(listener, "onAttempt", () -> listener.onAttempt(event)));
+			}
+
+			@Override
+			public void onRetryScheduled(RetryScheduledEvent event) {
+				copy.forEach(
+						(listener) -> safely(listener, "onRetryScheduled", () -> listener.onRetryScheduled(event)));
+			}
+
+			@Override
+			public void onRefusal(RefusalEvent event) {
+				copy.forEach((listener) -> safely(listener, "onRefusal", () -> listener.onRefusal(event)));
+			}
+
+			@Override
+			public void onOperationFinished(OperationFinishedEvent event) {
+				copy.forEach((listener) -> safely(listener, "onOperationFinished",
+						() -> listener.onOperationFinished(event)));
+			}
+
+		};
+	}
+
+	/**
+	 * Returns a listener that calls {@code listener} and logs, instead of propagating, anything it throws.
+	 * @param listener the listener to guard
+	 * @return a guarded listener
+	 */
+	static RetryListener guarded(RetryListener listener) {
+		Objects.requireNonNull(listener, "listener");
+		return composite(List.of(listener));
+	}
+
+	private static void safely(RetryListener listener, String method, Runnable call) {
+		try {
+			call.run();
+		}
+		catch (RuntimeException ex) {
+			System.getLogger(RetryListener.class.getName())
+				.log(Level.WARNING, "RetryListener " + listener + " threw from " + method + "; ignored", ex);
+		}
+	}
+
+}

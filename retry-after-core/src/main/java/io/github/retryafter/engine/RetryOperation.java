@@ -1,0 +1,343 @@
+package io.github.retryafter.engine;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Optional;
+
+import io.github.retryafter.Cancellation;
+import io.github.retryafter.RetryAfterError;
+
+/**
+ * One logical operation's state machine, started by {@link RetryEngine#start}. An adapter drives it:
+ * <pre>{@code
+ * RetryOperation operation = engine.start(spec, cancellation);
+ * while (operation.beforeAttempt() instanceof Permit.Proceed proceed) {
+ *     AttemptOutcome outcome = send(proceed.timeout(), operation.idempotencyKey());
+ *     if (operation.afterAttempt(outcome) instanceof Decision.Retry retry) {
+ *         waitUntil(retry.notBeforeNanos(), cancellation);   // on the engine's ticker
+ *     }
+ * }
+ * }</pre>
+ * {@link #beforeAttempt()} re-checks cancellation and the deadline, refuses to be called before the scheduled retry
+ * instant, and takes the retry's budget token at that moment (a retry is paid for when it is sent, after its wait).
+ * {@link #afterAttempt(AttemptOutcome)} asks the engine what follows. The operation emits the listener's events and
+ * keeps an immutable {@link #trace()}.
+ * <p>
+ * Not thread-safe: one thread, or one reactive subscriber, drives it at a time. Its {@link Cancellation} may be
+ * cancelled from any thread; the operation notices it at its next call.
+ */
+public final class RetryOperation {
+
+	private enum Phase {
+
+		READY, IN_FLIGHT, FINISHED
+
+	}
+
+	private final RetryEngine engine;
+
+	private final OperationSpec spec;
+
+	private final Cancellation cancellation;
+
+	private final long startedAtNanos;
+
+	private final long deadlineNanos;
+
+	private final List<AttemptRecord> trace = new ArrayList<>();
+
+	private Phase phase = Phase.READY;
+
+	private int attempts;
+
+	private Duration totalWait = Duration.ZERO;
+
+	private Decision.Retry pendingRetry;
+
+	private AttemptRecord inFlight;
+
+	private AttemptOutcome lastOutcome;
+
+	private Decision.Stop finalStop;
+
+	RetryOperation(RetryEngine engine, OperationSpec spec, Cancellation cancellation, long startedAtNanos,
+			long deadlineNanos) {
+		this.engine = engine;
+		this.spec = spec;
+		this.cancellation = cancellation;
+		this.startedAtNanos = startedAtNanos;
+		this.deadlineNanos = deadlineNanos;
+	}
+
+	/**
+	 * Asks whether the next attempt may be sent, and with which timeout. In order: a finished operation refuses with
+	 * its final stop; a cancelled one ends as {@link Outcome#CANCELLED}; calling before the scheduled retry's
+	 * {@link Decision.Retry#notBeforeNanos()} is a bug and throws; no more than {@link RetryPolicy#minAttemptTime()} left
+	 * of the deadline (after the reserve) ends as {@link Outcome#DEADLINE_EXCEEDED}; a retry the budget refuses ends as
+	 * {@link Outcome#BUDGET_EXHAUSTED}. Otherwise the attempt is counted, its token taken (retries only) and the
+	 * attempt event emitted.
+	 * @return proceed with the attempt number and timeout {@code min(attemptTimeout, remaining - reserve)}, or refused
+	 * with the stop that ended the operation
+	 * @throws IllegalStateException if an attempt is in flight, or the scheduled retry instant has not been reached
+	 */
+	public Permit beforeAttempt() {
+		if (this.phase == Phase.FINISHED) {
+			return new Permit.Refused(this.finalStop);
+		}
+		if (this.phase == Phase.IN_FLIGHT) {
+			throw new IllegalStateException("beforeAttempt() called while attempt " + this.attempts
+					+ " is in flight; call afterAttempt() with its outcome first");
+		}
+		long now = this.engine.ticker().read();
+		int next = this.attempts + 1;
+		if (this.cancellation.isCancelled()) {
+			return new Permit.Refused(finish(Outcome.CANCELLED, "cancelled before attempt " + next));
+		}
+		if (this.pendingRetry != null && now < this.pendingRetry.notBeforeNanos()) {
+			throw new IllegalStateException("beforeAttempt() called at ticker " + now + " ns, "
+					+ (this.pendingRetry.notBeforeNanos() - now) + " ns before the retry's not-before instant "
+					+ this.pendingRetry.notBeforeNanos() + " ns; wait until then");
+		}
+		RetryPolicy policy = this.engine.policy();
+		long available = this.deadlineNanos - now - policy.deadlineReserve().toNanos();
+		if (available <= policy.minAttemptTime().toNanos()) {
+			String reason = "deadline: " + RetryEngine.seconds(Duration.ofNanos(Math.max(0, available)))
+					+ " left before attempt " + next + ", no more than the minimum useful attempt of "
+					+ RetryEngine.seconds(policy.minAttemptTime());
+			if (next > 1) {
+				refusal(Optional.of(Outcome.DEADLINE_EXCEEDED), Optional.empty(), reason, now);
+			}
+			return new Permit.Refused(finish(Outcome.DEADLINE_EXCEEDED, reason));
+		}
+		String provider = this.spec.provider();
+		double before = this.engine.budget().availableTokens(provider);
+		double after = before;
+		AttemptKind kind = (next == 1) ? AttemptKind.FIRST : AttemptKind.RETRY;
+		if (kind == AttemptKind.RETRY) {
+			if (!this.engine.budget().tryAcquire(provider)) {
+				String reason = "the retry budget for '" + provider + "' has no token for attempt " + next + " ("
+						+ String.format(Locale.ROOT, "%.2f", this.engine.budget().availableTokens(provider))
+						+ " available)";
+				refusal(Optional.of(Outcome.BUDGET_EXHAUSTED), Optional.empty(), reason, now);
+				return new Permit.Refused(finish(Outcome.BUDGET_EXHAUSTED, reason));
+			}
+			after = this.engine.budget().availableTokens(provider);
+		}
+		Duration remaining = Duration.ofNanos(this.deadlineNanos - now);
+		Duration usable = Duration.ofNanos(available);
+		Duration timeout = (policy.attemptTimeout().compareTo(usable) <= 0) ? policy.attemptTimeout() : usable;
+		this.attempts = next;
+		this.phase = Phase.IN_FLIGHT;
+		this.pendingRetry = null;
+		this.inFlight = new AttemptRecord(next, kind, elapsedAt(now), timeout, remaining, before, after,
+				Optional.empty(), Optional.empty(), Optional.empty());
+		this.engine.listener()
+			.onAttempt(new AttemptEvent(this.spec, next, kind, this.spec.idempotencyKey(), timeout, remaining, before,
+					after, elapsedAt(now)));
+		return new Permit.Proceed(next, timeout);
+	}
+
+	/**
+	 * Records the outcome of the attempt in flight and asks the engine what follows. A retry adds its delay to the
+	 * total wait and must be waited out on the engine's ticker before {@link #beforeAttempt()}; a stop ends the
+	 * operation. A successful first attempt deposits into the budget.
+	 * @param outcome what the attempt produced
+	 * @return the engine's decision
+	 * @throws IllegalStateException if no attempt is in flight
+	 */
+	public Decision afterAttempt(AttemptOutcome outcome) {
+		Objects.requireNonNull(outcome, "outcome");
+		if (this.phase != Phase.IN_FLIGHT) {
+			throw new IllegalStateException("afterAttempt() called with no attempt in flight (" + this.phase
+					+ (this.finalStop != null ? ", ended " + this.finalStop.outcome() : "")
+					+ "); call beforeAttempt() and send only when it returns Permit.Proceed");
+		}
+		this.lastOutcome = outcome;
+		OperationState state = new OperationState(this.spec, this.attempts, this.startedAtNanos, this.deadlineNanos,
+				this.totalWait, this.cancellation.isCancelled());
+		RetryEngine.Evaluation evaluation = this.engine.evaluate(state, outcome);
+		long now = this.engine.ticker().read();
+		Decision decision = evaluation.decision();
+		AttemptRecord record = this.inFlight;
+		this.trace.add(new AttemptRecord(record.attempt(), record.kind(), record.startedAt(), record.timeout(),
+				record.remainingDeadline(), record.tokensBefore(), record.tokensAfter(), Optional.of(outcome),
+				Optional.of(elapsedAt(now)), Optional.of(decision)));
+		this.inFlight = null;
+		if (decision instanceof Decision.Retry retry) {
+			this.totalWait = this.totalWait.plus(retry.delay());
+			this.pendingRetry = retry;
+			this.phase = Phase.READY;
+			retry.refusedHint()
+				.ifPresent((ex) -> refusal(Optional.empty(), Optional.of(ex.code()),
+						"unusable Retry-After after attempt " + this.attempts + " treated as absent: " + ex.getMessage(),
+						now));
+			this.engine.listener()
+				.onRetryScheduled(new RetryScheduledEvent(this.spec, this.attempts, outcome, retry,
+						Duration.ofNanos(Math.max(0, this.deadlineNanos - retry.notBeforeNanos())), this.totalWait,
+						this.engine.budget().availableTokens(this.spec.provider()), elapsedAt(now)));
+			return retry;
+		}
+		Decision.Stop stop = (Decision.Stop) decision;
+		if (evaluation.refusedRetry()) {
+			refusal(Optional.of(stop.outcome()), evaluation.hintError(), stop.reason(), now);
+		}
+		if (stop.outcome() == Outcome.SUCCESS && this.attempts == 1) {
+			this.engine.budget().recordSuccess(this.spec.provider());
+		}
+		return finish(stop.outcome(), stop.reason());
+	}
+
+	/**
+	 * Ends the operation as {@link Outcome#CANCELLED}: no further attempt is permitted. Idempotent: on an operation
+	 * that has already ended it changes nothing and returns the stop it ended with.
+	 * @return the stop the operation ended with
+	 */
+	public Decision.Stop cancel() {
+		if (this.phase == Phase.FINISHED) {
+			return this.finalStop;
+		}
+		return finish(Outcome.CANCELLED, "cancelled after " + this.attempts + " attempt(s)");
+	}
+
+	/**
+	 * Ends the operation with the given outcome, for adapters that must end it themselves (a body that cannot be
+	 * replayed, an exception that is not an I/O failure). On an operation that has already ended it changes nothing.
+	 * @param outcome how the operation ends
+	 * @param reason a sentence saying why
+	 * @return the stop the operation ended with
+	 */
+	public Decision.Stop stop(Outcome outcome, String reason) {
+		Objects.requireNonNull(outcome, "outcome");
+		Objects.requireNonNull(reason, "reason");
+		if (this.phase == Phase.FINISHED) {
+			return this.finalStop;
+		}
+		return finish(outcome, reason);
+	}
+
+	/**
+	 * Returns the operation's spec.
+	 * @return the spec
+	 */
+	public OperationSpec spec() {
+		return this.spec;
+	}
+
+	/**
+	 * Returns the operation's cancellation.
+	 * @return the cancellation
+	 */
+	public Cancellation cancellation() {
+		return this.cancellation;
+	}
+
+	/**
+	 * Returns how many attempts were permitted so far.
+	 * @return the attempt count
+	 */
+	public int attempts() {
+		return this.attempts;
+	}
+
+	/**
+	 * Returns the idempotency key every attempt carries: the same on every attempt.
+	 * @return the key, if the operation has one
+	 */
+	public Optional<String> idempotencyKey() {
+		return this.spec.idempotencyKey();
+	}
+
+	/**
+	 * Returns how the operation ended.
+	 * @return the outcome, empty while it is running
+	 */
+	public Optional<Outcome> outcome() {
+		return Optional.ofNullable(this.finalStop).map(Decision.Stop::outcome);
+	}
+
+	/**
+	 * Returns the stop the operation ended with, with its reason.
+	 * @return the stop, empty while it is running
+	 */
+	public Optional<Decision.Stop> finalStop() {
+		return Optional.ofNullable(this.finalStop);
+	}
+
+	/**
+	 * Returns the retry waiting to be sent, if one is scheduled.
+	 * @return the retry decision
+	 */
+	public Optional<Decision.Retry> pendingRetry() {
+		return Optional.ofNullable(this.pendingRetry);
+	}
+
+	/**
+	 * Returns the waiting planned between attempts so far.
+	 * @return the total wait
+	 */
+	public Duration totalWait() {
+		return this.totalWait;
+	}
+
+	/**
+	 * Returns the ticker reading when the operation started.
+	 * @return nanoseconds on the engine's ticker
+	 */
+	public long startedAtNanos() {
+		return this.startedAtNanos;
+	}
+
+	/**
+	 * Returns the operation's absolute deadline.
+	 * @return nanoseconds on the engine's ticker
+	 */
+	public long deadlineNanos() {
+		return this.deadlineNanos;
+	}
+
+	/**
+	 * Returns the outcome of the last attempt that finished.
+	 * @return the outcome, empty before the first one
+	 */
+	public Optional<AttemptOutcome> lastOutcome() {
+		return Optional.ofNullable(this.lastOutcome);
+	}
+
+	/**
+	 * Returns every attempt so far, in order, as an immutable snapshot.
+	 * @return the attempts
+	 */
+	public List<AttemptRecord> trace() {
+		return List.copyOf(this.trace);
+	}
+
+	private Decision.Stop finish(Outcome outcome, String reason) {
+		long now = this.engine.ticker().read();
+		if (this.inFlight != null) {
+			this.trace.add(this.inFlight);
+			this.inFlight = null;
+		}
+		this.finalStop = new Decision.Stop(outcome, reason);
+		this.phase = Phase.FINISHED;
+		this.pendingRetry = null;
+		this.engine.listener()
+			.onOperationFinished(new OperationFinishedEvent(this.spec, outcome, reason, this.attempts, this.totalWait,
+					elapsedAt(now), Optional.ofNullable(this.lastOutcome)));
+		return this.finalStop;
+	}
+
+	private void refusal(Optional<Outcome> stop, Optional<RetryAfterError> hintError, String reason, long now) {
+		this.engine.listener()
+			.onRefusal(new RefusalEvent(this.spec, this.attempts, stop, hintError, reason,
+					Duration.ofNanos(Math.max(0, this.deadlineNanos - now)),
+					this.engine.budget().availableTokens(this.spec.provider()), elapsedAt(now)));
+	}
+
+	private Duration elapsedAt(long now) {
+		return Duration.ofNanos(now - this.startedAtNanos);
+	}
+
+}

@@ -1,0 +1,564 @@
+package io.github.retryafter.engine;
+
+import java.time.Duration;
+import java.util.Collection;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
+
+import io.github.retryafter.PlannerOptions;
+
+/**
+ * How one client retries: how many attempts, within which deadline, waiting how long in total, for which statuses and
+ * methods, and how a {@code Retry-After} hint becomes a wait.
+ * <p>
+ * Immutable and thread-safe. Build with {@link #builder()} or start from {@link #DEFAULTS} with {@link #toBuilder()};
+ * every setter validates eagerly and throws {@link IllegalArgumentException} naming the setting and the bad value.
+ * <p>
+ * Counting: {@link #maxAttempts()} counts requests, so 4 attempts means 3 retries.
+ *
+ * @see RetryEngine
+ */
+public final class RetryPolicy {
+
+	/** The retryable statuses by default: 408, 429, 502, 503, 504. 500 is off unless added. */
+	public static final Set<Integer> DEFAULT_RETRYABLE_STATUSES = Set.of(408, 429, 502, 503, 504);
+
+	/** The methods replayed without an idempotency key by default (RFC 9110 §9.2.2): GET, HEAD, OPTIONS, PUT, DELETE. */
+	public static final Set<String> DEFAULT_RETRYABLE_METHODS = Set.of("GET", "HEAD", "OPTIONS", "PUT", "DELETE");
+
+	/** The policy with every default; see each accessor for the value. */
+	public static final RetryPolicy DEFAULTS = builder().build();
+
+	private final int maxAttempts;
+
+	private final Duration deadline;
+
+	private final Duration attemptTimeout;
+
+	private final Duration minAttemptTime;
+
+	private final Duration deadlineReserve;
+
+	private final Duration totalWait;
+
+	private final Set<Integer> retryableStatuses;
+
+	private final Set<String> retryableMethods;
+
+	private final String idempotencyKeyHeader;
+
+	private final HintMode hintMode;
+
+	private final Duration hintCap;
+
+	private final Backoff backoff;
+
+	private final PlannerOptions planner;
+
+	private final boolean subtractRoundTrip;
+
+	private final ResponseClassifier customClassifier;
+
+	private final ResponseClassifier classifier;
+
+	private RetryPolicy(Builder builder) {
+		this.maxAttempts = builder.maxAttempts;
+		this.deadline = builder.deadline;
+		this.attemptTimeout = builder.attemptTimeout;
+		this.minAttemptTime = builder.minAttemptTime;
+		this.deadlineReserve = builder.deadlineReserve;
+		this.totalWait = builder.totalWait;
+		this.retryableStatuses = Set.copyOf(builder.retryableStatuses);
+		this.retryableMethods = Set.copyOf(builder.retryableMethods);
+		this.idempotencyKeyHeader = builder.idempotencyKeyHeader;
+		this.hintMode = builder.hintMode;
+		this.hintCap = builder.hintCap;
+		this.backoff = builder.backoff;
+		this.planner = builder.planner;
+		this.subtractRoundTrip = builder.subtractRoundTrip;
+		this.customClassifier = builder.classifier;
+		this.classifier = (builder.classifier != null) ? builder.classifier
+				: defaultClassifier(this.retryableStatuses);
+	}
+
+	/**
+	 * Returns a builder starting from the defaults.
+	 * @return a new builder
+	 */
+	public static Builder builder() {
+		return new Builder();
+	}
+
+	/**
+	 * Returns a builder starting from this policy. A classifier set explicitly is kept; the default classifier is
+	 * rebuilt from the builder's retryable statuses.
+	 * @return a new builder
+	 */
+	public Builder toBuilder() {
+		Builder builder = new Builder();
+		builder.maxAttempts = this.maxAttempts;
+		builder.deadline = this.deadline;
+		builder.attemptTimeout = this.attemptTimeout;
+		builder.minAttemptTime = this.minAttemptTime;
+		builder.deadlineReserve = this.deadlineReserve;
+		builder.totalWait = this.totalWait;
+		builder.retryableStatuses = new TreeSet<>(this.retryableStatuses);
+		builder.retryableMethods = new TreeSet<>(this.retryableMethods);
+		builder.idempotencyKeyHeader = this.idempotencyKeyHeader;
+		builder.hintMode = this.hintMode;
+		builder.hintCap = this.hintCap;
+		builder.backoff = this.backoff;
+		builder.planner = this.planner;
+		builder.subtractRoundTrip = this.subtractRoundTrip;
+		builder.classifier = this.customClassifier;
+		return builder;
+	}
+
+	/**
+	 * Returns the classifier every policy uses unless given its own: a status below 400 is a {@link Classification#SUCCESS}
+	 * (a 3xx is the client's business: it is neither followed nor retried), a status in {@code retryableStatuses} is
+	 * {@link Classification#RETRYABLE}, any other status is {@link Classification#NOT_RETRYABLE}, and an I/O failure
+	 * of any kind is {@link Classification#RETRYABLE}. Whether a retryable outcome may be replayed is decided by the
+	 * engine from the method and idempotency key, not here. Wrap it to add a provider's own rules.
+	 * @param retryableStatuses the statuses to retry; copied
+	 * @return a thread-safe classifier
+	 */
+	public static ResponseClassifier defaultClassifier(Set<Integer> retryableStatuses) {
+		Set<Integer> statuses = Set.copyOf(retryableStatuses);
+		return (outcome) -> {
+			if (outcome instanceof AttemptOutcome.Response response) {
+				if (response.status() < 400) {
+					return Classification.SUCCESS;
+				}
+				return statuses.contains(response.status()) ? Classification.RETRYABLE : Classification.NOT_RETRYABLE;
+			}
+			return Classification.RETRYABLE;
+		};
+	}
+
+	/**
+	 * Returns the most attempts (requests) one operation makes, counting the first: 4 attempts means 3 retries.
+	 * Default 4.
+	 * @return at least 1
+	 */
+	public int maxAttempts() {
+		return this.maxAttempts;
+	}
+
+	/**
+	 * Returns the operation's deadline, measured from its start, covering every attempt and every wait. Default 30 s.
+	 * @return a positive duration
+	 */
+	public Duration deadline() {
+		return this.deadline;
+	}
+
+	/**
+	 * Returns the longest one attempt may take. Each attempt is handed {@code min(attemptTimeout, remaining deadline
+	 * - deadlineReserve)}. Default 10 s.
+	 * @return a positive duration
+	 */
+	public Duration attemptTimeout() {
+		return this.attemptTimeout;
+	}
+
+	/**
+	 * Returns the shortest attempt worth making: when no more than this is left of the deadline, the operation stops
+	 * with {@link Outcome#DEADLINE_EXCEEDED} instead of sending a request doomed to time out, and a retry whose wait
+	 * leaves no more than this is refused with {@link Outcome#WAIT_EXCEEDS_DEADLINE}. Default 100 ms.
+	 * @return a non-negative duration less than the deadline
+	 */
+	public Duration minAttemptTime() {
+		return this.minAttemptTime;
+	}
+
+	/**
+	 * Returns the part of the deadline kept back from attempts, so the caller has time to handle a failure before its
+	 * own deadline. Default zero.
+	 * @return a non-negative duration
+	 */
+	public Duration deadlineReserve() {
+		return this.deadlineReserve;
+	}
+
+	/**
+	 * Returns the most waiting between attempts one operation may do; a retry whose wait would take the total past
+	 * it is refused with {@link Outcome#TOTAL_WAIT_EXCEEDED}. Default 30 s.
+	 * @return a non-negative duration
+	 */
+	public Duration totalWait() {
+		return this.totalWait;
+	}
+
+	/**
+	 * Returns the statuses the default classifier retries. Default 408, 429, 502, 503, 504; 500 is off unless added.
+	 * @return an immutable set of 4xx and 5xx codes
+	 */
+	public Set<Integer> retryableStatuses() {
+		return this.retryableStatuses;
+	}
+
+	/**
+	 * Returns the methods replayed without an idempotency key. Any other method (POST, PATCH by default) is replayed
+	 * only when the request carries an idempotency key. Default GET, HEAD, OPTIONS, PUT, DELETE.
+	 * @return an immutable set of upper-case method names
+	 */
+	public Set<String> retryableMethods() {
+		return this.retryableMethods;
+	}
+
+	/**
+	 * Returns the request header that carries the idempotency key. Default {@code Idempotency-Key}.
+	 * @return a header name
+	 */
+	public String idempotencyKeyHeader() {
+		return this.idempotencyKeyHeader;
+	}
+
+	/**
+	 * Returns how a {@code Retry-After} floor becomes a wait. Default {@link HintMode#FLOOR_PLUS_JITTER}.
+	 * @return the mode
+	 */
+	public HintMode hintMode() {
+		return this.hintMode;
+	}
+
+	/**
+	 * Returns the largest hinted wait in {@link HintMode#CAPPED} mode; ignored by every other mode. Default 30 s.
+	 * @return a non-negative duration
+	 */
+	public Duration hintCap() {
+		return this.hintCap;
+	}
+
+	/**
+	 * Returns the fallback backoff used when there is no usable {@code Retry-After}. Default 100 ms doubling to 10 s.
+	 * @return the backoff
+	 */
+	public Backoff backoff() {
+		return this.backoff;
+	}
+
+	/**
+	 * Returns the planner's options. Default {@link PlannerOptions#DEFAULTS} with a max wait of 30 s, so a server asking
+	 * for more stops the operation with {@link Outcome#WAIT_TOO_LONG}.
+	 * @return the options
+	 */
+	public PlannerOptions planner() {
+		return this.planner;
+	}
+
+	/**
+	 * Returns whether the measured round trip is counted in the response's age (see
+	 * {@link io.github.retryafter.PlanRequest}). Default {@code false}: RFC 9110 measures delay-seconds from receipt.
+	 * @return whether to subtract the round trip
+	 */
+	public boolean subtractRoundTrip() {
+		return this.subtractRoundTrip;
+	}
+
+	/**
+	 * Returns the classifier: the one set explicitly, or {@link #defaultClassifier(Set)} over
+	 * {@link #retryableStatuses()}.
+	 * @return the classifier
+	 */
+	public ResponseClassifier classifier() {
+		return this.classifier;
+	}
+
+	/**
+	 * Returns whether {@code method} may be replayed without an idempotency key.
+	 * @param method an HTTP method, any case
+	 * @return whether it is in {@link #retryableMethods()}
+	 */
+	public boolean isRetryableMethod(String method) {
+		return this.retryableMethods.contains(method.toUpperCase(Locale.ROOT));
+	}
+
+	@Override
+	public String toString() {
+		return "RetryPolicy[maxAttempts=" + this.maxAttempts + ", deadline=" + this.deadline + ", attemptTimeout="
+				+ this.attemptTimeout + ", minAttemptTime=" + this.minAttemptTime + ", deadlineReserve="
+				+ this.deadlineReserve + ", totalWait=" + this.totalWait + ", retryableStatuses="
+				+ new TreeSet<>(this.retryableStatuses) + ", retryableMethods=" + new TreeSet<>(this.retryableMethods)
+				+ ", idempotencyKeyHeader=" + this.idempotencyKeyHeader + ", hintMode=" + this.hintMode + ", hintCap="
+				+ this.hintCap + ", backoff=" + this.backoff + ", planner=" + this.planner + ", subtractRoundTrip="
+				+ this.subtractRoundTrip + ", classifier=" + ((this.customClassifier != null) ? "custom" : "default")
+				+ "]";
+	}
+
+	/**
+	 * Builds a {@link RetryPolicy}. Each setter validates its argument at once; {@link #build()} checks the settings
+	 * against each other. Not thread-safe.
+	 */
+	public static final class Builder {
+
+		private int maxAttempts = 4;
+
+		private Duration deadline = Duration.ofSeconds(30);
+
+		private Duration attemptTimeout = Duration.ofSeconds(10);
+
+		private Duration minAttemptTime = Duration.ofMillis(100);
+
+		private Duration deadlineReserve = Duration.ZERO;
+
+		private Duration totalWait = Duration.ofSeconds(30);
+
+		private Set<Integer> retryableStatuses = new TreeSet<>(DEFAULT_RETRYABLE_STATUSES);
+
+		private Set<String> retryableMethods = new TreeSet<>(DEFAULT_RETRYABLE_METHODS);
+
+		private String idempotencyKeyHeader = "Idempotency-Key";
+
+		private HintMode hintMode = HintMode.FLOOR_PLUS_JITTER;
+
+		private Duration hintCap = Duration.ofSeconds(30);
+
+		private Backoff backoff = new Backoff(Duration.ofMillis(100), Duration.ofSeconds(10));
+
+		private PlannerOptions planner = PlannerOptions.builder().maxWait(Duration.ofSeconds(30)).build();
+
+		private boolean subtractRoundTrip;
+
+		private ResponseClassifier classifier;
+
+		private Builder() {
+		}
+
+		/**
+		 * Sets the most attempts, counting the first: 4 attempts means 3 retries, 1 means no retry.
+		 * @param maxAttempts at least 1
+		 * @return this builder
+		 * @throws IllegalArgumentException if less than 1
+		 */
+		public Builder maxAttempts(int maxAttempts) {
+			if (maxAttempts < 1) {
+				throw new IllegalArgumentException("maxAttempts must be at least 1 (1 means no retry) but was "
+						+ maxAttempts);
+			}
+			this.maxAttempts = maxAttempts;
+			return this;
+		}
+
+		/**
+		 * Sets the operation's deadline from its start.
+		 * @param deadline a positive duration
+		 * @return this builder
+		 * @throws IllegalArgumentException if not positive
+		 */
+		public Builder deadline(Duration deadline) {
+			this.deadline = positive("deadline", deadline);
+			return this;
+		}
+
+		/**
+		 * Sets the longest one attempt may take.
+		 * @param attemptTimeout a positive duration
+		 * @return this builder
+		 * @throws IllegalArgumentException if not positive
+		 */
+		public Builder attemptTimeout(Duration attemptTimeout) {
+			this.attemptTimeout = positive("attemptTimeout", attemptTimeout);
+			return this;
+		}
+
+		/**
+		 * Sets the shortest attempt worth making.
+		 * @param minAttemptTime a non-negative duration
+		 * @return this builder
+		 * @throws IllegalArgumentException if negative
+		 */
+		public Builder minAttemptTime(Duration minAttemptTime) {
+			this.minAttemptTime = nonNegative("minAttemptTime", minAttemptTime);
+			return this;
+		}
+
+		/**
+		 * Sets the part of the deadline kept back from attempts.
+		 * @param deadlineReserve a non-negative duration
+		 * @return this builder
+		 * @throws IllegalArgumentException if negative
+		 */
+		public Builder deadlineReserve(Duration deadlineReserve) {
+			this.deadlineReserve = nonNegative("deadlineReserve", deadlineReserve);
+			return this;
+		}
+
+		/**
+		 * Sets the most waiting between attempts one operation may do.
+		 * @param totalWait a non-negative duration
+		 * @return this builder
+		 * @throws IllegalArgumentException if negative
+		 */
+		public Builder totalWait(Duration totalWait) {
+			this.totalWait = nonNegative("totalWait", totalWait);
+			return this;
+		}
+
+		/**
+		 * Sets the statuses the default classifier retries (replacing the defaults).
+		 * @param statuses 4xx and 5xx codes
+		 * @return this builder
+		 * @throws IllegalArgumentException if a status is outside 400–599
+		 */
+		public Builder retryableStatuses(Collection<Integer> statuses) {
+			Objects.requireNonNull(statuses, "retryableStatuses");
+			TreeSet<Integer> copy = new TreeSet<>();
+			for (Integer status : statuses) {
+				if (status == null || status < 400 || status > 599) {
+					throw new IllegalArgumentException(
+							"retryableStatuses must hold 4xx or 5xx codes but contained " + status + " in " + statuses);
+				}
+				copy.add(status);
+			}
+			this.retryableStatuses = copy;
+			return this;
+		}
+
+		/**
+		 * Sets the methods replayed without an idempotency key (replacing the defaults); names are upper-cased.
+		 * @param methods method names
+		 * @return this builder
+		 * @throws IllegalArgumentException if a name is blank or not an HTTP token
+		 */
+		public Builder retryableMethods(Collection<String> methods) {
+			Objects.requireNonNull(methods, "retryableMethods");
+			TreeSet<String> copy = new TreeSet<>();
+			for (String method : methods) {
+				if (method == null || !isToken(method)) {
+					throw new IllegalArgumentException(
+							"retryableMethods must hold HTTP method names but contained '" + method + "'");
+				}
+				copy.add(method.toUpperCase(Locale.ROOT));
+			}
+			this.retryableMethods = copy;
+			return this;
+		}
+
+		/**
+		 * Sets the request header carrying the idempotency key.
+		 * @param idempotencyKeyHeader an HTTP field name
+		 * @return this builder
+		 * @throws IllegalArgumentException if blank or not an HTTP token
+		 */
+		public Builder idempotencyKeyHeader(String idempotencyKeyHeader) {
+			if (idempotencyKeyHeader == null || !isToken(idempotencyKeyHeader)) {
+				throw new IllegalArgumentException(
+						"idempotencyKeyHeader must be an HTTP field name but was '" + idempotencyKeyHeader + "'");
+			}
+			this.idempotencyKeyHeader = idempotencyKeyHeader;
+			return this;
+		}
+
+		/**
+		 * Sets how a {@code Retry-After} floor becomes a wait.
+		 * @param hintMode the mode
+		 * @return this builder
+		 */
+		public Builder hintMode(HintMode hintMode) {
+			this.hintMode = Objects.requireNonNull(hintMode, "hintMode");
+			return this;
+		}
+
+		/**
+		 * Sets the largest hinted wait in {@link HintMode#CAPPED} mode.
+		 * @param hintCap a non-negative duration
+		 * @return this builder
+		 * @throws IllegalArgumentException if negative
+		 */
+		public Builder hintCap(Duration hintCap) {
+			this.hintCap = nonNegative("hintCap", hintCap);
+			return this;
+		}
+
+		/**
+		 * Sets the fallback backoff.
+		 * @param backoff the backoff
+		 * @return this builder
+		 */
+		public Builder backoff(Backoff backoff) {
+			this.backoff = Objects.requireNonNull(backoff, "backoff");
+			return this;
+		}
+
+		/**
+		 * Sets the planner's options.
+		 * @param planner the options
+		 * @return this builder
+		 */
+		public Builder planner(PlannerOptions planner) {
+			this.planner = Objects.requireNonNull(planner, "planner");
+			return this;
+		}
+
+		/**
+		 * Sets whether the measured round trip counts in the response's age.
+		 * @param subtractRoundTrip whether to subtract it
+		 * @return this builder
+		 */
+		public Builder subtractRoundTrip(boolean subtractRoundTrip) {
+			this.subtractRoundTrip = subtractRoundTrip;
+			return this;
+		}
+
+		/**
+		 * Sets the classifier, replacing the default one over the retryable statuses.
+		 * @param classifier the classifier, or {@code null} to go back to the default
+		 * @return this builder
+		 */
+		public Builder classifier(ResponseClassifier classifier) {
+			this.classifier = classifier;
+			return this;
+		}
+
+		/**
+		 * Builds the policy, checking the settings against each other.
+		 * @return the policy
+		 * @throws IllegalArgumentException if {@code minAttemptTime + deadlineReserve} leaves nothing of the deadline
+		 */
+		public RetryPolicy build() {
+			if (this.minAttemptTime.plus(this.deadlineReserve).compareTo(this.deadline) >= 0) {
+				throw new IllegalArgumentException("minAttemptTime (" + this.minAttemptTime + ") plus deadlineReserve ("
+						+ this.deadlineReserve + ") must be less than the deadline (" + this.deadline
+						+ "), or no attempt could ever be made");
+			}
+			return new RetryPolicy(this);
+		}
+
+		private static Duration positive(String name, Duration value) {
+			Objects.requireNonNull(value, name);
+			if (value.isNegative() || value.isZero()) {
+				throw new IllegalArgumentException(name + " must be positive but was " + value);
+			}
+			return value;
+		}
+
+		private static Duration nonNegative(String name, Duration value) {
+			Objects.requireNonNull(value, name);
+			if (value.isNegative()) {
+				throw new IllegalArgumentException(name + " must not be negative but was " + value);
+			}
+			return value;
+		}
+
+		private static boolean isToken(String value) {
+			if (value.isEmpty()) {
+				return false;
+			}
+			for (int i = 0; i < value.length(); i++) {
+				char c = value.charAt(i);
+				boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+						|| "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
+				if (!ok) {
+					return false;
+				}
+			}
+			return true;
+		}
+
+	}
+
+}
