@@ -1,0 +1,119 @@
+package io.github.retryafter.boot;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+/**
+ * Per-request control of retries through request attributes, for both {@code WebClient} and {@code RestClient}:
+ * <pre class="code">
+ * webClient.post().uri("/orders")
+ *     .attributes(RetryAfterAttributes.provider("payments"))
+ *     .attributes(RetryAfterAttributes.idempotencyKey(orderId))
+ *     .retrieve()...
+ * </pre>
+ */
+public final class RetryAfterAttributes {
+
+	private static final String PREFIX = RetryAfterAttributes.class.getName() + ".";
+
+	/** Attribute holding the provider name. */
+	public static final String PROVIDER = PREFIX + "provider";
+
+	/** Attribute holding the idempotency key. */
+	public static final String IDEMPOTENCY_KEY = PREFIX + "idempotencyKey";
+
+	/** Attribute holding the operation's deadline. */
+	public static final String DEADLINE = PREFIX + "deadline";
+
+	/** Attribute that turns retries off for the request. */
+	public static final String DISABLED = PREFIX + "disabled";
+
+	/** Attribute holding a callback for the operation's outcome. */
+	public static final String OUTCOME_LISTENER = PREFIX + "outcomeListener";
+
+	private RetryAfterAttributes() {
+	}
+
+	/**
+	 * Uses the named provider's settings and budget for this request, whatever its host.
+	 * @param name a provider configured under {@code retry.after.providers}
+	 * @return a consumer for {@code attributes(...)}
+	 */
+	public static Consumer<Map<String, Object>> provider(String name) {
+		Objects.requireNonNull(name, "name");
+		return attributes -> attributes.put(PROVIDER, name);
+	}
+
+	/**
+	 * Sends this idempotency key on every attempt, which makes a POST or PATCH retryable: the caller takes
+	 * responsibility for the provider honouring it.
+	 * @param key the key identifying the logical operation
+	 * @return a consumer for {@code attributes(...)}
+	 */
+	public static Consumer<Map<String, Object>> idempotencyKey(String key) {
+		Objects.requireNonNull(key, "key");
+		return attributes -> attributes.put(IDEMPOTENCY_KEY, key);
+	}
+
+	/**
+	 * Gives this operation its own deadline, measured from its start, instead of the provider's.
+	 * @param deadline the deadline
+	 * @return a consumer for {@code attributes(...)}
+	 */
+	public static Consumer<Map<String, Object>> deadline(Duration deadline) {
+		Objects.requireNonNull(deadline, "deadline");
+		return attributes -> attributes.put(DEADLINE, deadline);
+	}
+
+	/**
+	 * Sends this request once, without retries.
+	 * @return a consumer for {@code attributes(...)}
+	 */
+	public static Consumer<Map<String, Object>> disabled() {
+		return attributes -> attributes.put(DISABLED, Boolean.TRUE);
+	}
+
+	/**
+	 * Calls {@code listener} with the operation's outcome when it ends, on the thread that ends it.
+	 * @param listener the callback
+	 * @return a consumer for {@code attributes(...)}
+	 */
+	public static Consumer<Map<String, Object>> onOutcome(Consumer<RetryOutcome> listener) {
+		Objects.requireNonNull(listener, "listener");
+		return attributes -> attributes.put(OUTCOME_LISTENER, listener);
+	}
+
+	/**
+	 * Reads the options of one request.
+	 * @param attributes the request's attributes
+	 * @return the options found
+	 */
+	public static RequestOptions read(Map<String, Object> attributes) {
+		return new RequestOptions(Optional.ofNullable((String) attributes.get(PROVIDER)),
+				Optional.ofNullable((String) attributes.get(IDEMPOTENCY_KEY)),
+				Optional.ofNullable((Duration) attributes.get(DEADLINE)),
+				Boolean.TRUE.equals(attributes.get(DISABLED)), outcomeListener(attributes));
+	}
+
+	@SuppressWarnings("unchecked")
+	private static Optional<Consumer<RetryOutcome>> outcomeListener(Map<String, Object> attributes) {
+		return Optional.ofNullable((Consumer<RetryOutcome>) attributes.get(OUTCOME_LISTENER));
+	}
+
+	/**
+	 * The retry options of one request.
+	 *
+	 * @param provider the provider named by the request
+	 * @param idempotencyKey the key given by the request
+	 * @param deadline the deadline given by the request
+	 * @param disabled whether retries are off for the request
+	 * @param outcomeListener the callback for the outcome
+	 */
+	public record RequestOptions(Optional<String> provider, Optional<String> idempotencyKey,
+			Optional<Duration> deadline, boolean disabled, Optional<Consumer<RetryOutcome>> outcomeListener) {
+	}
+
+}

@@ -1,0 +1,147 @@
+package io.github.retryafter.boot;
+
+import java.net.URI;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+
+import io.github.retryafter.Cancellation;
+import io.github.retryafter.boot.RetryAfterAttributes.RequestOptions;
+import io.github.retryafter.boot.RetryAfterProviders.Provider;
+import io.github.retryafter.engine.OperationSpec;
+import io.github.retryafter.engine.RetryOperation;
+
+/**
+ * Turns an outgoing HTTP request into a logical operation for its provider's engine: picks the provider, settles the
+ * idempotency key, builds the keyed-jitter identity, and tracks pending operations so that closing the application
+ * context cancels their waits. Shared by the WebClient filter and the RestClient interceptor. Thread-safe.
+ */
+public final class RetryAfterOperations {
+
+	private static final Set<String> KEYED_METHODS = Set.of("POST", "PATCH");
+
+	private final RetryAfterProviders providers;
+
+	private final String instanceKey;
+
+	private final AtomicLong sequence = new AtomicLong();
+
+	private final Set<Cancellation> pending = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+	private volatile boolean closed;
+
+	/**
+	 * Creates the factory.
+	 * @param providers the configured providers
+	 * @param instanceKey this instance's identity for keyed jitter
+	 */
+	public RetryAfterOperations(RetryAfterProviders providers, String instanceKey) {
+		this.providers = Objects.requireNonNull(providers, "providers");
+		this.instanceKey = Objects.requireNonNull(instanceKey, "instanceKey");
+	}
+
+	/**
+	 * Returns the configured providers.
+	 * @return the providers
+	 */
+	public RetryAfterProviders providers() {
+		return this.providers;
+	}
+
+	/**
+	 * Prepares the operation for one request.
+	 * @param method the HTTP method
+	 * @param uri the request URI
+	 * @param header reads the first value of a request header, or {@code null}
+	 * @param attributes the request's attributes
+	 * @param bodySize the size of the buffered body in bytes, or {@code -1} for a body that cannot be replayed
+	 * @return the prepared operation
+	 */
+	public Prepared prepare(String method, URI uri, Function<String, String> header, Map<String, Object> attributes,
+			long bodySize) {
+		RequestOptions options = RetryAfterAttributes.read(attributes);
+		Provider provider = this.providers.resolve(uri, options.provider());
+		ProviderSettings settings = provider.settings();
+		String upperMethod = method.toUpperCase(Locale.ROOT);
+		String headerName = settings.policy().idempotencyKeyHeader();
+		String existing = header.apply(headerName);
+		Optional<String> key = Optional.ofNullable(existing).or(options::idempotencyKey);
+		Optional<String> keyToAdd = Optional.empty();
+		if (existing == null) {
+			if (key.isEmpty() && settings.idempotencyKeyEnabled() && KEYED_METHODS.contains(upperMethod)) {
+				key = Optional.of(UUID.randomUUID().toString());
+			}
+			keyToAdd = key;
+		}
+		boolean replayable = bodySize >= 0 && bodySize <= settings.maxReplayBodyBytes();
+		String operationIdentity = key.orElseGet(() -> Long.toString(this.sequence.incrementAndGet()));
+		OperationSpec spec = new OperationSpec(provider.name(), upperMethod, key, options.deadline(),
+				Optional.of(this.instanceKey + "/" + operationIdentity), replayable);
+		boolean disabled = options.disabled() || this.closed;
+		return new Prepared(provider, spec, keyToAdd.map(value -> Map.entry(headerName, value)), options, disabled,
+				replayable ? Optional.empty() : Optional.of(nonReplayableReason(bodySize, settings)));
+	}
+
+	private static String nonReplayableReason(long bodySize, ProviderSettings settings) {
+		if (bodySize < 0) {
+			return "the request body is streamed and cannot be sent again";
+		}
+		return "the request body of " + bodySize + " bytes exceeds retry.after max-replay-body ("
+				+ settings.maxReplayBodyBytes() + " bytes) and is not buffered for replay";
+	}
+
+	/**
+	 * Starts a prepared operation, registering it so that {@link #close()} cancels it.
+	 * @param prepared the prepared operation
+	 * @return the running operation and its cancellation
+	 */
+	public Started start(Prepared prepared) {
+		Cancellation cancellation = Cancellation.create();
+		this.pending.add(cancellation);
+		if (this.closed) {
+			cancellation.cancel();
+		}
+		RetryOperation operation = prepared.provider().engine().start(prepared.spec(), cancellation);
+		return new Started(operation, cancellation, () -> this.pending.remove(cancellation));
+	}
+
+	/**
+	 * Cancels every pending operation and stops retrying new ones: no retry leaves once shutdown began.
+	 */
+	public void close() {
+		this.closed = true;
+		for (Cancellation cancellation : this.pending) {
+			cancellation.cancel();
+		}
+	}
+
+	/**
+	 * One request, ready to run.
+	 *
+	 * @param provider the provider picked
+	 * @param spec the operation for the engine
+	 * @param headerToAdd the idempotency-key header to add to the request, if the request lacks it
+	 * @param options the per-request options
+	 * @param disabled whether to send the request once, without retries
+	 * @param notReplayable why the body cannot be replayed, if it cannot
+	 */
+	public record Prepared(Provider provider, OperationSpec spec, Optional<Map.Entry<String, String>> headerToAdd,
+			RequestOptions options, boolean disabled, Optional<String> notReplayable) {
+	}
+
+	/**
+	 * A running operation.
+	 *
+	 * @param operation the engine's state machine
+	 * @param cancellation cancels it
+	 * @param deregister to call once it has ended
+	 */
+	public record Started(RetryOperation operation, Cancellation cancellation, Runnable deregister) {
+	}
+
+}

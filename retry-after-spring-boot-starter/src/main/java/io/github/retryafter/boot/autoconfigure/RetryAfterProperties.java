@@ -1,0 +1,121 @@
+package io.github.retryafter.boot.autoconfigure;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * Configuration properties for retry-after: global settings under {@code retry.after.*}, overridden per provider under
+ * {@code retry.after.providers.<name>.*}.
+ */
+@ConfigurationProperties("retry.after")
+public class RetryAfterProperties extends PolicyProperties {
+
+	/**
+	 * Whether to retry requests made by clients built from Spring Boot's builders.
+	 */
+	private boolean enabled = true;
+
+	/**
+	 * Identity of this instance for keyed jitter, combined with each operation's identity. Defaults to the
+	 * application name, host name and process id.
+	 */
+	private String jitterKey;
+
+	/**
+	 * WebClient integration.
+	 */
+	private final Client webClient = new Client();
+
+	/**
+	 * RestClient integration.
+	 */
+	private final Client restClient = new Client();
+
+	/**
+	 * Retry budget shared by all providers: a ceiling on the application's retries as a whole.
+	 */
+	private final Budget globalBudget = new Budget();
+
+	/**
+	 * Providers by name, each matched by host or chosen per request, overriding any global setting. Requests that
+	 * match no provider use the 'default' provider.
+	 */
+	private final Map<String, Provider> providers = new LinkedHashMap<>();
+
+	public boolean isEnabled() {
+		return this.enabled;
+	}
+
+	public void setEnabled(boolean enabled) {
+		this.enabled = enabled;
+	}
+
+	public String getJitterKey() {
+		return this.jitterKey;
+	}
+
+	public void setJitterKey(String jitterKey) {
+		this.jitterKey = jitterKey;
+	}
+
+	public Client getWebClient() {
+		return this.webClient;
+	}
+
+	public Client getRestClient() {
+		return this.restClient;
+	}
+
+	public Budget getGlobalBudget() {
+		return this.globalBudget;
+	}
+
+	public Map<String, Provider> getProviders() {
+		return this.providers;
+	}
+
+	/**
+	 * One client integration.
+	 */
+	public static class Client {
+
+		/**
+		 * Whether to add retries to the clients built from Spring Boot's builder.
+		 */
+		private boolean enabled = true;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+	}
+
+	/**
+	 * A provider: a named set of hosts with its own settings and retry budget.
+	 */
+	public static class Provider extends PolicyProperties {
+
+		/**
+		 * Hosts served by this provider: exact names, or '*.example.com' for any subdomain of example.com.
+		 */
+		private List<String> hosts = new ArrayList<>();
+
+		public List<String> getHosts() {
+			return this.hosts;
+		}
+
+		public void setHosts(List<String> hosts) {
+			this.hosts = hosts;
+		}
+
+	}
+
+}

@@ -1,0 +1,72 @@
+package io.github.retryafter.boot.autoconfigure;
+
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.http.client.HttpComponentsClientHttpRequestFactoryBuilder;
+import org.springframework.boot.http.client.ReactorClientHttpRequestFactoryBuilder;
+import org.springframework.boot.http.client.autoconfigure.ClientHttpRequestFactoryBuilderCustomizer;
+import org.springframework.boot.restclient.RestClientCustomizer;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.web.client.RestClient;
+
+import io.github.retryafter.Sleeper;
+import io.github.retryafter.Ticker;
+import io.github.retryafter.Waiter;
+import io.github.retryafter.boot.RetryAfterOperations;
+import io.github.retryafter.boot.restclient.RetryAfterClientHttpRequestInterceptor;
+
+/**
+ * Adds retry-after's interceptor to every {@link RestClient} built from Spring Boot's {@code RestClient.Builder}, and
+ * turns off the transports' own retries (Apache HttpClient 5 retries 429 and 503 on the client clock by default) so
+ * that every attempt is one the engine counted.
+ */
+@AutoConfiguration(after = RetryAfterAutoConfiguration.class)
+@ConditionalOnClass({ RestClient.class, RestClientCustomizer.class })
+@ConditionalOnBean(RetryAfterOperations.class)
+@ConditionalOnBooleanProperty(name = "retry.after.rest-client.enabled", matchIfMissing = true)
+public final class RetryAfterRestClientAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	RetryAfterClientHttpRequestInterceptor retryAfterClientHttpRequestInterceptor(RetryAfterOperations operations,
+			Ticker ticker, Sleeper sleeper) {
+		return new RetryAfterClientHttpRequestInterceptor(operations, ticker, Waiter.of(ticker, sleeper));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean(name = "retryAfterRestClientCustomizer")
+	RestClientCustomizer retryAfterRestClientCustomizer(RetryAfterClientHttpRequestInterceptor interceptor) {
+		return (builder) -> builder.requestInterceptor(interceptor);
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass({ ClientHttpRequestFactoryBuilderCustomizer.class,
+			org.apache.hc.client5.http.impl.classic.HttpClientBuilder.class })
+	static class HttpComponentsRetryConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean(name = "retryAfterHttpComponentsRetryDisabler")
+		ClientHttpRequestFactoryBuilderCustomizer<HttpComponentsClientHttpRequestFactoryBuilder> retryAfterHttpComponentsRetryDisabler() {
+			return (builder) -> builder
+				.withHttpClientCustomizer(org.apache.hc.client5.http.impl.classic.HttpClientBuilder::disableAutomaticRetries);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass({ ClientHttpRequestFactoryBuilderCustomizer.class, reactor.netty.http.client.HttpClient.class })
+	static class ReactorNettyRetryConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean(name = "retryAfterReactorRequestFactoryRetryDisabler")
+		ClientHttpRequestFactoryBuilderCustomizer<ReactorClientHttpRequestFactoryBuilder> retryAfterReactorRequestFactoryRetryDisabler() {
+			return (builder) -> builder.withHttpClientCustomizer((client) -> client.disableRetry(true));
+		}
+
+	}
+
+}

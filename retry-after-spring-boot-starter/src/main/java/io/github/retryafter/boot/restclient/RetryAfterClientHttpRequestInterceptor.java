@@ -1,0 +1,204 @@
+package io.github.retryafter.boot.restclient;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InterruptedIOException;
+import java.util.Objects;
+import java.util.Optional;
+
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpRequest;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.http.client.ClientHttpRequestExecution;
+import org.springframework.http.client.ClientHttpRequestInterceptor;
+import org.springframework.http.client.ClientHttpResponse;
+
+import io.github.retryafter.Ticker;
+import io.github.retryafter.Waiter;
+import io.github.retryafter.boot.IoFailures;
+import io.github.retryafter.boot.RetryAfterOperations;
+import io.github.retryafter.boot.RetryAfterOperations.Prepared;
+import io.github.retryafter.boot.RetryAfterOperations.Started;
+import io.github.retryafter.boot.RetryAfterOutcomeException;
+import io.github.retryafter.boot.RetryOutcome;
+import io.github.retryafter.engine.AttemptOutcome;
+import io.github.retryafter.engine.Decision;
+import io.github.retryafter.engine.FailureKind;
+import io.github.retryafter.engine.Outcome;
+import io.github.retryafter.engine.Permit;
+import io.github.retryafter.engine.RetryOperation;
+
+/**
+ * A RestClient interceptor that retries the careful way: it asks the provider's engine after every attempt, waits
+ * through the core's {@link Waiter} (interruptible, re-armed against the deadline on the monotonic clock, with an
+ * injectable sleeper), re-sends the same body bytes, closes every failed response, and returns the final response
+ * unchanged.
+ * <p>
+ * Interrupting the calling thread during a wait ends the operation as {@code CANCELLED}, sends no further request and
+ * throws {@link InterruptedIOException} with the interrupt flag restored. Thread-safe.
+ */
+public final class RetryAfterClientHttpRequestInterceptor implements ClientHttpRequestInterceptor {
+
+	private final RetryAfterOperations operations;
+
+	private final Ticker ticker;
+
+	private final Waiter waiter;
+
+	/**
+	 * Creates the interceptor.
+	 * @param operations prepares the operation of each request
+	 * @param ticker the monotonic clock the engines' deadlines are on
+	 * @param waiter blocks until a retry is due
+	 */
+	public RetryAfterClientHttpRequestInterceptor(RetryAfterOperations operations, Ticker ticker, Waiter waiter) {
+		this.operations = Objects.requireNonNull(operations, "operations");
+		this.ticker = Objects.requireNonNull(ticker, "ticker");
+		this.waiter = Objects.requireNonNull(waiter, "waiter");
+	}
+
+	@Override
+	public ClientHttpResponse intercept(HttpRequest request, byte[] body, ClientHttpRequestExecution execution)
+			throws IOException {
+		Prepared prepared = this.operations.prepare(request.getMethod().name(), request.getURI(),
+				request.getHeaders()::getFirst, request.getAttributes(), body.length);
+		if (prepared.disabled()) {
+			return execution.execute(request, body);
+		}
+		prepared.headerToAdd().ifPresent(header -> request.getHeaders().set(header.getKey(), header.getValue()));
+		Started started = this.operations.start(prepared);
+		try {
+			return run(prepared, started.operation(), request, body, execution, started);
+		}
+		finally {
+			started.deregister().run();
+		}
+	}
+
+	private ClientHttpResponse run(Prepared prepared, RetryOperation operation, HttpRequest request, byte[] body,
+			ClientHttpRequestExecution execution, Started started) throws IOException {
+		ClientHttpResponse previous = null;
+		while (true) {
+			Permit permit = operation.beforeAttempt();
+			if (permit instanceof Permit.Refused refused) {
+				return stopped(prepared, operation, refused.stop(), previous, null);
+			}
+			long sentAt = this.ticker.read();
+			ClientHttpResponse response;
+			try {
+				response = execution.execute(request, body);
+			}
+			catch (IOException | RuntimeException ex) {
+				long failedAt = this.ticker.read();
+				Optional<FailureKind> kind = IoFailures.classify(ex);
+				if (kind.isEmpty()) {
+					stopped(prepared, operation, operation.stop(Outcome.NOT_RETRYABLE,
+							"not a transport failure: " + ex.getClass().getName()), null, ex);
+					throw ex;
+				}
+				Decision decision = operation.afterAttempt(new AttemptOutcome.Failure(kind.get(), ex, sentAt, failedAt));
+				if (!(decision instanceof Decision.Retry retry) || prepared.notReplayable().isPresent()) {
+					Decision.Stop stop = (decision instanceof Decision.Stop s) ? s
+							: operation.stop(Outcome.NOT_RETRYABLE, prepared.notReplayable().get());
+					stopped(prepared, operation, stop, null, ex);
+					throw ex;
+				}
+				previous = null;
+				await(operation, retry, started);
+				continue;
+			}
+			long receivedAt = this.ticker.read();
+			HttpHeaders headers = response.getHeaders();
+			Decision decision = operation.afterAttempt(
+					new AttemptOutcome.Response(response.getStatusCode().value(), headers::getOrEmpty, sentAt, receivedAt));
+			if (decision instanceof Decision.Stop stop) {
+				return stopped(prepared, operation, stop, response, null);
+			}
+			if (prepared.notReplayable().isPresent()) {
+				return stopped(prepared, operation, operation.stop(Outcome.NOT_RETRYABLE, prepared.notReplayable().get()),
+						response, null);
+			}
+			previous = new HeadersOnlyResponse(response.getStatusCode(), response.getStatusText(), headers);
+			response.close();
+			await(operation, (Decision.Retry) decision, started);
+		}
+	}
+
+	private void await(RetryOperation operation, Decision.Retry retry, Started started) throws InterruptedIOException {
+		try {
+			this.waiter.awaitDeadline(retry.notBeforeNanos(), started.cancellation());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			operation.cancel();
+			InterruptedIOException interrupted = new InterruptedIOException(
+					"interrupted while waiting to retry; no further request was sent");
+			interrupted.initCause(ex);
+			throw interrupted;
+		}
+	}
+
+	private ClientHttpResponse stopped(Prepared prepared, RetryOperation operation, Decision.Stop stop,
+			ClientHttpResponse response, Exception failure) throws IOException {
+		RetryOutcome outcome = RetryOutcome.of(operation, stop.outcome(), stop.reason());
+		prepared.options().outcomeListener().ifPresent(listener -> listener.accept(outcome));
+		if (response != null) {
+			return response;
+		}
+		RetryAfterOutcomeException exception = new RetryAfterOutcomeException(outcome);
+		if (failure != null) {
+			failure.addSuppressed(exception);
+			return null;
+		}
+		throw exception;
+	}
+
+	/**
+	 * The status and headers of a failed response whose body was released while waiting, returned if the engine
+	 * refuses the next attempt after the wait (for instance when the budget ran dry meanwhile).
+	 */
+	private static final class HeadersOnlyResponse implements ClientHttpResponse {
+
+		private final HttpStatusCode status;
+
+		private final String statusText;
+
+		private final HttpHeaders headers;
+
+		HeadersOnlyResponse(HttpStatusCode status, String statusText, HttpHeaders headers) {
+			this.status = status;
+			this.statusText = statusText;
+			HttpHeaders copy = HttpHeaders.copyOf(headers);
+			copy.remove(HttpHeaders.CONTENT_LENGTH);
+			copy.remove(HttpHeaders.TRANSFER_ENCODING);
+			this.headers = HttpHeaders.readOnlyHttpHeaders(copy);
+		}
+
+		@Override
+		public HttpStatusCode getStatusCode() {
+			return this.status;
+		}
+
+		@Override
+		public String getStatusText() {
+			return this.statusText;
+		}
+
+		@Override
+		public HttpHeaders getHeaders() {
+			return this.headers;
+		}
+
+		@Override
+		public InputStream getBody() {
+			return new ByteArrayInputStream(new byte[0]);
+		}
+
+		@Override
+		public void close() {
+		}
+
+	}
+
+}

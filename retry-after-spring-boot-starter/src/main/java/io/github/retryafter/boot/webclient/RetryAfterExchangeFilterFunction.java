@@ -1,0 +1,203 @@
+package io.github.retryafter.boot.webclient;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+
+import org.springframework.web.reactive.function.client.ClientRequest;
+import org.springframework.web.reactive.function.client.ClientResponse;
+import org.springframework.web.reactive.function.client.ExchangeFilterFunction;
+import org.springframework.web.reactive.function.client.ExchangeFunction;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+
+import io.github.retryafter.HeaderSource;
+import io.github.retryafter.Ticker;
+import io.github.retryafter.boot.IoFailures;
+import io.github.retryafter.boot.RetryAfterOperations;
+import io.github.retryafter.boot.RetryAfterOperations.Prepared;
+import io.github.retryafter.boot.RetryAfterOperations.Started;
+import io.github.retryafter.boot.RetryAfterOutcomeException;
+import io.github.retryafter.boot.RetryOutcome;
+import io.github.retryafter.engine.AttemptOutcome;
+import io.github.retryafter.engine.Decision;
+import io.github.retryafter.engine.FailureKind;
+import io.github.retryafter.engine.Outcome;
+import io.github.retryafter.engine.Permit;
+import io.github.retryafter.engine.RetryOperation;
+
+/**
+ * A WebClient filter that retries the careful way: it asks the provider's engine after every attempt, waits without
+ * blocking on an injectable {@link Scheduler}, re-arming against the deadline on the engine's {@link Ticker} (a timer
+ * that fires early costs an extra delay, never an early retry), releases the body of every failed attempt, and gives
+ * the caller the final response unchanged.
+ * <p>
+ * Cancelling the subscriber during a wait ends the operation as {@code CANCELLED} and sends no further request. For
+ * virtual-time tests, give it a {@code VirtualTimeScheduler} and a ticker reading that scheduler's clock.
+ * Thread-safe.
+ */
+public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFunction {
+
+	private final RetryAfterOperations operations;
+
+	private final Ticker ticker;
+
+	private final Scheduler scheduler;
+
+	/**
+	 * Creates the filter.
+	 * @param operations prepares the operation of each request
+	 * @param ticker the monotonic clock the engines' deadlines are on
+	 * @param scheduler where waits and attempt timeouts are scheduled
+	 */
+	public RetryAfterExchangeFilterFunction(RetryAfterOperations operations, Ticker ticker, Scheduler scheduler) {
+		this.operations = Objects.requireNonNull(operations, "operations");
+		this.ticker = Objects.requireNonNull(ticker, "ticker");
+		this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+	}
+
+	@Override
+	public Mono<ClientResponse> filter(ClientRequest request, ExchangeFunction next) {
+		Prepared prepared = this.operations.prepare(request.method().name(), request.url(),
+				request.headers()::getFirst, request.attributes(), 0);
+		if (prepared.disabled()) {
+			return next.exchange(request);
+		}
+		ClientRequest keyed = prepared.headerToAdd()
+			.map(header -> ClientRequest.from(request).header(header.getKey(), header.getValue()).build())
+			.orElse(request);
+		return Mono.defer(() -> {
+			Started started = this.operations.start(prepared);
+			return new Run(prepared, started, keyed, next).attempt(null)
+				.doOnCancel(() -> started.operation().cancel())
+				.doFinally(signal -> started.deregister().run());
+		});
+	}
+
+	/**
+	 * One logical operation in flight.
+	 */
+	private final class Run {
+
+		private final Prepared prepared;
+
+		private final RetryOperation operation;
+
+		private final Started started;
+
+		private final ClientRequest request;
+
+		private final ExchangeFunction next;
+
+		Run(Prepared prepared, Started started, ClientRequest request, ExchangeFunction next) {
+			this.prepared = prepared;
+			this.started = started;
+			this.operation = started.operation();
+			this.request = request;
+			this.next = next;
+		}
+
+		/**
+		 * Sends the next attempt.
+		 * @param previous a status-and-headers copy of the previous failed response, returned if the engine refuses
+		 * this attempt (the original's body was released while waiting)
+		 */
+		Mono<ClientResponse> attempt(ClientResponse previous) {
+			Permit permit = this.operation.beforeAttempt();
+			if (permit instanceof Permit.Refused refused) {
+				return stopped(refused.stop(), previous, null);
+			}
+			Duration timeout = ((Permit.Proceed) permit).timeout();
+			long sentAt = RetryAfterExchangeFilterFunction.this.ticker.read();
+			return this.next.exchange(this.request)
+				.timeout(timeout, RetryAfterExchangeFilterFunction.this.scheduler)
+				.map(Result::response)
+				.onErrorResume(ex -> Mono.just(Result.failure(ex)))
+				.flatMap(result -> (result.response() != null) ? onResponse(result.response(), sentAt)
+						: onFailure(result.failure(), sentAt));
+		}
+
+		private Mono<ClientResponse> onResponse(ClientResponse response, long sentAt) {
+			long receivedAt = RetryAfterExchangeFilterFunction.this.ticker.read();
+			HeaderSource headers = response.headers().asHttpHeaders()::getOrEmpty;
+			Decision decision = this.operation
+				.afterAttempt(new AttemptOutcome.Response(response.statusCode().value(), headers, sentAt, receivedAt));
+			if (decision instanceof Decision.Retry retry) {
+				if (this.prepared.notReplayable().isPresent()) {
+					Decision.Stop stop = this.operation.stop(Outcome.NOT_RETRYABLE, this.prepared.notReplayable().get());
+					return stopped(stop, response, null);
+				}
+				ClientResponse copy = response.mutate().body("").build();
+				return response.releaseBody().then(waitUntil(retry.notBeforeNanos())).then(Mono.defer(() -> attempt(copy)));
+			}
+			return stopped((Decision.Stop) decision, response, null);
+		}
+
+		private Mono<ClientResponse> onFailure(Throwable failure, long sentAt) {
+			long failedAt = RetryAfterExchangeFilterFunction.this.ticker.read();
+			Optional<FailureKind> kind = IoFailures.classify(failure);
+			if (kind.isEmpty()) {
+				Decision.Stop stop = this.operation.stop(Outcome.NOT_RETRYABLE,
+						"not a transport failure: " + failure.getClass().getName());
+				return stopped(stop, null, failure);
+			}
+			Decision decision = this.operation.afterAttempt(new AttemptOutcome.Failure(kind.get(), failure, sentAt, failedAt));
+			if (decision instanceof Decision.Retry retry) {
+				if (this.prepared.notReplayable().isPresent()) {
+					return stopped(this.operation.stop(Outcome.NOT_RETRYABLE, this.prepared.notReplayable().get()), null,
+							failure);
+				}
+				return waitUntil(retry.notBeforeNanos()).then(Mono.defer(() -> attempt(null)));
+			}
+			return stopped((Decision.Stop) decision, null, failure);
+		}
+
+		private Mono<ClientResponse> stopped(Decision.Stop stop, ClientResponse response, Throwable failure) {
+			RetryOutcome outcome = RetryOutcome.of(this.operation, stop.outcome(), stop.reason());
+			this.prepared.options().outcomeListener().ifPresent(listener -> listener.accept(outcome));
+			if (response != null) {
+				return Mono.just(response);
+			}
+			RetryAfterOutcomeException exception = new RetryAfterOutcomeException(outcome);
+			if (failure != null) {
+				failure.addSuppressed(exception);
+				return Mono.error(failure);
+			}
+			return Mono.error(exception);
+		}
+
+		/**
+		 * Completes once the ticker has reached {@code deadlineNanos}, re-arming if a timer fires early, or at once
+		 * when the operation is cancelled (the next {@code beforeAttempt} then refuses).
+		 */
+		private Mono<Void> waitUntil(long deadlineNanos) {
+			Mono<Void> cancelled = Mono.create(sink -> this.started.cancellation().onCancel(sink::success));
+			return Mono.firstWithSignal(rearm(deadlineNanos), cancelled);
+		}
+
+		private Mono<Void> rearm(long deadlineNanos) {
+			return Mono.defer(() -> {
+				long remaining = deadlineNanos - RetryAfterExchangeFilterFunction.this.ticker.read();
+				if (remaining <= 0) {
+					return Mono.empty();
+				}
+				return Mono.delay(Duration.ofNanos(remaining), RetryAfterExchangeFilterFunction.this.scheduler)
+					.then(rearm(deadlineNanos));
+			});
+		}
+
+	}
+
+	private record Result(ClientResponse response, Throwable failure) {
+
+		static Result response(ClientResponse response) {
+			return new Result(response, null);
+		}
+
+		static Result failure(Throwable failure) {
+			return new Result(null, failure);
+		}
+
+	}
+
+}

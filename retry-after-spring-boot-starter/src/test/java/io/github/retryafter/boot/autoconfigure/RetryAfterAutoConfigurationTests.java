@@ -1,0 +1,261 @@
+package io.github.retryafter.boot.autoconfigure;
+
+import java.time.Duration;
+import java.time.InstantSource;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.boot.http.client.autoconfigure.HttpClientAutoConfiguration;
+import org.springframework.boot.http.client.autoconfigure.imperative.ImperativeHttpClientAutoConfiguration;
+import org.springframework.boot.http.client.autoconfigure.reactive.ReactiveHttpClientAutoConfiguration;
+import org.springframework.boot.restclient.RestClientCustomizer;
+import org.springframework.boot.restclient.autoconfigure.RestClientAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.webclient.WebClientCustomizer;
+import org.springframework.boot.webclient.autoconfigure.WebClientAutoConfiguration;
+import org.springframework.web.client.RestClient;
+import org.springframework.web.reactive.function.client.WebClient;
+
+import io.github.retryafter.RandomSource;
+import io.github.retryafter.Ticker;
+import io.github.retryafter.boot.ProviderSettings;
+import io.github.retryafter.boot.RetryAfterOperations;
+import io.github.retryafter.boot.RetryAfterProviders;
+import io.github.retryafter.boot.restclient.RetryAfterClientHttpRequestInterceptor;
+import io.github.retryafter.boot.webclient.RetryAfterExchangeFilterFunction;
+import io.github.retryafter.budget.RetryBudget;
+import io.github.retryafter.budget.TokenBucketRetryBudget;
+import io.github.retryafter.engine.HintMode;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class RetryAfterAutoConfigurationTests {
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(RetryAfterAutoConfiguration.class,
+				RetryAfterWebClientAutoConfiguration.class, RetryAfterRestClientAutoConfiguration.class,
+				HttpClientAutoConfiguration.class, ImperativeHttpClientAutoConfiguration.class,
+				ReactiveHttpClientAutoConfiguration.class, WebClientAutoConfiguration.class,
+				RestClientAutoConfiguration.class));
+
+	@Test
+	void providesEveryBeanWithZeroConfiguration() {
+		this.contextRunner.run((context) -> {
+			assertThat(context).hasSingleBean(Ticker.class)
+				.hasSingleBean(InstantSource.class)
+				.hasSingleBean(RandomSource.class)
+				.hasSingleBean(RetryBudget.class)
+				.hasSingleBean(RetryAfterProviders.class)
+				.hasSingleBean(RetryAfterOperations.class)
+				.hasSingleBean(RetryAfterExchangeFilterFunction.class)
+				.hasSingleBean(RetryAfterClientHttpRequestInterceptor.class)
+				.hasBean("retryAfterWebClientCustomizer")
+				.hasBean("retryAfterRestClientCustomizer");
+			ProviderSettings defaults = context.getBean(RetryAfterProviders.class).get("default").orElseThrow().settings();
+			assertThat(defaults.policy().maxAttempts()).isEqualTo(4);
+			assertThat(defaults.policy().planner().maxWait()).contains(Duration.ofSeconds(30));
+			assertThat(defaults.idempotencyKeyEnabled()).isFalse();
+			assertThat(defaults.maxReplayBodyBytes()).isEqualTo(1024 * 1024);
+		});
+	}
+
+	@Test
+	void webClientFromBootsBuilderCarriesTheFilter() {
+		this.contextRunner.run((context) -> {
+			RetryAfterExchangeFilterFunction filter = context.getBean(RetryAfterExchangeFilterFunction.class);
+			WebClient.Builder builder = context.getBean(WebClient.Builder.class);
+			builder.filters((filters) -> assertThat(filters).contains(filter));
+		});
+	}
+
+	@Test
+	void restClientFromBootsBuilderCarriesTheInterceptor() {
+		this.contextRunner.run((context) -> {
+			RetryAfterClientHttpRequestInterceptor interceptor = context
+				.getBean(RetryAfterClientHttpRequestInterceptor.class);
+			RestClient.Builder builder = context.getBean(RestClient.Builder.class);
+			builder.requestInterceptors((interceptors) -> assertThat(interceptors).contains(interceptor));
+		});
+	}
+
+	@Test
+	void backsOffWhenUserDefinesTheirOwnTickerAndBudget() {
+		Ticker ticker = () -> 42L;
+		RetryBudget budget = RetryBudget.unlimited();
+		this.contextRunner.withBean(Ticker.class, () -> ticker)
+			.withBean(RetryBudget.class, () -> budget)
+			.run((context) -> {
+				assertThat(context).hasSingleBean(Ticker.class).hasSingleBean(RetryBudget.class);
+				assertThat(context.getBean(Ticker.class)).isSameAs(ticker);
+				assertThat(context.getBean(RetryBudget.class)).isSameAs(budget);
+			});
+	}
+
+	@Test
+	void backsOffWhenUserDefinesTheirOwnFilterAndInterceptor() {
+		this.contextRunner.withUserConfiguration(UserClientsConfiguration.class).run((context) -> {
+			assertThat(context).hasSingleBean(RetryAfterExchangeFilterFunction.class)
+				.hasSingleBean(RetryAfterClientHttpRequestInterceptor.class);
+			assertThat(context.getBean(RetryAfterExchangeFilterFunction.class))
+				.isSameAs(context.getBean("myFilter"));
+			assertThat(context.getBean(RetryAfterClientHttpRequestInterceptor.class))
+				.isSameAs(context.getBean("myInterceptor"));
+		});
+	}
+
+	@Test
+	void turnsOffEntirelyWithEnabledFalse() {
+		this.contextRunner.withPropertyValues("retry.after.enabled=false")
+			.run((context) -> assertThat(context).doesNotHaveBean(RetryAfterOperations.class)
+				.doesNotHaveBean(RetryAfterExchangeFilterFunction.class)
+				.doesNotHaveBean(RetryAfterClientHttpRequestInterceptor.class));
+	}
+
+	@Test
+	void eachClientIntegrationCanBeSwitchedOff() {
+		this.contextRunner.withPropertyValues("retry.after.web-client.enabled=false")
+			.run((context) -> assertThat(context).doesNotHaveBean(RetryAfterExchangeFilterFunction.class)
+				.hasSingleBean(RetryAfterClientHttpRequestInterceptor.class));
+		this.contextRunner.withPropertyValues("retry.after.rest-client.enabled=false")
+			.run((context) -> assertThat(context).hasSingleBean(RetryAfterExchangeFilterFunction.class)
+				.doesNotHaveBean(RetryAfterClientHttpRequestInterceptor.class));
+	}
+
+	@Test
+	void worksWithoutWebFlux() {
+		this.contextRunner.withClassLoader(new FilteredClassLoader(WebClient.class, WebClientCustomizer.class))
+			.run((context) -> assertThat(context).hasNotFailed()
+				.doesNotHaveBean(RetryAfterExchangeFilterFunction.class)
+				.hasSingleBean(RetryAfterClientHttpRequestInterceptor.class));
+	}
+
+	@Test
+	void worksWithoutSpringWebsRestClient() {
+		this.contextRunner.withClassLoader(new FilteredClassLoader(RestClient.class, RestClientCustomizer.class))
+			.run((context) -> assertThat(context).hasNotFailed()
+				.hasSingleBean(RetryAfterExchangeFilterFunction.class)
+				.doesNotHaveBean(RetryAfterClientHttpRequestInterceptor.class));
+	}
+
+	@Test
+	void worksWithoutAnyHttpClient() {
+		this.contextRunner
+			.withClassLoader(new FilteredClassLoader(WebClient.class, WebClientCustomizer.class, RestClient.class,
+					RestClientCustomizer.class, io.micrometer.core.instrument.MeterRegistry.class))
+			.run((context) -> assertThat(context).hasNotFailed()
+				.hasSingleBean(RetryAfterOperations.class)
+				.doesNotHaveBean(RetryAfterExchangeFilterFunction.class)
+				.doesNotHaveBean(RetryAfterClientHttpRequestInterceptor.class));
+	}
+
+	@Test
+	void providerSettingsOverrideGlobalOnesFieldByField() {
+		this.contextRunner
+			.withPropertyValues("retry.after.max-attempts=6", "retry.after.deadline=20s", "retry.after.hint-mode=exact",
+					"retry.after.budget.capacity=7", "retry.after.providers.payments.hosts=api.pay.example,*.pay.example",
+					"retry.after.providers.payments.max-attempts=2",
+					"retry.after.providers.payments.idempotency-key.enabled=true",
+					"retry.after.providers.payments.budget.refill-per-second=0.5",
+					"retry.after.providers.payments.max-wait=2m", "retry.after.providers.payments.deadline=3m")
+			.run((context) -> {
+				RetryAfterProviders providers = context.getBean(RetryAfterProviders.class);
+				ProviderSettings payments = providers.get("payments").orElseThrow().settings();
+				assertThat(payments.policy().maxAttempts()).isEqualTo(2);
+				assertThat(payments.policy().deadline()).isEqualTo(Duration.ofMinutes(3));
+				assertThat(payments.policy().hintMode()).isEqualTo(HintMode.EXACT);
+				assertThat(payments.policy().planner().maxWait()).contains(Duration.ofMinutes(2));
+				assertThat(payments.idempotencyKeyEnabled()).isTrue();
+				assertThat(payments.budget().capacity()).isEqualTo(7);
+				assertThat(payments.budget().refillPerSecond()).isEqualTo(0.5);
+				ProviderSettings defaults = providers.get("default").orElseThrow().settings();
+				assertThat(defaults.policy().maxAttempts()).isEqualTo(6);
+				assertThat(defaults.policy().deadline()).isEqualTo(Duration.ofSeconds(20));
+				assertThat(defaults.idempotencyKeyEnabled()).isFalse();
+				assertThat(providers.resolve(java.net.URI.create("https://api.pay.example/x"), java.util.Optional.empty())
+					.name()).isEqualTo("payments");
+				assertThat(providers.resolve(java.net.URI.create("https://eu.pay.example/x"), java.util.Optional.empty())
+					.name()).isEqualTo("payments");
+				assertThat(providers.resolve(java.net.URI.create("https://pay.example.org/x"), java.util.Optional.empty())
+					.name()).isEqualTo("default");
+				TokenBucketRetryBudget budget = (TokenBucketRetryBudget) context.getBean(RetryBudget.class);
+				assertThat(budget.settingsFor("payments").refillPerSecond()).isEqualTo(0.5);
+			});
+	}
+
+	@Test
+	void negativeMaxAttemptsFailsAtStartupNamingThePropertyAndValue() {
+		this.contextRunner.withPropertyValues("retry.after.max-attempts=-1").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).rootCause()
+				.isInstanceOf(InvalidConfigurationPropertyValueException.class)
+				.hasMessageContaining("retry.after.max-attempts")
+				.hasMessageContaining("-1");
+		});
+	}
+
+	@Test
+	void negativeMaxWaitOfAProviderFailsAtStartupNamingTheProperty() {
+		this.contextRunner.withPropertyValues("retry.after.providers.slow.max-wait=-5s").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).rootCause()
+				.hasMessageContaining("retry.after.providers.slow.max-wait")
+				.hasMessageContaining("PT-5S");
+		});
+	}
+
+	@Test
+	void unknownHintModeFailsAtStartupNamingThePropertyAndValue() {
+		this.contextRunner.withPropertyValues("retry.after.hint-mode=capped").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).hasStackTraceContaining("retry.after.hint-mode")
+				.hasStackTraceContaining("capped");
+		});
+	}
+
+	@Test
+	void hostListedUnderTwoProvidersFailsAtStartup() {
+		this.contextRunner
+			.withPropertyValues("retry.after.providers.a.hosts=api.example.com",
+					"retry.after.providers.b.hosts=API.example.com")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(context.getStartupFailure()).rootCause()
+					.hasMessageContaining("retry.after.providers.b.hosts")
+					.hasMessageContaining("API.example.com")
+					.hasMessageContaining("'a'");
+			});
+	}
+
+	@Test
+	void jitterKeyDefaultsToApplicationHostAndProcess() {
+		this.contextRunner.withPropertyValues("spring.application.name=orders").run((context) -> {
+			RetryAfterProperties properties = context.getBean(RetryAfterProperties.class);
+			String key = RetryAfterAutoConfiguration.instanceKey(properties, context.getEnvironment());
+			assertThat(key).startsWith("orders@").endsWith("#" + ProcessHandle.current().pid());
+		});
+		this.contextRunner.withPropertyValues("retry.after.jitter-key=pod-7").run((context) -> {
+			RetryAfterProperties properties = context.getBean(RetryAfterProperties.class);
+			assertThat(RetryAfterAutoConfiguration.instanceKey(properties, context.getEnvironment())).isEqualTo("pod-7");
+		});
+	}
+
+	@org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
+	static class UserClientsConfiguration {
+
+		@org.springframework.context.annotation.Bean
+		RetryAfterExchangeFilterFunction myFilter(RetryAfterOperations operations) {
+			return new RetryAfterExchangeFilterFunction(operations, Ticker.system(),
+					reactor.core.scheduler.Schedulers.immediate());
+		}
+
+		@org.springframework.context.annotation.Bean
+		RetryAfterClientHttpRequestInterceptor myInterceptor(RetryAfterOperations operations) {
+			return new RetryAfterClientHttpRequestInterceptor(operations, Ticker.system(),
+					io.github.retryafter.Waiter.system());
+		}
+
+	}
+
+}
