@@ -56,7 +56,8 @@ class RestClientRetryIntegrationTests {
 		.withBean(Sleeper.class, () -> this.clock)
 		.withBean(RandomSource.class, () -> () -> 0.5)
 		.withBean(RetryListener.class, () -> this.events)
-		.withPropertyValues("spring.http.clients.redirects=dont-follow");
+		.withPropertyValues("spring.http.clients.redirects=dont-follow")
+		.withAllowBeanDefinitionOverriding(true);
 
 	@AfterEach
 	void stopServer() {
