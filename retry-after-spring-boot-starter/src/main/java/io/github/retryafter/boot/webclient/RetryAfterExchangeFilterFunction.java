@@ -123,10 +123,6 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 			Decision decision = this.operation
 				.afterAttempt(new AttemptOutcome.Response(response.statusCode().value(), headers, sentAt, receivedAt));
 			if (decision instanceof Decision.Retry retry) {
-				if (this.prepared.notReplayable().isPresent()) {
-					Decision.Stop stop = this.operation.stop(Outcome.NOT_RETRYABLE, this.prepared.notReplayable().get());
-					return stopped(stop, response, null);
-				}
 				ClientResponse copy = response.mutate().body("").build();
 				return response.releaseBody().then(waitUntil(retry.notBeforeNanos())).then(Mono.defer(() -> attempt(copy)));
 			}
@@ -143,10 +139,6 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 			}
 			Decision decision = this.operation.afterAttempt(new AttemptOutcome.Failure(kind.get(), failure, sentAt, failedAt));
 			if (decision instanceof Decision.Retry retry) {
-				if (this.prepared.notReplayable().isPresent()) {
-					return stopped(this.operation.stop(Outcome.NOT_RETRYABLE, this.prepared.notReplayable().get()), null,
-							failure);
-				}
 				return waitUntil(retry.notBeforeNanos()).then(Mono.defer(() -> attempt(null)));
 			}
 			return stopped((Decision.Stop) decision, null, failure);

@@ -202,6 +202,24 @@ class RestClientRetryIntegrationTests {
 	}
 
 	@Test
+	void bodyLargerThanTheReplayLimitIsSentOnce() {
+		this.provider.script("/upload", Reply.status(503).retryAfter("1"), Reply.ok());
+		run((client) -> {
+			ResponseEntity<Void> response = client.put()
+				.uri("/upload")
+				.body("x".repeat(2048))
+				.retrieve()
+				.onStatus((code) -> true, (request, resp) -> {
+				})
+				.toBodilessEntity();
+			assertThat(response.getStatusCode().value()).isEqualTo(503);
+			assertThat(this.provider.requests("/upload")).isEqualTo(1);
+			assertThat(this.events.last().outcome()).isEqualTo(Outcome.NOT_RETRYABLE);
+			assertThat(this.events.last().reason()).contains("cannot be replayed");
+		}, "retry.after.max-replay-body=1KB");
+	}
+
+	@Test
 	void emptyBudgetStopsRetriesAndTheServerSeesNoMore() {
 		this.provider.script("/down", Reply.status(503).retryAfter("1"));
 		run((client) -> {
