@@ -180,6 +180,29 @@ class RetryAfterMetricsTests {
 	}
 
 	@Test
+	void aRealRetryAfterFromAServerFortySecondsFastSetsSkewAndHintedWait() {
+		java.time.Instant fixed = java.time.Instant.parse("2026-11-30T10:15:30Z");
+		this.contextRunner.withBean(java.time.InstantSource.class, () -> java.time.InstantSource.fixed(fixed))
+			.withPropertyValues("retry.after.hint-mode=exact")
+			.run((context) -> {
+				MeterRegistry registry = context.getBean(MeterRegistry.class);
+				String serverDate = java.time.format.DateTimeFormatter.RFC_1123_DATE_TIME
+					.withZone(java.time.ZoneOffset.UTC)
+					.format(fixed.plusSeconds(40));
+				HeaderSource headers = HeaderSource.of(Map.of("Retry-After", List.of("2"), "Date", List.of(serverDate)));
+				assertThat(Drive.operation(context.getBean(RetryAfterProviders.class), "payments", this.clock, headers,
+						503, 200)).isEqualTo(Outcome.SUCCESS);
+				assertThat(registry.get(RetryAfterMetrics.CLOCK_SKEW).tag("provider", "payments").gauge().value())
+					.isEqualTo(40.0);
+				Timer hinted = registry.get(RetryAfterMetrics.WAIT)
+					.tags("provider", "payments", "source", "RETRY_AFTER")
+					.timer();
+				assertThat(hinted.count()).isEqualTo(1);
+				assertThat(hinted.totalTime(java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(2);
+			});
+	}
+
+	@Test
 	void tenThousandDistinctHostsAddNoSeries() {
 		this.contextRunner.run((context) -> {
 			MeterRegistry registry = context.getBean(MeterRegistry.class);
