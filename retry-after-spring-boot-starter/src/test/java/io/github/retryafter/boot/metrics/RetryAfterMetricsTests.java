@@ -40,7 +40,7 @@ import io.github.retryafter.engine.RetryPolicy;
 import io.github.retryafter.boot.autoconfigure.RetryAfterAutoConfiguration;
 import io.github.retryafter.boot.autoconfigure.RetryAfterMetricsAutoConfiguration;
 import io.github.retryafter.boot.testing.Drive;
-import io.github.retryafter.boot.testing.TestClock;
+import io.github.retryafter.simulator.FakeClock;
 import io.github.retryafter.engine.AttemptOutcome;
 import io.github.retryafter.engine.Decision;
 import io.github.retryafter.engine.DelaySource;
@@ -59,7 +59,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class RetryAfterMetricsTests {
 
-	private final TestClock clock = new TestClock();
+	private final FakeClock clock = FakeClock.create();
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(RetryAfterAutoConfiguration.class,
@@ -181,12 +181,13 @@ class RetryAfterMetricsTests {
 
 	@Test
 	void aRealRetryAfterFromAServerFortySecondsFastSetsSkewAndHintedWait() {
-		java.time.Instant fixed = java.time.Instant.parse("2026-11-30T10:15:30Z");
-		this.contextRunner.withBean(java.time.InstantSource.class, () -> java.time.InstantSource.fixed(fixed))
-			.withPropertyValues("retry.after.hint-mode=exact")
+		// the fake clock is both the ticker and the client's wall clock, and reads a whole second here
+		java.time.Instant fixed = this.clock.instant();
+		this.contextRunner.withPropertyValues("retry.after.hint-mode=exact")
 			.run((context) -> {
 				MeterRegistry registry = context.getBean(MeterRegistry.class);
-				String serverDate = java.time.format.DateTimeFormatter.RFC_1123_DATE_TIME
+				String serverDate = java.time.format.DateTimeFormatter
+					.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", java.util.Locale.US)
 					.withZone(java.time.ZoneOffset.UTC)
 					.format(fixed.plusSeconds(40));
 				HeaderSource headers = HeaderSource.of(Map.of("Retry-After", List.of("2"), "Date", List.of(serverDate)));

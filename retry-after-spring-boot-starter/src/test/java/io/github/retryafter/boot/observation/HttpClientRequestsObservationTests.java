@@ -39,7 +39,7 @@ import io.github.retryafter.boot.autoconfigure.RetryAfterWebClientAutoConfigurat
 import io.github.retryafter.boot.metrics.RetryAfterMetrics;
 import io.github.retryafter.boot.testing.FlakyProvider;
 import io.github.retryafter.boot.testing.FlakyProvider.Reply;
-import io.github.retryafter.boot.testing.TestClock;
+import io.github.retryafter.simulator.FakeClock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -73,7 +73,7 @@ class HttpClientRequestsObservationTests {
 	@Test
 	void restClientRecordsOneTimingPerOperationThatEnclosesItsWaits() {
 		this.provider.script("/lost", Reply.ok().responseLost(), Reply.ok());
-		TestClock clock = new TestClock();
+		FakeClock clock = FakeClock.create();
 		ObservedSleeper sleeper = new ObservedSleeper(clock);
 		this.contextRunner.withBean(Ticker.class, () -> clock).withBean(Sleeper.class, () -> sleeper).run((context) -> {
 			sleeper.registry = context.getBean(ObservationRegistry.class);
@@ -125,13 +125,13 @@ class HttpClientRequestsObservationTests {
 	/** A sleeper on the test clock that notes which observation was current while it waited. */
 	static final class ObservedSleeper implements Sleeper {
 
-		private final TestClock clock;
+		private final FakeClock clock;
 
 		private final List<String> observed = new CopyOnWriteArrayList<>();
 
 		private volatile ObservationRegistry registry;
 
-		ObservedSleeper(TestClock clock) {
+		ObservedSleeper(FakeClock clock) {
 			this.clock = clock;
 		}
 
