@@ -15,6 +15,8 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 
 import io.github.retryafter.boot.ProviderSettings;
 import io.github.retryafter.boot.RetryAfterProviders;
+import io.github.retryafter.boot.fleet.FleetStatus;
+import io.github.retryafter.boot.fleet.FleetStatusProvider;
 import io.github.retryafter.budget.BudgetSettings;
 import io.github.retryafter.budget.RetryBudget;
 import io.github.retryafter.budget.TokenBucketRetryBudget;
@@ -25,7 +27,8 @@ import io.github.retryafter.engine.RetryPolicy;
 /**
  * The {@code retryafter} Actuator endpoint ({@code /actuator/retryafter}): per provider, the settings in force, the
  * budget tokens left, operations and attempts, the amplification, the last clock skew, the last {@code Retry-After}
- * and the last refusal; {@code /actuator/retryafter/{provider}} shows one provider. Durations are ISO-8601 strings,
+ * and the last refusal, and the fleet's state when the budget is shared through Redis;
+ * {@code /actuator/retryafter/{provider}} shows one provider. Durations are ISO-8601 strings,
  * instants are ISO-8601 UTC strings, and token counts are {@code null} when the budget is unlimited.
  * <p>
  * Thread-safe: each read builds a new snapshot.
@@ -37,14 +40,27 @@ public class RetryAfterEndpoint {
 
 	private final RetryAfterActivity activity;
 
+	private final FleetStatusProvider fleet;
+
 	/**
 	 * Creates the endpoint.
 	 * @param providers the configured providers
 	 * @param activity what was seen of them
 	 */
 	public RetryAfterEndpoint(RetryAfterProviders providers, RetryAfterActivity activity) {
+		this(providers, activity, null);
+	}
+
+	/**
+	 * Creates the endpoint of an instance whose budget and cooldown are shared by a fleet.
+	 * @param providers the configured providers
+	 * @param activity what was seen of them
+	 * @param fleet the fleet's status, or {@code null} when the budget is local
+	 */
+	public RetryAfterEndpoint(RetryAfterProviders providers, RetryAfterActivity activity, FleetStatusProvider fleet) {
 		this.providers = Objects.requireNonNull(providers, "providers");
 		this.activity = Objects.requireNonNull(activity, "activity");
+		this.fleet = fleet;
 	}
 
 	/**
@@ -62,7 +78,8 @@ public class RetryAfterEndpoint {
 			.engine()
 			.budget();
 		BudgetSettings settings = (budget instanceof TokenBucketRetryBudget buckets) ? buckets.globalSettings() : null;
-		return new RetryAfterDescriptor(new BudgetDescriptor(settings, finite(budget.globalTokens())), providers);
+		FleetDescriptor fleet = (this.fleet != null) ? FleetDescriptor.of(this.fleet.fleetStatus()) : null;
+		return new RetryAfterDescriptor(new BudgetDescriptor(settings, finite(budget.globalTokens())), providers, fleet);
 	}
 
 	/**
@@ -112,9 +129,30 @@ public class RetryAfterEndpoint {
 	 *
 	 * @param globalBudget the bucket every provider also draws from
 	 * @param providers the providers by name
+	 * @param fleet where the budget and cooldown are shared, or {@code null} when they are local to this instance
 	 */
-	public record RetryAfterDescriptor(BudgetDescriptor globalBudget, Map<String, ProviderDescriptor> providers)
-			implements OperationResponseBody {
+	public record RetryAfterDescriptor(BudgetDescriptor globalBudget, Map<String, ProviderDescriptor> providers,
+			FleetDescriptor fleet) implements OperationResponseBody {
+	}
+
+	/**
+	 * The fleet this instance shares its budget and cooldown with.
+	 *
+	 * @param store where the shared state lives ({@code redis})
+	 * @param state {@code REDIS}, {@code CONNECTING} or {@code LOCAL_FALLBACK}
+	 * @param keyPrefix the prefix of the fleet's keys
+	 * @param fallbacks how many times this instance fell back to local state
+	 * @param lastError the last Redis failure, or {@code null}
+	 * @param commandTimeout the longest a request waits for Redis
+	 */
+	public record FleetDescriptor(String store, String state, String keyPrefix, long fallbacks, String lastError,
+			String commandTimeout) {
+
+		static FleetDescriptor of(FleetStatus status) {
+			return new FleetDescriptor(status.store(), status.state(), status.keyPrefix(), status.fallbacks(),
+					status.lastError().orElse(null), status.commandTimeout().toString());
+		}
+
 	}
 
 	/**

@@ -15,6 +15,7 @@ import io.github.retryafter.Ticker;
 import io.github.retryafter.boot.RetryAfterProviders;
 import io.github.retryafter.boot.actuate.RetryAfterActivity;
 import io.github.retryafter.boot.actuate.RetryAfterEndpoint;
+import io.github.retryafter.boot.fleet.FleetStatusProvider;
 
 /**
  * Auto-configuration of the {@code retryafter} Actuator endpoint and the {@link RetryAfterActivity} listener that
@@ -35,8 +36,9 @@ public final class RetryAfterEndpointAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RetryAfterEndpoint retryAfterEndpoint(RetryAfterProviders providers, RetryAfterActivity activity) {
-		return new RetryAfterEndpoint(providers, activity);
+	RetryAfterEndpoint retryAfterEndpoint(RetryAfterProviders providers, RetryAfterActivity activity,
+			ObjectProvider<FleetStatusProvider> fleet) {
+		return new RetryAfterEndpoint(providers, activity, fleet.getIfUnique());
 	}
 
 }

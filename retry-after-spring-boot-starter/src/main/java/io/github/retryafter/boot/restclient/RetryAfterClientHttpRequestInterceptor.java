@@ -6,6 +6,7 @@ import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpRequest;
@@ -80,6 +81,7 @@ public final class RetryAfterClientHttpRequestInterceptor implements ClientHttpR
 			ClientHttpRequestExecution execution, Started started) throws IOException {
 		ClientHttpResponse previous = null;
 		while (true) {
+			holdForCooldown(operation, started);
 			Permit permit = operation.beforeAttempt();
 			if (permit instanceof Permit.Refused refused) {
 				return stopped(prepared, operation, refused.stop(), previous, null);
@@ -119,9 +121,21 @@ public final class RetryAfterClientHttpRequestInterceptor implements ClientHttpR
 		}
 	}
 
+	private void holdForCooldown(RetryOperation operation, Started started) throws InterruptedIOException {
+		OptionalLong hold = this.operations.holdUntil(started);
+		while (hold.isPresent() && !started.cancellation().isCancelled()) {
+			await(operation, hold.getAsLong(), started);
+			hold = this.operations.holdUntil(started);
+		}
+	}
+
 	private void await(RetryOperation operation, Decision.Retry retry, Started started) throws InterruptedIOException {
+		await(operation, retry.notBeforeNanos(), started);
+	}
+
+	private void await(RetryOperation operation, long notBeforeNanos, Started started) throws InterruptedIOException {
 		try {
-			this.waiter.awaitDeadline(retry.notBeforeNanos(), started.cancellation());
+			this.waiter.awaitDeadline(notBeforeNanos, started.cancellation());
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();

@@ -3,6 +3,7 @@ package io.github.retryafter.boot.webclient;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 import org.springframework.web.reactive.function.client.ClientRequest;
 import org.springframework.web.reactive.function.client.ClientResponse;
@@ -103,6 +104,11 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 		 * the engine refuses this attempt: the original's body was released before the wait
 		 */
 		Mono<ClientResponse> attempt(FailedResponse previous) {
+			OptionalLong hold = RetryAfterExchangeFilterFunction.this.operations.holdUntil(this.started);
+			if (hold.isPresent() && !this.started.cancellation().isCancelled()) {
+				// the provider is cooling down: wait for it, then ask again (the cooldown may have been extended)
+				return waitUntil(hold.getAsLong()).then(Mono.defer(() -> attempt(previous)));
+			}
 			Permit permit = this.operation.beforeAttempt();
 			if (permit instanceof Permit.Refused refused) {
 				return stopped(refused.stop(), (previous != null) ? previous.toResponse() : null, null);

@@ -1,0 +1,362 @@
+package io.github.retryafter.boot.fleet;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
+
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * The fleet's link to Redis: one shared Lettuce connection, the scripts, and one background thread that flushes what
+ * was batched, reads the fleet's state back, and probes Redis while it is away.
+ * <p>
+ * Redis trouble never becomes an outage. {@link #execute} waits at most the command timeout; a timeout or a failure
+ * switches the fleet to {@link State#LOCAL_FALLBACK} (counted in {@link #fallbacks()}), where every participant answers
+ * from local state without touching Redis, until a probe on the background thread finds Redis answering again and
+ * switches back ({@link State#REDIS}). The connection is opened on the background thread too, so no request ever
+ * waits for a connect.
+ * <p>
+ * Thread-safe. Participants ({@link RedisRetryBudget}, {@link RedisProviderCooldown}) register at construction and
+ * are called on the background thread only.
+ */
+public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
+
+	private static final Log logger = LogFactory.getLog(RedisFleet.class);
+
+	private final Supplier<RedisClusterAsyncCommands<byte[], byte[]>> connector;
+
+	private final FleetSettings settings;
+
+	private final ScheduledExecutorService thread;
+
+	private final List<Participant> participants = new CopyOnWriteArrayList<>();
+
+	private final AtomicReference<State> state = new AtomicReference<>(State.CONNECTING);
+
+	private final LongAdder fallbacks = new LongAdder();
+
+	private volatile RedisClusterAsyncCommands<byte[], byte[]> commands;
+
+	private volatile String lastError;
+
+	private volatile long nextProbeNanos;
+
+	private volatile boolean closed;
+
+	/**
+	 * Creates the fleet link and starts its background thread, which connects at once.
+	 * @param connector opens (or returns) the connection's asynchronous commands; called on the background thread
+	 * and allowed to block and to throw
+	 * @param settings the key prefix, timeouts and intervals
+	 */
+	public RedisFleet(Supplier<RedisClusterAsyncCommands<byte[], byte[]>> connector, FleetSettings settings) {
+		this.connector = Objects.requireNonNull(connector, "connector");
+		this.settings = Objects.requireNonNull(settings, "settings");
+		this.thread = Executors.newSingleThreadScheduledExecutor((task) -> {
+			Thread daemon = new Thread(task, "retry-after-fleet");
+			daemon.setDaemon(true);
+			return daemon;
+		});
+		long interval = settings.flushInterval().toNanos();
+		this.thread.scheduleWithFixedDelay(this::tick, 0, interval, TimeUnit.NANOSECONDS);
+	}
+
+	/**
+	 * Returns the settings.
+	 * @return the settings
+	 */
+	public FleetSettings settings() {
+		return this.settings;
+	}
+
+	/**
+	 * Returns where the fleet's state is read and written right now.
+	 * @return the state
+	 */
+	public State state() {
+		return this.state.get();
+	}
+
+	/**
+	 * Returns whether retry decisions go to Redis right now.
+	 * @return {@code true} in {@link State#REDIS}
+	 */
+	public boolean onRedis() {
+		return this.state.get() == State.REDIS;
+	}
+
+	/**
+	 * Returns how many times the fleet fell back to local state because Redis timed out or failed.
+	 * @return the count since start
+	 */
+	public long fallbacks() {
+		return this.fallbacks.sum();
+	}
+
+	/**
+	 * Returns a snapshot for the Actuator endpoint and health.
+	 * @return the status
+	 */
+	@Override
+	public FleetStatus fleetStatus() {
+		return new FleetStatus("redis", state().name(), this.settings.keyPrefix(), fallbacks(),
+				Optional.ofNullable(this.lastError), this.settings.commandTimeout());
+	}
+
+	/**
+	 * Returns the Redis key <code>{prefix}:kind:name</code>: the prefix is a hash tag, so that every key of a fleet
+	 * lives in one Redis Cluster slot and a script may touch several.
+	 * @param kind the kind of state ({@code budget}, {@code cooldown})
+	 * @param name a configured provider name, or a fixed name
+	 * @return the key's bytes
+	 */
+	byte[] key(String kind, String name) {
+		return ("{" + this.settings.keyPrefix() + "}:" + kind + ":" + name).getBytes(StandardCharsets.UTF_8);
+	}
+
+	/**
+	 * Runs a script, waiting at most the command timeout. Never throws: when the fleet is not on Redis it returns
+	 * empty at once; when Redis times out or fails it falls back (see the class description) and returns empty.
+	 * @param script the script
+	 * @param keys its keys
+	 * @param args its arguments
+	 * @return the script's reply, or empty: answer from local state
+	 */
+	Optional<List<Object>> execute(FleetScript script, byte[][] keys, byte[]... args) {
+		RedisClusterAsyncCommands<byte[], byte[]> connection = this.commands;
+		if (connection == null || !onRedis()) {
+			return Optional.empty();
+		}
+		long deadline = System.nanoTime() + this.settings.commandTimeout().toNanos();
+		RedisFuture<List<Object>> future = connection.evalsha(script.sha(), ScriptOutputType.MULTI, keys, args);
+		try {
+			return Optional.of(await(future, deadline));
+		}
+		catch (ExecutionException ex) {
+			if (!(ex.getCause() instanceof RedisNoScriptException)) {
+				fallBack(ex.getCause());
+				return Optional.empty();
+			}
+		}
+		catch (TimeoutException ex) {
+			fallBack(ex);
+			return Optional.empty();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return Optional.empty();
+		}
+		// the server lost its script cache (a restart, SCRIPT FLUSH): send the source, within the same deadline
+		RedisFuture<List<Object>> retry = connection.eval(script.source(), ScriptOutputType.MULTI, keys, args);
+		try {
+			return Optional.of(await(retry, deadline));
+		}
+		catch (ExecutionException ex) {
+			fallBack(ex.getCause());
+		}
+		catch (TimeoutException ex) {
+			fallBack(ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		return Optional.empty();
+	}
+
+	/**
+	 * Runs a task on the background thread as soon as it is free, for writes that no request needs to wait for.
+	 * @param task the task
+	 */
+	void submit(Runnable task) {
+		if (this.closed) {
+			return;
+		}
+		try {
+			this.thread.execute(() -> guarded(task));
+		}
+		catch (java.util.concurrent.RejectedExecutionException ex) {
+			// closing: the write is dropped, the instance is going away
+		}
+	}
+
+	void register(Participant participant) {
+		this.participants.add(participant);
+	}
+
+	/**
+	 * Switches to local state, counting the switch, unless already there.
+	 * @param cause what went wrong
+	 */
+	void fallBack(Throwable cause) {
+		if (this.closed) {
+			return;
+		}
+		State previous = this.state.getAndSet(State.LOCAL_FALLBACK);
+		this.lastError = describe(cause);
+		this.nextProbeNanos = System.nanoTime() + this.settings.probeInterval().toNanos();
+		if (previous != State.LOCAL_FALLBACK) {
+			this.fallbacks.increment();
+			logger.warn("Redis did not answer within " + this.settings.commandTimeout().toMillis()
+					+ " ms or failed (" + this.lastError + "): retry budget and cooldown are local to this instance "
+					+ "until Redis is back");
+			for (Participant participant : this.participants) {
+				participant.onFallback();
+			}
+		}
+	}
+
+	private static <T> T await(RedisFuture<T> future, long deadline)
+			throws ExecutionException, TimeoutException, InterruptedException {
+		try {
+			return future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+		}
+		catch (TimeoutException | InterruptedException ex) {
+			// a cancelled command that is still queued (Redis disconnected) is never written when it reconnects
+			future.cancel(false);
+			throw ex;
+		}
+	}
+
+	private void tick() {
+		guarded(() -> {
+			if (this.state.get() == State.REDIS) {
+				for (Participant participant : this.participants) {
+					participant.sync();
+				}
+			}
+			else if (System.nanoTime() - this.nextProbeNanos >= 0) {
+				probe();
+			}
+		});
+	}
+
+	private void probe() {
+		try {
+			RedisClusterAsyncCommands<byte[], byte[]> connection = this.commands;
+			if (connection == null) {
+				connection = this.connector.get();
+				this.commands = connection;
+			}
+			long deadline = System.nanoTime() + this.settings.probeTimeout().toNanos();
+			await(connection.ping(), deadline);
+			for (FleetScript script : FleetScript.values()) {
+				await(connection.scriptLoad(script.source()), deadline);
+			}
+		}
+		catch (ExecutionException ex) {
+			fallBack(ex.getCause());
+			return;
+		}
+		catch (TimeoutException | RuntimeException ex) {
+			fallBack(ex);
+			return;
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return;
+		}
+		State previous = this.state.getAndSet(State.REDIS);
+		if (previous != State.REDIS) {
+			if (previous == State.LOCAL_FALLBACK) {
+				logger.info("Redis answers again: retry budget and cooldown are shared by the fleet again");
+			}
+			for (Participant participant : this.participants) {
+				participant.onRejoin();
+			}
+		}
+	}
+
+	private void guarded(Runnable task) {
+		try {
+			task.run();
+		}
+		catch (RuntimeException ex) {
+			fallBack(ex);
+		}
+	}
+
+	private static String describe(Throwable cause) {
+		if (cause == null) {
+			return "unknown";
+		}
+		if (cause instanceof TimeoutException) {
+			return "timed out";
+		}
+		String message = cause.getMessage();
+		return cause.getClass().getSimpleName() + ((message != null) ? ": " + message : "");
+	}
+
+	/**
+	 * Stops the background thread and flushes what is batched, once. Idempotent. Call it before the Redis connection
+	 * closes (the auto-configuration does so when the application context starts closing).
+	 */
+	@Override
+	public void close() {
+		if (this.closed) {
+			return;
+		}
+		this.thread.shutdown();
+		try {
+			this.thread.awaitTermination(this.settings.commandTimeout().toMillis() * 2, TimeUnit.MILLISECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		this.thread.shutdownNow();
+		if (onRedis()) {
+			for (Participant participant : this.participants) {
+				participant.sync();
+			}
+		}
+		this.closed = true;
+	}
+
+	/**
+	 * Where the fleet's state lives right now.
+	 */
+	public enum State {
+
+		/** Connecting for the first time: every decision is local until Redis answers. */
+		CONNECTING,
+
+		/** Retry decisions and cooldowns go to Redis. */
+		REDIS,
+
+		/** Redis timed out or failed: every decision is local, and Redis is probed until it answers. */
+		LOCAL_FALLBACK
+
+	}
+
+	/**
+	 * Something that keeps state on Redis. Its methods are called on the background thread.
+	 */
+	interface Participant {
+
+		/** Sends what was batched and reads the fleet's state back (state {@link State#REDIS} only). */
+		void sync();
+
+		/** The fleet just fell back to local state. */
+		void onFallback();
+
+		/** The fleet is on Redis again (or for the first time). */
+		void onRejoin();
+
+	}
+
+}

@@ -1,0 +1,223 @@
+package io.github.retryafter.boot.fleet;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import io.github.retryafter.boot.autoconfigure.RetryAfterAutoConfiguration;
+import io.github.retryafter.boot.autoconfigure.RetryAfterFleetAutoConfiguration;
+import io.github.retryafter.boot.metrics.RetryAfterFleetMetrics;
+import io.github.retryafter.boot.testing.RedisServer;
+import io.github.retryafter.budget.RetryBudget;
+import io.github.retryafter.budget.TokenBucketRetryBudget;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The fleet budget against a real {@code redis-server}: atomic on the server, shared by instances, batched deposits,
+ * keys that expire, and a fallback within the command timeout when Redis is slow.
+ */
+class RedisRetryBudgetTests {
+
+	@RegisterExtension
+	static final RedisServer redis = new RedisServer();
+
+	private static final AtomicInteger fleets = new AtomicInteger();
+
+	private final String prefix = "budget-test-" + fleets.incrementAndGet();
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class,
+				RetryAfterFleetAutoConfiguration.class, RetryAfterAutoConfiguration.class))
+		.withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+		.withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + redis.port(),
+				"retry.after.fleet.store=redis", "retry.after.fleet.key-prefix=" + this.prefix,
+				// generous, so that a busy machine's scheduling never turns a sharing test into a fallback test
+				"retry.after.fleet.command-timeout=1s");
+
+	@Test
+	void backsOffUnlessTheStoreIsRedis() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class,
+					RetryAfterFleetAutoConfiguration.class, RetryAfterAutoConfiguration.class))
+			.run((context) -> {
+				assertThat(context).doesNotHaveBean(RedisFleet.class);
+				assertThat(context.getBean(RetryBudget.class)).isInstanceOf(TokenBucketRetryBudget.class);
+			});
+	}
+
+	@Test
+	void backsOffWithoutSpringDataRedis() {
+		this.contextRunner.withClassLoader(new FilteredClassLoader("org.springframework.data.redis"))
+			.run((context) -> {
+				assertThat(context).doesNotHaveBean(RedisFleet.class);
+				assertThat(context.getBean(RetryBudget.class)).isInstanceOf(TokenBucketRetryBudget.class);
+			});
+	}
+
+	@Test
+	void replacesTheLocalBudgetAndKeysDefaultToTheApplicationName() {
+		this.contextRunner.withPropertyValues("retry.after.fleet.key-prefix=", "spring.application.name=orders")
+			.run((context) -> {
+				assertThat(context).hasSingleBean(RetryBudget.class);
+				assertThat(context.getBean(RetryBudget.class)).isInstanceOf(RedisRetryBudget.class);
+				RedisFleet fleet = onRedis(context);
+				assertThat(fleet.settings().keyPrefix()).isEqualTo("orders");
+				assertThat(fleet.fleetStatus().state()).isEqualTo("REDIS");
+			});
+	}
+
+	@Test
+	void twoInstancesTakeFromOneBucketAndNeverMoreThanItHolds() {
+		String[] small = { "retry.after.budget.capacity=5", "retry.after.budget.refill-per-second=0" };
+		this.contextRunner.withPropertyValues(small).run((first) -> this.contextRunner.withPropertyValues(small)
+			.run((second) -> {
+				onRedis(first);
+				onRedis(second);
+				RetryBudget a = first.getBean(RetryBudget.class);
+				RetryBudget b = second.getBean(RetryBudget.class);
+				// both instances race for the five shared tokens from four threads
+				AtomicInteger granted = new AtomicInteger();
+				CompletableFuture<?>[] racers = new CompletableFuture<?>[4];
+				for (int i = 0; i < racers.length; i++) {
+					RetryBudget budget = (i % 2 == 0) ? a : b;
+					racers[i] = CompletableFuture.runAsync(() -> {
+						for (int n = 0; n < 10; n++) {
+							if (budget.tryAcquire("default")) {
+								granted.incrementAndGet();
+							}
+						}
+					});
+				}
+				CompletableFuture.allOf(racers).get(10, TimeUnit.SECONDS);
+				assertThat(granted).hasValue(5);
+				assertThat(a.availableTokens("default")).isLessThan(1);
+				await().atMost(Duration.ofSeconds(2)).until(() -> b.availableTokens("default") < 1);
+				assertThat(onRedis(first).fallbacks()).isZero();
+				assertThat(redis.command("HGET", "{" + this.prefix + "}:budget:default", "t")).contains("0");
+			}));
+	}
+
+	@Test
+	void depositsFromFirstAttemptsAreBatchedAndReachTheOtherInstance() {
+		String[] settings = { "retry.after.budget.capacity=4", "retry.after.budget.refill-per-second=0",
+				"retry.after.budget.deposit-ratio=0.5", "retry.after.fleet.flush-interval=50ms" };
+		this.contextRunner.withPropertyValues(settings).run((first) -> this.contextRunner.withPropertyValues(settings)
+			.run((second) -> {
+				onRedis(first);
+				onRedis(second);
+				RetryBudget a = first.getBean(RetryBudget.class);
+				RetryBudget b = second.getBean(RetryBudget.class);
+				for (int i = 0; i < 4; i++) {
+					assertThat(a.tryAcquire("default")).isTrue();
+				}
+				assertThat(b.tryAcquire("default")).isFalse();
+				// four successful first attempts on the first instance earn 4 × 0.5 = 2 tokens for the fleet
+				for (int i = 0; i < 4; i++) {
+					a.recordSuccess("default");
+				}
+				await().atMost(Duration.ofSeconds(1)).until(() -> b.availableTokens("default") >= 2);
+				assertThat(b.tryAcquire("default")).isTrue();
+				assertThat(b.tryAcquire("default")).isTrue();
+				assertThat(b.tryAcquire("default")).isFalse();
+			}));
+	}
+
+	@Test
+	void theGlobalBucketCapsEveryProviderTogether() {
+		this.contextRunner
+			.withPropertyValues("retry.after.providers.billing.hosts=billing.example.com",
+					"retry.after.global-budget.capacity=3", "retry.after.global-budget.refill-per-second=0",
+					"retry.after.budget.refill-per-second=0")
+			.run((context) -> {
+				onRedis(context);
+				RetryBudget budget = context.getBean(RetryBudget.class);
+				assertThat(budget.tryAcquire("default")).isTrue();
+				assertThat(budget.tryAcquire("billing")).isTrue();
+				assertThat(budget.tryAcquire("billing")).isTrue();
+				assertThat(budget.tryAcquire("default")).isFalse();
+				// the refused retry took nothing from its provider's bucket either
+				assertThat(redis.command("HGET", "{" + this.prefix + "}:budget:default", "t")).contains("19");
+				assertThat(budget.globalTokens()).isLessThan(1);
+			});
+	}
+
+	@Test
+	void keysExpireOnceTheFloorHasRefilledTheBucket() {
+		this.contextRunner
+			.withPropertyValues("retry.after.budget.capacity=2", "retry.after.budget.refill-per-second=1",
+					"retry.after.global-budget.refill-per-second=10")
+			.run((context) -> {
+				onRedis(context);
+				assertThat(context.getBean(RetryBudget.class).tryAcquire("default")).isTrue();
+				String key = "{" + this.prefix + "}:budget:default";
+				long ttl = Long.parseLong(redis.command("PTTL", key).trim().substring(1));
+				// one token short at 1 token/s: full again in 1 s, the key lives 1 s more at most
+				assertThat(ttl).isBetween(1L, 2000L);
+				await().atMost(Duration.ofMillis(2500)).until(() -> redis.command("EXISTS", key).startsWith(":0"));
+				assertThat(context.getBean(RetryBudget.class).availableTokens("default")).isEqualTo(2);
+			});
+	}
+
+	@Test
+	void aSlowRedisFallsBackWithinTheCommandTimeoutAndIsCounted() {
+		this.contextRunner.withPropertyValues("retry.after.fleet.command-timeout=50ms",
+				"retry.after.fleet.probe-interval=100ms")
+			.run((context) -> {
+				RedisFleet fleet = onRedis(context);
+				RetryBudget budget = context.getBean(RetryBudget.class);
+				MeterRegistry registry = context.getBean(MeterRegistry.class);
+				context.getBean(RetryAfterFleetMetrics.class).bindTo(registry);
+				CompletableFuture<String> sleeping = CompletableFuture.supplyAsync(() -> {
+					try {
+						return redis.command("DEBUG", "SLEEP", "0.4");
+					}
+					catch (IOException ex) {
+						throw new IllegalStateException(ex);
+					}
+				});
+				await().atMost(Duration.ofSeconds(1)).until(() -> !fleet.onRedis() || slow(budget));
+				long started = System.nanoTime();
+				assertThat(budget.tryAcquire("default")).isTrue();
+				assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofMillis(50));
+				assertThat(fleet.state()).isEqualTo(RedisFleet.State.LOCAL_FALLBACK);
+				assertThat(fleet.fallbacks()).isEqualTo(1);
+				assertThat(registry.get(RetryAfterFleetMetrics.FALLBACKS)
+					.functionCounter()
+					.count()).isEqualTo(1);
+				sleeping.get(2, TimeUnit.SECONDS);
+				await().atMost(Duration.ofSeconds(2)).until(fleet::onRedis);
+				assertThat(fleet.fallbacks()).isEqualTo(1);
+			});
+	}
+
+	/** Takes a token and reports whether that took longer than a healthy loopback round trip. */
+	private static boolean slow(RetryBudget budget) {
+		long started = System.nanoTime();
+		budget.tryAcquire("default");
+		long took = System.nanoTime() - started;
+		// never longer than the 50 ms timeout, plus scheduling slack on a busy machine
+		assertThat(Duration.ofNanos(took)).isLessThan(Duration.ofMillis(200));
+		return took >= TimeUnit.MILLISECONDS.toNanos(40);
+	}
+
+	static RedisFleet onRedis(AssertableApplicationContext context) {
+		RedisFleet fleet = context.getBean(RedisFleet.class);
+		await().atMost(Duration.ofSeconds(5)).until(fleet::onRedis);
+		return fleet;
+	}
+
+}
