@@ -40,6 +40,8 @@ public final class FlakyProvider implements AutoCloseable {
 
 	private final Map<String, AtomicInteger> records = new ConcurrentHashMap<>();
 
+	private final Map<String, List<Long>> arrivals = new ConcurrentHashMap<>();
+
 	private volatile Duration clockOffset = Duration.ZERO;
 
 	public FlakyProvider() {
@@ -102,9 +104,16 @@ public final class FlakyProvider implements AutoCloseable {
 		return this.records.values().stream().mapToInt(AtomicInteger::get).sum();
 	}
 
+	/** Returns the {@link System#nanoTime()} at which each request for a path reached the server, in order. */
+	public List<Long> arrivalNanos(String path) {
+		return List.copyOf(this.arrivals.getOrDefault(path, List.of()));
+	}
+
 	private MockResponse dispatch(RecordedRequest request) {
+		long arrived = System.nanoTime();
 		this.requests.add(request);
 		String path = request.getUrl().encodedPath();
+		this.arrivals.computeIfAbsent(path, (key) -> new CopyOnWriteArrayList<>()).add(arrived);
 		Deque<Reply> script = this.scripts.get(path);
 		if (script == null) {
 			return new MockResponse.Builder().code(404).build();
