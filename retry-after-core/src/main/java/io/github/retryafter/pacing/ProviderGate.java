@@ -21,7 +21,9 @@ import io.github.retryafter.Ticker;
  * <b>Rate.</b> The first throttle ({@link #onThrottle}) turns on a rate limit of {@code decreaseFactor} times the rate
  * requests were sent at over the last second; each throttle of a request sent after the previous decrease multiplies it
  * by {@code decreaseFactor} again, and successes ({@link #onSuccess}) grow it back along a cubic curve until it reaches
- * {@code maxRate}, where the limit lets go (see {@link PacingSettings}). While it is on, each request reserves a slot
+ * {@code maxRate}, where the limit lets go (see {@link PacingSettings}). A throttle only lowers the rate again once the
+ * provider has admitted a request since the last decrease: a provider answering nothing but 503s is down, and its
+ * cooldowns already pace the probes. While it is on, each request reserves a slot
  * (generic cell rate algorithm: theoretical arrival times, no timer and no queue) in one of two lanes: retries in a lane
  * paced at {@code rate × (1 − freshShare)}, fresh requests in a lane paced at {@code rate × freshShare} or in the retry
  * lane, whichever slot comes first. So a backlog drains at about the provider's rate, in the order requests became
@@ -62,7 +64,7 @@ public final class ProviderGate {
 		this.ticker = Objects.requireNonNull(ticker, "ticker");
 		long now = ticker.read();
 		this.cooldownUntil = new AtomicLong(now);
-		this.state = new AtomicReference<>(new RateState(false, 0, 0, now, 0, now, now));
+		this.state = new AtomicReference<>(new RateState(false, 0, 0, now, false, 0, now, now));
 		this.meter = new SendMeter(now);
 	}
 
@@ -93,20 +95,24 @@ public final class ProviderGate {
 	/**
 	 * Records a throttle (a 429 or 503) of a request sent at {@code sentAtNanos}: turns the rate limit on, or lowers
 	 * it if the request was sent after the previous decrease (the responses to a burst sent before a decrease say
-	 * nothing new). Either way, slots reserved so far become void and both lanes restart at the end of the cooldown.
+	 * nothing new) and the provider admitted a request since (a provider that admits nothing is down, not rate
+	 * limiting: its cooldowns pace the probes, and compounding decreases would leave the rate far below what it admits
+	 * once it is back). When the rate changes, slots reserved so far become void and both lanes restart at the end of
+	 * the cooldown.
 	 * @param sentAtNanos when the throttled request was sent
 	 * @param nowNanos when the throttle arrived
 	 */
 	public void onThrottle(long sentAtNanos, long nowNanos) {
 		while (true) {
 			RateState current = this.state.get();
-			if (current.engaged() && sentAtNanos - current.lastDecreaseNanos() <= 0) {
+			if (current.engaged()
+					&& (sentAtNanos - current.lastDecreaseNanos() <= 0 || !current.admittedSinceDecrease())) {
 				return;
 			}
 			double before = current.engaged() ? current.rate() : clamp(this.meter.rate(nowNanos));
 			double rate = Math.max(this.settings.minRate(), before * this.settings.decreaseFactor());
 			long restart = Math.max(nowNanos, this.cooldownUntil.get());
-			RateState next = new RateState(true, rate, before, nowNanos, current.epoch() + 1, restart, restart);
+			RateState next = new RateState(true, rate, before, nowNanos, false, current.epoch() + 1, restart, restart);
 			if (this.state.compareAndSet(current, next)) {
 				return;
 			}
@@ -127,11 +133,12 @@ public final class ProviderGate {
 			double grown = cubic(current, nowNanos);
 			RateState next;
 			if (grown >= this.settings.maxRate()) {
-				next = new RateState(false, 0, 0, current.lastDecreaseNanos(), current.epoch() + 1, nowNanos, nowNanos);
+				next = new RateState(false, 0, 0, current.lastDecreaseNanos(), false, current.epoch() + 1, nowNanos,
+						nowNanos);
 			}
-			else if (grown > current.rate() * 1.01) {
-				next = new RateState(true, grown, current.rateBeforeDecrease(), current.lastDecreaseNanos(),
-						current.epoch(), current.retryTat(), current.freshTat());
+			else if (grown > current.rate() * 1.01 || !current.admittedSinceDecrease()) {
+				next = new RateState(true, Math.max(grown, current.rate()), current.rateBeforeDecrease(),
+						current.lastDecreaseNanos(), true, current.epoch(), current.retryTat(), current.freshTat());
 			}
 			else {
 				return;
@@ -297,16 +304,16 @@ public final class ProviderGate {
 	 * The rate limit and both lanes' theoretical arrival times, swapped whole by compare-and-set.
 	 */
 	private record RateState(boolean engaged, double rate, double rateBeforeDecrease, long lastDecreaseNanos,
-			long epoch, long retryTat, long freshTat) {
+			boolean admittedSinceDecrease, long epoch, long retryTat, long freshTat) {
 
 		RateState withRetryTat(long tat) {
-			return new RateState(this.engaged, this.rate, this.rateBeforeDecrease, this.lastDecreaseNanos, this.epoch,
-					tat, this.freshTat);
+			return new RateState(this.engaged, this.rate, this.rateBeforeDecrease, this.lastDecreaseNanos,
+					this.admittedSinceDecrease, this.epoch, tat, this.freshTat);
 		}
 
 		RateState withFreshTat(long tat) {
-			return new RateState(this.engaged, this.rate, this.rateBeforeDecrease, this.lastDecreaseNanos, this.epoch,
-					this.retryTat, tat);
+			return new RateState(this.engaged, this.rate, this.rateBeforeDecrease, this.lastDecreaseNanos,
+					this.admittedSinceDecrease, this.epoch, this.retryTat, tat);
 		}
 
 	}

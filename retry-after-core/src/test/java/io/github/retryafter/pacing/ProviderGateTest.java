@@ -73,10 +73,28 @@ class ProviderGateTest {
 			gate.admit(true, 0, FAR, null);
 		}
 		gate.onThrottle(0, 10_000_000);
+		gate.onSuccess(11_000_000);
 		gate.onThrottle(5_000_000, 12_000_000);
-		assertThat(gate.rate()).hasValueCloseTo(70.0, within(1e-9));
+		double grown = gate.rate().getAsDouble();
+		assertThat(grown).as("a millisecond of cubic growth").isCloseTo(70.0, within(0.1));
 		gate.onThrottle(11_000_000, 20_000_000);
-		assertThat(gate.rate()).hasValueCloseTo(49.0, within(1e-9));
+		assertThat(gate.rate()).hasValueCloseTo(grown * 0.7, within(1e-9));
+	}
+
+	@Test
+	void aProviderThatAdmitsNothingIsDownNotRateLimitingSoItsThrottlesDoNotCompound() {
+		ProviderGate gate = gate();
+		for (int i = 0; i < 100; i++) {
+			gate.admit(true, 0, FAR, null);
+		}
+		gate.onThrottle(0, 10_000_000);
+		gate.onThrottle(5 * S, 5 * S + 10_000_000);
+		gate.onThrottle(10 * S, 10 * S + 10_000_000);
+		assertThat(gate.rate()).hasValueCloseTo(70.0, within(1e-9));
+		gate.onSuccess(10 * S + 20_000_000);
+		double grown = gate.rate().getAsDouble();
+		gate.onThrottle(10 * S + 30_000_000, 10 * S + 40_000_000);
+		assertThat(gate.rate()).hasValueCloseTo(grown * 0.7, within(1e-9));
 	}
 
 	@Test
@@ -142,8 +160,9 @@ class ProviderGateTest {
 		gate.admit(false, start, FAR, null);
 		Admission.Hold held = (Admission.Hold) gate.admit(false, start, FAR, null);
 		gate.closeUntil(start + 2 * S);
+		gate.onSuccess(start + 1);
 		gate.onThrottle(start + 1, start + 10_000_000L);
-		assertThat(gate.rate()).hasValueCloseTo(4.9, within(1e-9));
+		assertThat(gate.rate()).hasValueCloseTo(4.9, within(1e-6));
 		assertThat(gate.admit(false, held.untilNanos(), FAR, held)).isInstanceOfSatisfying(Admission.Hold.class,
 				(hold) -> assertThat(hold.reason()).isEqualTo(GateHold.COOLDOWN));
 		assertThat(gate.admit(false, start + 2 * S, FAR, held)).isEqualTo(Admission.GO);
