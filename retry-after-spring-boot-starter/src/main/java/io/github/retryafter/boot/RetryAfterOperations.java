@@ -1,12 +1,10 @@
 package io.github.retryafter.boot;
 
 import java.net.URI;
-import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
@@ -16,9 +14,6 @@ import io.github.retryafter.Cancellation;
 import io.github.retryafter.boot.RetryAfterAttributes.RequestOptions;
 import io.github.retryafter.boot.RetryAfterProviders.Provider;
 import io.github.retryafter.engine.OperationSpec;
-import io.github.retryafter.engine.Outcome;
-import io.github.retryafter.engine.RetryEngine;
-import io.github.retryafter.engine.RetryPolicy;
 import io.github.retryafter.engine.RetryOperation;
 
 /**
@@ -38,8 +33,6 @@ public final class RetryAfterOperations {
 
 	private final Set<Cancellation> pending = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
-	private final ProviderCooldown cooldown;
-
 	private volatile boolean closed;
 
 	/**
@@ -48,19 +41,8 @@ public final class RetryAfterOperations {
 	 * @param instanceKey this instance's identity for keyed jitter
 	 */
 	public RetryAfterOperations(RetryAfterProviders providers, String instanceKey) {
-		this(providers, instanceKey, null);
-	}
-
-	/**
-	 * Creates the factory of an application whose providers' cooldowns hold every request.
-	 * @param providers the configured providers
-	 * @param instanceKey this instance's identity for keyed jitter
-	 * @param cooldown the providers' cooldowns, or {@code null} for none
-	 */
-	public RetryAfterOperations(RetryAfterProviders providers, String instanceKey, ProviderCooldown cooldown) {
 		this.providers = Objects.requireNonNull(providers, "providers");
 		this.instanceKey = Objects.requireNonNull(instanceKey, "instanceKey");
-		this.cooldown = cooldown;
 	}
 
 	/**
@@ -115,51 +97,8 @@ public final class RetryAfterOperations {
 		if (this.closed) {
 			cancellation.cancel();
 		}
-		RetryEngine engine = prepared.provider().engine();
-		RetryPolicy policy = engine.policy();
-		// read before the engine starts the operation, so never later than the engine's own deadline
-		long usableUntil = usableUntil(engine.ticker().read(), prepared.spec().deadline().orElse(policy.deadline()),
-				policy);
-		RetryOperation operation = engine.start(prepared.spec(), cancellation);
-		return new Started(operation, cancellation, () -> this.pending.remove(cancellation), usableUntil);
-	}
-
-	/**
-	 * Returns until when the next attempt of a started operation must wait for its provider's cooldown; call it
-	 * before every {@link RetryOperation#beforeAttempt()} and, after waiting, again (another instance may have
-	 * extended the cooldown meanwhile). When the cooldown outlasts what the operation's deadline can accommodate, it
-	 * ends the operation as {@link Outcome#WAIT_EXCEEDS_DEADLINE} and returns empty, so that
-	 * {@code beforeAttempt()} refuses.
-	 * @param started the running operation
-	 * @return the ticker reading to wait for, or empty to go ahead
-	 */
-	public OptionalLong holdUntil(Started started) {
-		if (this.cooldown == null) {
-			return OptionalLong.empty();
-		}
-		String provider = started.operation().spec().provider();
-		OptionalLong until = this.cooldown.until(provider);
-		if (until.isEmpty()) {
-			return until;
-		}
-		long hold = until.getAsLong();
-		if (hold - started.usableUntilNanos() > 0) {
-			started.operation().stop(Outcome.WAIT_EXCEEDS_DEADLINE, "provider '" + provider
-					+ "' is cooling down after a Retry-After, longer than this operation's deadline can wait");
-			return OptionalLong.empty();
-		}
-		return until;
-	}
-
-	private static long usableUntil(long now, Duration deadline, RetryPolicy policy) {
-		try {
-			long usable = deadline.minus(policy.deadlineReserve()).minus(policy.minAttemptTime()).toNanos();
-			return Math.addExact(now, usable);
-		}
-		catch (ArithmeticException ex) {
-			// a deadline too far to count in nanoseconds: no cooldown is too long for it
-			return Long.MAX_VALUE;
-		}
+		RetryOperation operation = prepared.provider().engine().start(prepared.spec(), cancellation);
+		return new Started(operation, cancellation, () -> this.pending.remove(cancellation));
 	}
 
 	/**
@@ -191,11 +130,8 @@ public final class RetryAfterOperations {
 	 * @param operation the engine's state machine
 	 * @param cancellation cancels it
 	 * @param deregister to call once it has ended
-	 * @param usableUntilNanos the last ticker reading at which an attempt may still start: the deadline less its
-	 * reserve and a minimum useful attempt
 	 */
-	public record Started(RetryOperation operation, Cancellation cancellation, Runnable deregister,
-			long usableUntilNanos) {
+	public record Started(RetryOperation operation, Cancellation cancellation, Runnable deregister) {
 	}
 
 }

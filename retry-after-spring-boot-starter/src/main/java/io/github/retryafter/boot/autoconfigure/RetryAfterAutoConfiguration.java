@@ -19,7 +19,6 @@ import org.springframework.util.StringUtils;
 import io.github.retryafter.RandomSource;
 import io.github.retryafter.Sleeper;
 import io.github.retryafter.Ticker;
-import io.github.retryafter.boot.ProviderCooldown;
 import io.github.retryafter.boot.ProviderSettings;
 import io.github.retryafter.boot.RetryAfterOperations;
 import io.github.retryafter.boot.RetryAfterProviders;
@@ -88,8 +87,8 @@ public final class RetryAfterAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RetryAfterOperations retryAfterOperations(RetryAfterProviders providers, RetryAfterProperties properties,
-			Environment environment, ObjectProvider<ProviderCooldown> cooldown) {
-		return new RetryAfterOperations(providers, instanceKey(properties, environment), cooldown.getIfUnique());
+			Environment environment) {
+		return new RetryAfterOperations(providers, instanceKey(properties, environment));
 	}
 
 	@Bean

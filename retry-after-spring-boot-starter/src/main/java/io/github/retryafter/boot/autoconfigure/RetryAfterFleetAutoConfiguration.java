@@ -15,6 +15,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -26,8 +27,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.util.StringUtils;
 
 import io.github.retryafter.Ticker;
-import io.github.retryafter.boot.ProviderCooldown;
 import io.github.retryafter.boot.ProviderSettings;
+import io.github.retryafter.boot.RetryAfterProviders;
 import io.github.retryafter.boot.actuate.RetryAfterFleetHealthIndicator;
 import io.github.retryafter.boot.fleet.FleetCooldownListener;
 import io.github.retryafter.boot.fleet.FleetSettings;
@@ -41,8 +42,9 @@ import io.github.retryafter.budget.RetryBudget;
 /**
  * Auto-configuration of the fleet-wide retry budget and provider cooldown on Redis, when
  * {@code retry.after.fleet.store=redis} and Spring Data Redis with Lettuce is present: its {@link RetryBudget} is
- * defined before {@link RetryAfterAutoConfiguration}'s local one, which backs off, and its {@link ProviderCooldown}
- * holds every request to a provider that is cooling down anywhere in the fleet. It uses the application's {@link RedisConnectionFactory} (Spring Boot's
+ * defined before {@link RetryAfterAutoConfiguration}'s local one, which backs off, and its
+ * {@link RedisProviderCooldown} closes every instance's gate of a provider that is cooling down anywhere in the fleet
+ * (with provider pacing on, its default). It uses the application's {@link RedisConnectionFactory} (Spring Boot's
  * {@code spring.data.redis.*}), which must be Lettuce's.
  */
 @AutoConfiguration(before = RetryAfterAutoConfiguration.class,
@@ -96,7 +98,7 @@ public final class RetryAfterFleetAutoConfiguration {
 	}
 
 	@Bean
-	@ConditionalOnMissingBean(ProviderCooldown.class)
+	@ConditionalOnMissingBean
 	RedisProviderCooldown retryAfterFleetCooldown(RedisFleet fleet, RetryAfterProperties properties, Ticker ticker) {
 		List<String> providers = new RetryAfterPropertiesMapper(properties).providers()
 			.stream()
@@ -107,8 +109,19 @@ public final class RetryAfterFleetAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	FleetCooldownListener retryAfterFleetCooldownListener(ProviderCooldown cooldown, Ticker ticker) {
-		return new FleetCooldownListener(cooldown, ticker);
+	FleetCooldownListener retryAfterFleetCooldownListener(RedisProviderCooldown cooldown) {
+		return new FleetCooldownListener(cooldown);
+	}
+
+	/**
+	 * Attaches the fleet's cooldown to the engines' gates once every singleton exists: the engines are built after
+	 * the fleet's beans, with the fleet's listener among theirs.
+	 */
+	@Bean
+	SmartInitializingSingleton retryAfterFleetCooldownAttachment(RedisProviderCooldown cooldown,
+			ObjectProvider<RetryAfterProviders> providers) {
+		return () -> providers.ifAvailable((all) -> cooldown.attach((name) -> all.get(name)
+			.map((provider) -> provider.engine().gate(name))));
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -2,37 +2,40 @@ package io.github.retryafter.boot.fleet;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.OptionalLong;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 
 import io.github.retryafter.Ticker;
-import io.github.retryafter.boot.ProviderCooldown;
+import io.github.retryafter.pacing.ProviderGate;
 
 /**
- * A {@link ProviderCooldown} shared by a fleet through Redis, on Redis's clock. A cooldown is an instant: it is stored
- * as {@code max(existing, redisNow + floor)} by a script that reads Redis's {@code TIME} ({@link
- * FleetScript#EXTEND_COOLDOWN}), so it is never shortened and no instance's wall clock enters it. On the way out it is
- * converted to this instance's monotonic clock: {@code ticker + (until - redisNow)}, read when the reply arrives, so
- * the local instant is never earlier than the fleet's.
+ * Makes every provider's cooldown fleet-wide: the cooldown of each engine's {@link ProviderGate} (closed by a
+ * {@code Retry-After}, see provider pacing) is shared through Redis, on Redis's clock, so a provider that told one
+ * instance to come back later holds every instance's requests to it.
  * <p>
- * No request waits on Redis for it. {@link #until} answers from memory. {@link #extend} raises the local cooldown at
- * once and sends the extension from the fleet's background thread; the other instances read every configured
- * provider's cooldown on that thread every flush interval ({@link FleetScript#READ_COOLDOWNS}: a poll, not pub/sub), so
- * a cooldown reaches them within one flush interval plus a round trip. While the fleet is not on Redis the cooldown is
- * this instance's own; cooldowns learned meanwhile are pushed to Redis when it is back. A key expires one second after
- * its cooldown ends.
+ * <b>One clock.</b> A cooldown is an instant. It is stored as {@code max(existing, redisNow + remaining)} by a script
+ * that reads Redis's {@code TIME} ({@link FleetScript#EXTEND_COOLDOWN}), so it is never shortened and no instance's
+ * wall clock enters it. On the way out it is converted to each instance's monotonic clock:
+ * {@code ticker + (until - redisNow)}, read when the reply arrives, so the local instant is never earlier than the
+ * fleet's; the gate then closes until it ({@link ProviderGate#closeUntil}), which never shortens either.
  * <p>
- * Thread-safe and lock-free.
+ * <b>No request waits on Redis.</b> Everything runs on the fleet's background thread: a gate closed on this
+ * instance is pushed as soon as an engine reports a retry or a refusal ({@link #nudge}) and at every flush interval
+ * at the latest; every configured provider's cooldown is read back every flush interval ({@link
+ * FleetScript#READ_COOLDOWNS}): a poll, not pub/sub, so a cooldown reaches the other instances within one flush
+ * interval plus two round trips. While the fleet is not on Redis each gate is this instance's own, and cooldowns
+ * learned meanwhile are pushed when Redis is back. A key expires one second after its instant.
+ * <p>
+ * Thread-safe.
  */
-public final class RedisProviderCooldown implements ProviderCooldown, RedisFleet.Participant {
+public final class RedisProviderCooldown implements RedisFleet.Participant {
 
 	private static final byte[] EXPIRY_MARGIN_MILLIS = "1000".getBytes(StandardCharsets.US_ASCII);
 
@@ -40,16 +43,19 @@ public final class RedisProviderCooldown implements ProviderCooldown, RedisFleet
 
 	private final Ticker ticker;
 
-	private final Map<String, Entry> configured;
+	private final Map<String, Entry> entries;
 
 	private final List<Entry> order;
 
 	private final byte[][] keys;
 
-	private final Map<String, AtomicLong> unconfigured = new ConcurrentHashMap<>();
+	private final AtomicBoolean nudged = new AtomicBoolean();
+
+	private volatile Function<String, Optional<ProviderGate>> gates = (provider) -> Optional.empty();
 
 	/**
-	 * Creates the cooldown and registers it with the fleet.
+	 * Creates the cooldown and registers it with the fleet; it does nothing until {@link #attach attached} to the
+	 * engines' gates.
 	 * @param fleet the fleet's link to Redis
 	 * @param providers the configured providers' names: only these are shared through Redis
 	 * @param ticker the engines' monotonic clock
@@ -59,66 +65,51 @@ public final class RedisProviderCooldown implements ProviderCooldown, RedisFleet
 		this.ticker = Objects.requireNonNull(ticker, "ticker");
 		Map<String, Entry> entries = new LinkedHashMap<>();
 		for (String provider : providers) {
-			entries.put(provider, new Entry(fleet.key("cooldown", provider), ticker.read()));
+			entries.put(provider, new Entry(provider, fleet.key("cooldown", provider), ticker.read()));
 		}
-		this.configured = Map.copyOf(entries);
+		this.entries = Map.copyOf(entries);
 		this.order = List.copyOf(entries.values());
 		this.keys = this.order.stream().map((entry) -> entry.key).toArray(byte[][]::new);
 		fleet.register(this);
 	}
 
-	@Override
-	public void extend(String provider, Duration floor) {
-		Objects.requireNonNull(provider, "provider");
-		if (floor.isNegative() || floor.isZero()) {
-			return;
-		}
-		long instant = this.ticker.read() + floor.toNanos();
-		Entry entry = this.configured.get(provider);
-		if (entry == null) {
-			// never a key for a name that did not come from configuration
-			this.unconfigured.computeIfAbsent(provider, (name) -> new AtomicLong(this.ticker.read()))
-				.accumulateAndGet(instant, Math::max);
-			return;
-		}
-		entry.raise(instant);
-		if (this.fleet.onRedis()) {
-			this.fleet.submit(() -> push(entry, instant));
-		}
-	}
-
-	@Override
-	public OptionalLong until(String provider) {
-		Entry entry = this.configured.get(provider);
-		long until;
-		if (entry != null) {
-			if (!entry.ever) {
-				return OptionalLong.empty();
-			}
-			until = entry.until.get();
-		}
-		else {
-			AtomicLong local = this.unconfigured.get(provider);
-			if (local == null) {
-				return OptionalLong.empty();
-			}
-			until = local.get();
-		}
-		return (until - this.ticker.read() > 0) ? OptionalLong.of(until) : OptionalLong.empty();
+	/**
+	 * Attaches the engines' gates, once they exist.
+	 * @param gates the gate of a configured provider, by name
+	 */
+	public void attach(Function<String, Optional<ProviderGate>> gates) {
+		this.gates = Objects.requireNonNull(gates, "gates");
 	}
 
 	/**
-	 * Returns how long {@code provider} is still cooling down, on this instance's clock.
-	 * @param provider the provider
-	 * @return the time left, zero when it is not cooling down
+	 * Asks the background thread to push any gate closed since the last push, without waiting for the next flush.
+	 * Never blocks.
+	 */
+	public void nudge() {
+		if (this.fleet.onRedis() && this.nudged.compareAndSet(false, true)) {
+			this.fleet.submit(() -> {
+				this.nudged.set(false);
+				pushClosedGates();
+			});
+		}
+	}
+
+	/**
+	 * Returns how long {@code provider} is still cooling down on this instance, fleet-wide cooldowns included.
+	 * @param provider a configured provider
+	 * @return the time left, zero when it is not cooling down or not configured
 	 */
 	public Duration remaining(String provider) {
-		OptionalLong until = until(provider);
-		return until.isPresent() ? Duration.ofNanos(Math.max(0, until.getAsLong() - this.ticker.read())) : Duration.ZERO;
+		Entry entry = this.entries.get(provider);
+		if (entry == null) {
+			return Duration.ZERO;
+		}
+		return this.gates.apply(provider).map(ProviderGate::cooldownRemaining).orElse(Duration.ZERO);
 	}
 
 	@Override
 	public void sync() {
+		pushClosedGates();
 		if (this.keys.length == 0) {
 			return;
 		}
@@ -128,7 +119,7 @@ public final class RedisProviderCooldown implements ProviderCooldown, RedisFleet
 		}
 		long received = this.ticker.read();
 		List<Object> values = reply.get();
-		long redisNow = micros(values.get(0));
+		long redisNow = number(values.get(0));
 		for (int i = 0; i < this.order.size(); i++) {
 			String value = text(values.get(i + 1));
 			if (!value.isEmpty()) {
@@ -139,26 +130,31 @@ public final class RedisProviderCooldown implements ProviderCooldown, RedisFleet
 
 	@Override
 	public void onFallback() {
-		// the local cooldowns carry on as they are
+		// each gate carries on as this instance's own cooldown
 	}
 
 	@Override
 	public void onRejoin() {
-		List<Entry> cooling = new ArrayList<>();
-		long now = this.ticker.read();
-		for (Entry entry : this.order) {
-			if (entry.ever && entry.until.get() - now > 0) {
-				cooling.add(entry);
-			}
-		}
 		// what this instance learned while Redis was away becomes the fleet's
-		for (Entry entry : cooling) {
-			push(entry, entry.until.get());
+		pushClosedGates();
+	}
+
+	private void pushClosedGates() {
+		for (Entry entry : this.order) {
+			Optional<ProviderGate> gate = this.gates.apply(entry.provider);
+			if (gate.isEmpty()) {
+				continue;
+			}
+			long until = gate.get().cooldownUntilNanos();
+			long remaining = until - this.ticker.read();
+			if (remaining > 0 && until - entry.known.get() > 0) {
+				push(entry, gate.get(), until);
+			}
 		}
 	}
 
-	private void push(Entry entry, long instant) {
-		long remaining = instant - this.ticker.read();
+	private void push(Entry entry, ProviderGate gate, long until) {
+		long remaining = until - this.ticker.read();
 		if (remaining <= 0) {
 			return;
 		}
@@ -166,16 +162,26 @@ public final class RedisProviderCooldown implements ProviderCooldown, RedisFleet
 		Optional<List<Object>> reply = this.fleet.execute(FleetScript.EXTEND_COOLDOWN, new byte[][] { entry.key },
 				Long.toString(floorMicros).getBytes(StandardCharsets.US_ASCII), EXPIRY_MARGIN_MILLIS);
 		if (reply.isPresent()) {
-			long received = this.ticker.read();
-			learn(entry, micros(reply.get().get(0)), micros(reply.get().get(1)), received);
+			entry.raise(until);
+			learn(entry, number(reply.get().get(0)), number(reply.get().get(1)), this.ticker.read());
 		}
 	}
 
-	/** Converts the fleet's instant to this instance's clock: never earlier than the fleet's, since Redis answered before {@code received}. */
-	private static void learn(Entry entry, long redisNowMicros, long untilMicros, long received) {
+	/**
+	 * Converts the fleet's instant to this instance's clock (never earlier than the fleet's: Redis answered before
+	 * {@code received}) and closes the gate until then, unless this instance already knew of a later one.
+	 */
+	private void learn(Entry entry, long redisNowMicros, long untilMicros, long received) {
 		long remainingMicros = untilMicros - redisNowMicros;
-		if (remainingMicros > 0) {
-			entry.raise(received + remainingMicros * 1000);
+		if (remainingMicros <= 0) {
+			return;
+		}
+		long instant = received + remainingMicros * 1000;
+		if (instant - entry.known.get() > 0) {
+			this.gates.apply(entry.provider).ifPresent((gate) -> {
+				gate.closeUntil(instant);
+				entry.raise(gate.cooldownUntilNanos());
+			});
 		}
 	}
 
@@ -183,27 +189,30 @@ public final class RedisProviderCooldown implements ProviderCooldown, RedisFleet
 		return (value instanceof byte[] bytes) ? new String(bytes, StandardCharsets.US_ASCII) : String.valueOf(value);
 	}
 
-	private static long micros(Object value) {
+	private static long number(Object value) {
 		return Long.parseLong(text(value));
 	}
 
-	/** One configured provider's key and local instant. */
+	/**
+	 * One configured provider: its key, and the latest cooldown instant already exchanged with the fleet, so a gate
+	 * is pushed only when it closed until later than that.
+	 */
 	private static final class Entry {
+
+		private final String provider;
 
 		private final byte[] key;
 
-		private final AtomicLong until;
+		private final AtomicLong known;
 
-		private volatile boolean ever;
-
-		Entry(byte[] key, long now) {
+		Entry(String provider, byte[] key, long now) {
+			this.provider = provider;
 			this.key = key;
-			this.until = new AtomicLong(now);
+			this.known = new AtomicLong(now);
 		}
 
 		void raise(long instant) {
-			this.until.accumulateAndGet(instant, (current, wanted) -> (wanted - current > 0) ? wanted : current);
-			this.ever = true;
+			this.known.accumulateAndGet(instant, (current, wanted) -> (wanted - current > 0) ? wanted : current);
 		}
 
 	}

@@ -18,7 +18,8 @@ import io.github.retryafter.budget.TokenBucketRetryBudget;
  * A {@link RetryBudget} shared by a fleet through Redis, with the semantics of {@link TokenBucketRetryBudget}: one
  * bucket per configured provider under a global bucket, buckets start full, a successful first attempt deposits its
  * provider's deposit ratio, a retry takes one token from its provider's bucket and one from the global bucket or
- * neither, and every bucket regains its per-second floor of tokens as time passes, never beyond capacity. The
+ * neither, a retry whose attempt succeeds gives both back ({@link #refund}), and every bucket regains its per-second
+ * floor of tokens as time passes, never beyond capacity. The
  * arithmetic runs atomically on Redis, on Redis's clock ({@link FleetScript#ACQUIRE}, {@link FleetScript#SYNC}).
  * <p>
  * Only a retry decision makes a round trip ({@link #tryAcquire}). Deposits from original requests, and refunds of
@@ -111,10 +112,11 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 	 * global bucket, batched like deposits.
 	 * @param provider the provider the retry went to
 	 */
+	@Override
 	public void refund(String provider) {
 		Bucket bucket = this.providers.get(Objects.requireNonNull(provider, "provider"));
 		if (bucket == null || !this.fleet.onRedis()) {
-			refundLocally(provider);
+			this.local.refund(provider);
 			return;
 		}
 		bucket.refunds.increment();
@@ -175,11 +177,13 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 		double globalDeposit = 0;
 		double[] deposits = new double[order.size()];
 		long[] taken = new long[order.size()];
+		long[] refunded = new long[order.size()];
 		for (int i = 0; i < order.size(); i++) {
 			Bucket bucket = order.get(i);
 			long successes = bucket.successes.sumThenReset();
 			long refunds = bucket.refunds.sumThenReset();
 			taken[i] = successes;
+			refunded[i] = refunds;
 			deposits[i] = successes * bucket.settings.depositRatio() + refunds;
 			globalDeposit += successes * this.globalSettings.depositRatio() + refunds;
 			keys[i + 1] = bucket.key;
@@ -200,6 +204,9 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 				String name = name(order.get(i));
 				for (long n = 0; n < taken[i]; n++) {
 					this.local.recordSuccess(name);
+				}
+				for (long n = 0; n < refunded[i]; n++) {
+					this.local.refund(name);
 				}
 			}
 			return;
@@ -233,11 +240,6 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 			}
 		}
 		throw new IllegalStateException("unknown bucket");
-	}
-
-	private void refundLocally(String provider) {
-		// the core's local budget has no refund yet (it comes with provider pacing): a refund the local budget would
-		// have to take is dropped, which only makes the fallback stricter
 	}
 
 	private TokenBucketRetryBudget newLocal() {
