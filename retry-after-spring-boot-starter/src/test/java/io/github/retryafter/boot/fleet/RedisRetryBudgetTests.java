@@ -12,11 +12,16 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
+import io.github.retryafter.boot.actuate.RetryAfterEndpoint;
+import io.github.retryafter.boot.actuate.RetryAfterFleetHealthIndicator;
 import io.github.retryafter.boot.autoconfigure.RetryAfterAutoConfiguration;
+import io.github.retryafter.boot.autoconfigure.RetryAfterEndpointAutoConfiguration;
 import io.github.retryafter.boot.autoconfigure.RetryAfterFleetAutoConfiguration;
 import io.github.retryafter.boot.metrics.RetryAfterFleetMetrics;
 import io.github.retryafter.boot.testing.RedisServer;
@@ -201,6 +206,32 @@ class RedisRetryBudgetTests {
 				sleeping.get(2, TimeUnit.SECONDS);
 				await().atMost(Duration.ofSeconds(2)).until(fleet::onRedis);
 				assertThat(fleet.fallbacks()).isEqualTo(1);
+			});
+	}
+
+	@Test
+	void theEndpointAndHealthShowTheFleetAndHealthStaysUpOnTheLocalFallback() throws IOException {
+		this.contextRunner.withConfiguration(AutoConfigurations.of(RetryAfterEndpointAutoConfiguration.class))
+			.withPropertyValues("management.endpoints.web.exposure.include=retryafter",
+					"retry.after.fleet.probe-interval=1h")
+			.run((context) -> {
+				RedisFleet fleet = onRedis(context);
+				RetryAfterEndpoint.FleetDescriptor shown = context.getBean(RetryAfterEndpoint.class).retryAfter().fleet();
+				assertThat(shown.store()).isEqualTo("redis");
+				assertThat(shown.state()).isEqualTo("REDIS");
+				assertThat(shown.keyPrefix()).isEqualTo(this.prefix);
+				assertThat(shown.fallbacks()).isZero();
+				Health health = context.getBean(RetryAfterFleetHealthIndicator.class).health();
+				assertThat(health.getStatus()).isEqualTo(Status.UP);
+				assertThat(health.getDetails()).containsEntry("state", "REDIS");
+				fleet.fallBack(new IllegalStateException("connection reset"));
+				shown = context.getBean(RetryAfterEndpoint.class).retryAfter().fleet();
+				assertThat(shown.state()).isEqualTo("LOCAL_FALLBACK");
+				assertThat(shown.fallbacks()).isEqualTo(1);
+				assertThat(shown.lastError()).isEqualTo("IllegalStateException: connection reset");
+				health = context.getBean(RetryAfterFleetHealthIndicator.class).health();
+				assertThat(health.getStatus()).isEqualTo(Status.UP);
+				assertThat(health.getDetails()).containsEntry("state", "LOCAL_FALLBACK").containsEntry("fallbacks", 1L);
 			});
 	}
 
