@@ -18,8 +18,8 @@ import io.github.retryafter.Ticker;
  * is closed, {@link #admit} holds every request, fresh or retry, until it opens ({@link PacingMode#HOLD}), or refuses
  * it ({@link PacingMode#FAIL_FAST}, or when the request could not start a useful attempt by then).
  * <p>
- * <b>Rate.</b> The first throttle ({@link #onThrottle}) turns on a rate limit of {@code decreaseFactor} times the rate
- * requests were sent at over the last second; each throttle of a request sent after the previous decrease multiplies it
+ * <b>Rate.</b> The first throttle ({@link #onThrottle}) turns on a rate limit of {@code decreaseFactor × maxRate}; each
+ * throttle of a request sent after the previous decrease multiplies it
  * by {@code decreaseFactor} again, and successes ({@link #onSuccess}) grow it back along a cubic curve until it reaches
  * {@code maxRate}, where the limit lets go (see {@link PacingSettings}). A throttle only lowers the rate again once the
  * provider has admitted a request since the last decrease: a provider answering nothing but 503s is down, and its
@@ -32,7 +32,7 @@ import io.github.retryafter.Ticker;
  * <p>
  * Every instant is a reading of the gate's {@link Ticker}. Thread-safe without a lock: the cooldown is an
  * {@link AtomicLong} raised by compare-and-set, the rate and both lanes one immutable state swapped by
- * compare-and-set, so the only shared write on the success path of an unthrottled provider is a counter increment.
+ * compare-and-set, so the success path of an unthrottled provider reads two fields and writes nothing.
  */
 public final class ProviderGate {
 
@@ -47,8 +47,6 @@ public final class ProviderGate {
 	private final AtomicLong cooldownUntil;
 
 	private final AtomicReference<RateState> state;
-
-	private final SendMeter meter;
 
 	private final AtomicInteger queued = new AtomicInteger();
 
@@ -65,7 +63,6 @@ public final class ProviderGate {
 		long now = ticker.read();
 		this.cooldownUntil = new AtomicLong(now);
 		this.state = new AtomicReference<>(new RateState(false, 0, 0, now, false, 0, now, now));
-		this.meter = new SendMeter(now);
 	}
 
 	/**
@@ -109,7 +106,7 @@ public final class ProviderGate {
 					&& (sentAtNanos - current.lastDecreaseNanos() <= 0 || !current.admittedSinceDecrease())) {
 				return;
 			}
-			double before = current.engaged() ? current.rate() : clamp(this.meter.rate(nowNanos));
+			double before = current.engaged() ? current.rate() : this.settings.maxRate();
 			double rate = Math.max(this.settings.minRate(), before * this.settings.decreaseFactor());
 			long restart = Math.max(nowNanos, this.cooldownUntil.get());
 			RateState next = new RateState(true, rate, before, nowNanos, false, current.epoch() + 1, restart, restart);
@@ -173,20 +170,17 @@ public final class ProviderGate {
 		}
 		RateState current = this.state.get();
 		if (!current.engaged()) {
-			this.meter.record(nowNanos);
 			return Admission.GO;
 		}
 		if (held != null && held.reason() == GateHold.RATE && held.epoch() == current.epoch()) {
 			if (held.untilNanos() - nowNanos > 0) {
 				return held;
 			}
-			this.meter.record(nowNanos);
 			return Admission.GO;
 		}
 		while (true) {
 			current = this.state.get();
 			if (!current.engaged()) {
-				this.meter.record(nowNanos);
 				return Admission.GO;
 			}
 			double share = this.settings.freshShare();
@@ -214,7 +208,6 @@ public final class ProviderGate {
 					: current.withRetryTat(Math.max(current.retryTat(), slot) + retryInterval);
 			if (this.state.compareAndSet(current, next)) {
 				if (slot - nowNanos <= 0) {
-					this.meter.record(nowNanos);
 					return Admission.GO;
 				}
 				return new Admission.Hold(slot, GateHold.RATE, current.epoch());
@@ -271,10 +264,6 @@ public final class ProviderGate {
 		return "ProviderGate[" + this.provider + ", mode=" + this.settings.mode() + ", rate="
 				+ (rate().isPresent() ? String.format(Locale.ROOT, "%.1f/s", rate().getAsDouble()) : "off")
 				+ ", cooldown=" + cooldownRemaining() + ", queued=" + queued() + "]";
-	}
-
-	private double clamp(double rate) {
-		return Math.min(this.settings.maxRate(), Math.max(this.settings.minRate(), rate));
 	}
 
 	private double cubic(RateState state, long nowNanos) {
