@@ -1,0 +1,124 @@
+package io.github.retryafter.boot.fleet;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.codec.ByteArrayCodec;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import io.github.retryafter.Ticker;
+import io.github.retryafter.boot.testing.RedisServer;
+import io.github.retryafter.pacing.PacingSettings;
+import io.github.retryafter.pacing.ProviderGate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The fleet cooldown against a real {@code redis-server}, with two instances built by hand (a fleet link, a gate and
+ * a cooldown each): never shortened on Redis, converted to each instance's clock, pushed after a fallback, expiring.
+ */
+class RedisProviderCooldownTests {
+
+	@RegisterExtension
+	static final RedisServer redis = new RedisServer();
+
+	private static final AtomicInteger fleets = new AtomicInteger();
+
+	private final String prefix = "cooldown-test-" + fleets.incrementAndGet();
+
+	private final RedisClient client = RedisClient.create(RedisURI.create("127.0.0.1", redis.port()));
+
+	@AfterEach
+	void shutDown() {
+		this.client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+	}
+
+	@Test
+	void aShorterHintNeverShortensTheFleetsCooldown() throws IOException {
+		Instance a = new Instance();
+		Instance b = new Instance();
+		long now = System.nanoTime();
+		a.gate.closeUntil(now + Duration.ofSeconds(2).toNanos());
+		a.cooldown.nudge();
+		await().atMost(Duration.ofSeconds(1)).until(() -> b.remaining().compareTo(Duration.ofMillis(1500)) > 0);
+		String stored = value();
+		// b is told to come back in 300 ms: its gate keeps a's longer cooldown
+		b.gate.closeUntil(System.nanoTime() + Duration.ofMillis(300).toNanos());
+		assertThat(b.remaining()).isGreaterThan(Duration.ofMillis(1000));
+		// and so does Redis, even when an instance that has not heard of it yet sends the shorter one
+		List<Object> reply = b.fleet
+			.execute(FleetScript.EXTEND_COOLDOWN, new byte[][] { key().getBytes(StandardCharsets.UTF_8) },
+					"300000".getBytes(StandardCharsets.US_ASCII), "1000".getBytes(StandardCharsets.US_ASCII))
+			.orElseThrow();
+		assertThat(stored).contains(new String((byte[]) reply.get(1), StandardCharsets.US_ASCII));
+		assertThat(value()).isEqualTo(stored);
+		// the fleet's instant, converted to b's clock, is never earlier than the one a was given
+		assertThat(b.gate.cooldownUntilNanos() - (now + Duration.ofSeconds(2).toNanos())).isNotNegative();
+		long ttl = Long.parseLong(redis.command("PTTL", key()).trim().substring(1));
+		assertThat(ttl).isBetween(1L, 3000L);
+		a.close();
+		b.close();
+	}
+
+	@Test
+	void aCooldownLearnedWhileRedisWasAwayReachesTheFleetOnRejoin() {
+		Instance a = new Instance();
+		Instance b = new Instance();
+		a.fleet.fallBack(new IllegalStateException("connection reset"));
+		a.gate.closeUntil(System.nanoTime() + Duration.ofSeconds(2).toNanos());
+		a.cooldown.nudge();
+		assertThat(a.fleet.state()).isEqualTo(RedisFleet.State.LOCAL_FALLBACK);
+		assertThat(b.remaining()).isZero();
+		// the probe (every 100 ms) finds Redis answering, and a pushes what it learned meanwhile
+		await().atMost(Duration.ofSeconds(2)).until(a.fleet::onRedis);
+		await().atMost(Duration.ofSeconds(1)).until(() -> b.remaining().compareTo(Duration.ofMillis(1000)) > 0);
+		a.close();
+		b.close();
+	}
+
+	private String key() {
+		return "{" + this.prefix + "}:cooldown:default";
+	}
+
+	private String value() throws IOException {
+		return redis.command("GET", key());
+	}
+
+	/** One instance: its link to the fleet, its gate for provider 'default', and the cooldown bridging them. */
+	private final class Instance {
+
+		final RedisFleet fleet;
+
+		final ProviderGate gate = new ProviderGate("default", PacingSettings.DEFAULTS, Ticker.system());
+
+		final RedisProviderCooldown cooldown;
+
+		Instance() {
+			var connection = RedisProviderCooldownTests.this.client.connect(ByteArrayCodec.INSTANCE);
+			this.fleet = new RedisFleet(connection::async, new FleetSettings(RedisProviderCooldownTests.this.prefix,
+					Duration.ofSeconds(1), Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofHours(1)));
+			this.cooldown = new RedisProviderCooldown(this.fleet, List.of("default"), Ticker.system());
+			this.cooldown.attach((name) -> Optional.of(this.gate));
+			await().atMost(Duration.ofSeconds(5)).until(this.fleet::onRedis);
+		}
+
+		Duration remaining() {
+			return this.cooldown.remaining("default");
+		}
+
+		void close() {
+			this.fleet.close();
+		}
+
+	}
+
+}
