@@ -13,7 +13,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
-import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.context.ApplicationListener;
@@ -137,14 +136,21 @@ public final class RetryAfterFleetAutoConfiguration {
 	}
 
 	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnClass({ HealthIndicator.class, ConditionalOnEnabledHealthIndicator.class })
-	@ConditionalOnEnabledHealthIndicator("retryafterfleet")
+	@ConditionalOnClass(name = { "org.springframework.boot.health.contributor.HealthIndicator",
+			"org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator" })
 	static class FleetHealthConfiguration {
 
-		@Bean
-		@ConditionalOnMissingBean(name = "retryAfterFleetHealthIndicator")
-		RetryAfterFleetHealthIndicator retryAfterFleetHealthIndicator(RedisFleet fleet) {
-			return new RetryAfterFleetHealthIndicator(fleet);
+		/** One level down: its condition's class exists only once the outer condition has passed. */
+		@Configuration(proxyBeanMethods = false)
+		@ConditionalOnEnabledHealthIndicator("retryafterfleet")
+		static class FleetHealthIndicatorConfiguration {
+
+			@Bean
+			@ConditionalOnMissingBean(name = "retryAfterFleetHealthIndicator")
+			RetryAfterFleetHealthIndicator retryAfterFleetHealthIndicator(RedisFleet fleet) {
+				return new RetryAfterFleetHealthIndicator(fleet);
+			}
+
 		}
 
 	}

@@ -74,6 +74,19 @@ class RedisRetryBudgetTests {
 	}
 
 	@Test
+	void needsNeitherMicrometerNorHealthOnTheClasspath() {
+		this.contextRunner
+			.withClassLoader(new FilteredClassLoader("io.micrometer", "org.springframework.boot.health"))
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(context.getBean(RetryBudget.class)).isInstanceOf(RedisRetryBudget.class);
+				assertThat(context).doesNotHaveBean(RetryAfterFleetMetrics.class);
+				assertThat(context).doesNotHaveBean(RetryAfterFleetHealthIndicator.class);
+				onRedis(context);
+			});
+	}
+
+	@Test
 	void replacesTheLocalBudgetAndKeysDefaultToTheApplicationName() {
 		this.contextRunner.withPropertyValues("retry.after.fleet.key-prefix=", "spring.application.name=orders")
 			.run((context) -> {
