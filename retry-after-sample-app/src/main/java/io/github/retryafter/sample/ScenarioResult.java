@@ -59,6 +59,18 @@ public record ScenarioResult(Scenario scenario, String hintMode, List<OperationR
 	}
 
 	/**
+	 * Returns how long the burst took to arrive: from the first to the last first attempt. Retries in
+	 * {@code exact} mode keep this shape, shifted by the server's floor.
+	 * @return the spread in milliseconds; zero without arrivals
+	 */
+	public long burstMillis() {
+		long[] times = this.arrivals.stream().filter((arrival) -> !arrival.isRetry()).mapToLong(Arrival::atMillis)
+			.toArray();
+		return (times.length == 0) ? 0 : java.util.Arrays.stream(times).max().getAsLong()
+				- java.util.Arrays.stream(times).min().getAsLong();
+	}
+
+	/**
 	 * Returns attempts per logical operation.
 	 * @return the amplification; zero without operations
 	 */
@@ -131,6 +143,7 @@ public record ScenarioResult(Scenario scenario, String hintMode, List<OperationR
 			.map((entry) -> entry.getKey() + "=" + entry.getValue())
 			.collect(Collectors.joining(" ")));
 		row(table, "herd", herd.describe());
+		row(table, "burst", "first attempts arrived within " + burstMillis() + " ms");
 		row(table, "duration", this.durationMillis + " ms");
 		return table.toString();
 	}

@@ -42,6 +42,8 @@ public class ScenarioRunner {
 
 	private static final String RESOURCE = "/provider/resource";
 
+	private static final String WARM_UP = "/provider/status/204";
+
 	private final SimulatedProvider provider;
 
 	private final RetryAfterProviders providers;
@@ -92,13 +94,28 @@ public class ScenarioRunner {
 		}
 		String url = "http://localhost:" + port + RESOURCE;
 		String prefix = scenario.name() + "-" + (++this.runs) + "-";
-		this.provider.start(scenario.conditions());
-		long started = this.clock.millis();
-		List<OperationResult> operations = switch (scenario.client()) {
-			case WEB_CLIENT -> viaWebClient(url, scenario, prefix);
-			case REST_CLIENT -> viaRestClient(url, scenario, prefix);
-		};
-		long duration = this.clock.millis() - started;
+		ExecutorService threads = (scenario.client() == Scenario.Client.REST_CLIENT)
+				? Executors.newFixedThreadPool(Math.min(scenario.operations(), 256)) : null;
+		try {
+			warmUp(scenario, threads, "http://localhost:" + port + WARM_UP);
+			this.provider.start(scenario.conditions());
+			long started = this.clock.millis();
+			List<OperationResult> operations = switch (scenario.client()) {
+				case WEB_CLIENT -> viaWebClient(url, scenario, prefix);
+				case REST_CLIENT -> viaRestClient(url, scenario, prefix, threads);
+			};
+			long duration = this.clock.millis() - started;
+			return finish(scenario, hintMode, operations, duration);
+		}
+		finally {
+			if (threads != null) {
+				threads.shutdownNow();
+			}
+		}
+	}
+
+	private ScenarioResult finish(Scenario scenario, String hintMode, List<OperationResult> operations,
+			long duration) {
 		ScenarioResult result = new ScenarioResult(scenario, hintMode, operations, this.provider.arrivals(), duration);
 		this.latestByName.remove(scenario.name());
 		this.latestByName.put(scenario.name(), result);
@@ -148,8 +165,43 @@ public class ScenarioRunner {
 			.onErrorResume((ex) -> Mono.just(toResult(operationId, outcome.get(), ex)));
 	}
 
-	private List<OperationResult> viaRestClient(String url, Scenario scenario, String prefix) {
-		ExecutorService threads = Executors.newFixedThreadPool(Math.min(scenario.operations(), 256));
+	/**
+	 * Sends as many plain requests as the burst has operations, at once and without retries, before the scenario
+	 * starts: the connections and server threads the burst needs then exist already, so its first attempts arrive
+	 * together instead of trickling in behind connection set-up. They go to the stateless route and are not recorded.
+	 */
+	private void warmUp(Scenario scenario, ExecutorService threads, String url) {
+		if (threads == null) {
+			Flux.range(0, scenario.operations())
+				.flatMap((index) -> this.webClient.get()
+					.uri(url)
+					.attributes(RetryAfterAttributes.disabled())
+					.exchangeToMono((response) -> response.releaseBody())
+					.onErrorResume((ex) -> Mono.empty()), scenario.operations())
+				.then()
+				.block(TIMEOUT);
+			return;
+		}
+		List<Callable<Object>> calls = new ArrayList<>();
+		for (int index = 0; index < scenario.operations(); index++) {
+			calls.add(() -> this.restClient.get()
+				.uri(url)
+				.attributes(RetryAfterAttributes.disabled())
+				.retrieve()
+				.onStatus((status) -> true, (request, response) -> {
+				})
+				.toBodilessEntity());
+		}
+		try {
+			threads.invokeAll(calls, TIMEOUT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("interrupted while warming up for scenario '" + scenario.name() + "'", ex);
+		}
+	}
+
+	private List<OperationResult> viaRestClient(String url, Scenario scenario, String prefix, ExecutorService threads) {
 		try {
 			List<Callable<OperationResult>> calls = new ArrayList<>();
 			for (int index = 0; index < scenario.operations(); index++) {
@@ -169,9 +221,6 @@ public class ScenarioRunner {
 		}
 		catch (ExecutionException | java.util.concurrent.CancellationException ex) {
 			throw new IllegalStateException("scenario '" + scenario.name() + "' did not finish within " + TIMEOUT, ex);
-		}
-		finally {
-			threads.shutdownNow();
 		}
 	}
 
