@@ -14,7 +14,8 @@ public enum JitterMode {
 
 	/**
 	 * A position in {@code [0, spread)} derived from a hash of the jitter key and the attempt number: a client holds a
-	 * stable position within a round, and clients adjacent in one round are not adjacent in the next.
+	 * stable position within a round, and clients adjacent in one round are not adjacent in the next. A plan requested
+	 * without a jitter key falls back to a {@link #RANDOM} draw, so a caller that forgot the key still spreads out.
 	 */
 	KEYED
 

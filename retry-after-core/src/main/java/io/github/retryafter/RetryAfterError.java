@@ -2,7 +2,8 @@ package io.github.retryafter;
 
 /**
  * Why a {@code Retry-After} field (or the response around it) could not be turned into a wait. When several apply, the
- * first in declaration order is reported.
+ * first in declaration order is reported, with one exception: {@link #HALF_MEASURED_ROUND_TRIP} is checked before
+ * {@link #TOO_LONG}, because the age it would measure is taken off the floor that {@code TOO_LONG} judges.
  *
  * @see <a href="https://www.rfc-editor.org/rfc/rfc9110#section-10.2.3">RFC 9110 §10.2.3</a>
  */

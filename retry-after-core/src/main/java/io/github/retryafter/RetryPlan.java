@@ -22,7 +22,9 @@ import java.util.Optional;
  * @param ageIgnored whether an {@code Age} field was present but not valid delta-seconds, and so counted as zero
  * @param skew the server's {@code Date} minus the client's wall clock at receipt; reported for observability, used by
  * nothing; empty when the response has no usable {@code Date}
- * @param clampedToZero whether the age consumed the whole instruction, so the floor was clamped to zero
+ * @param clampedToZero whether the floor came out negative and was clamped to zero: the age consumed the whole
+ * instruction, or the date was up to one second before the response's {@code Date} (or, trusting the client clock,
+ * already past on it)
  * @param deadlineNanos the {@link Ticker} reading at which the wait is over: response received plus {@code wait}
  * @param estimatedWallAt roughly when the retry is due on the wall clock, for logs only
  * @see <a href="https://www.rfc-editor.org/rfc/rfc9110#section-10.2.3">RFC 9110 §10.2.3</a>

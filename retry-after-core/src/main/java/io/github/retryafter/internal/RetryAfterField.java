@@ -1,0 +1,215 @@
+package io.github.retryafter.internal;
+
+import java.util.List;
+
+import io.github.retryafter.RetryAfterError;
+import io.github.retryafter.RetryAfterException;
+
+/**
+ * Reads the {@code Retry-After} field itself: field count, emptiness, which of the two forms it is in, and the
+ * delay-seconds form. HTTP-dates are handed to {@link HttpDate}. Internal: not part of the library's API.
+ * <p>
+ * The checks run in the order of the planner's error precedence: {@link RetryAfterError#EMPTY} (any field line that is
+ * empty after trimming SP/HTAB), {@link RetryAfterError#MULTIPLE_VALUES} (two field lines, or a comma other than the one
+ * after an HTTP-date's day name), then {@link RetryAfterError#INVALID_DELAY}. Bare digits are recognised first, so
+ * {@code 2000} is 2,000 seconds and never a year. A value is taken as an attempted HTTP-date only when it starts with
+ * an ASCII letter and contains a space or a comma, as all three date forms do; everything else (a sign, a decimal
+ * point, an exponent, non-ASCII digits, a single word such as {@code later}) is refused as
+ * {@link RetryAfterError#INVALID_DELAY}.
+ * <p>
+ * Stateless and thread-safe; the success path allocates nothing.
+ */
+public final class RetryAfterField {
+
+	/** Returned by {@link #delaySeconds} when the value is in HTTP-date form. */
+	public static final long DATE_FORM = -1;
+
+	private static final String ADVICE = "RFC 9110 §10.2.3 allows only delay-seconds written in ASCII digits (\"120\")"
+			+ " or an HTTP-date (\"Tue, 04 Aug 2026 12:00:30 GMT\"); ask the origin to send one of those.";
+
+	private RetryAfterField() {
+	}
+
+	/**
+	 * Returns the index of the first character of {@code value} that is not SP or HTAB.
+	 * @param value the field value
+	 * @return the start of the trimmed value
+	 */
+	public static int trimStart(String value) {
+		int i = 0;
+		int length = value.length();
+		while (i < length && isOws(value.charAt(i))) {
+			i++;
+		}
+		return i;
+	}
+
+	/**
+	 * Returns one past the last character of {@code value} that is not SP or HTAB, but not less than {@code start}.
+	 * @param value the field value
+	 * @param start the start of the trimmed value
+	 * @return the end of the trimmed value
+	 */
+	public static int trimEnd(String value, int start) {
+		int i = value.length();
+		while (i > start && isOws(value.charAt(i - 1))) {
+			i--;
+		}
+		return i;
+	}
+
+	/**
+	 * Refuses field lines that are empty or more than one.
+	 * @param values every {@code Retry-After} field line, at least one
+	 * @throws RetryAfterException with {@link RetryAfterError#EMPTY} or {@link RetryAfterError#MULTIPLE_VALUES}
+	 */
+	public static void requireSingle(List<String> values) {
+		for (String value : values) {
+			int start = trimStart(value);
+			if (start == value.length()) {
+				throw new RetryAfterException(RetryAfterError.EMPTY, "Retry-After is present but empty"
+						+ ((values.size() > 1) ? " in one of its " + values.size() + " field lines " + quoteAll(values)
+								: "")
+						+ ". An empty field is not zero: a server that means \"retry now\" writes \"0\". " + ADVICE);
+			}
+		}
+		if (values.size() > 1) {
+			throw new RetryAfterException(RetryAfterError.MULTIPLE_VALUES, "Retry-After appeared in " + values.size()
+					+ " field lines " + quoteAll(values) + ", but it is a singleton field: a proxy or library on the path"
+					+ " probably added a second one. There is no way to tell which is the origin's, so none is used. Ask"
+					+ " the origin or the hop that adds it to send exactly one Retry-After.");
+		}
+	}
+
+	/**
+	 * Classifies the trimmed value {@code value[start, end)} and parses it when it is delay-seconds.
+	 * @param value the field value
+	 * @param start the start of the trimmed value (see {@link #trimStart})
+	 * @param end the end of the trimmed value (see {@link #trimEnd}); greater than {@code start}
+	 * @return the delay in seconds, saturated at {@link Long#MAX_VALUE}, or {@link #DATE_FORM} when the value is in
+	 * HTTP-date form (and should be parsed by {@link HttpDate})
+	 * @throws RetryAfterException with {@link RetryAfterError#MULTIPLE_VALUES} for a comma list, or
+	 * {@link RetryAfterError#INVALID_DELAY}
+	 */
+	public static long delaySeconds(String value, int start, int end) {
+		char first = value.charAt(start);
+		boolean letter = (first >= 'A' && first <= 'Z') || (first >= 'a' && first <= 'z');
+		boolean dateShaped = false;
+		int commas = 0;
+		boolean commaAfterName = false;
+		for (int i = start; i < end; i++) {
+			char c = value.charAt(i);
+			if (c == ',') {
+				commas++;
+				if (commas == 1 && letter && wordBefore(value, start, i)) {
+					commaAfterName = true;
+				}
+			}
+			else if (c == ' ' || c == '\t') {
+				dateShaped = letter;
+			}
+		}
+		if (commas > (commaAfterName ? 1 : 0)) {
+			throw new RetryAfterException(RetryAfterError.MULTIPLE_VALUES, "Retry-After \"" + value.substring(start, end)
+					+ "\" is a comma-separated list, but it is a singleton field: a proxy or library on the path"
+					+ " probably joined two values into one. There is no way to tell which is the origin's, so none is"
+					+ " used. Ask the origin or the hop that adds it to send exactly one value.");
+		}
+		if (letter && (dateShaped || commaAfterName)) {
+			return DATE_FORM;
+		}
+		long seconds = 0;
+		for (int i = start; i < end; i++) {
+			char c = value.charAt(i);
+			if (c < '0' || c > '9') {
+				throw invalidDelay(value, start, end, i);
+			}
+			int digit = c - '0';
+			if (seconds > (Long.MAX_VALUE - digit) / 10) {
+				seconds = Long.MAX_VALUE;
+				for (int j = i + 1; j < end; j++) {
+					char rest = value.charAt(j);
+					if (rest < '0' || rest > '9') {
+						throw invalidDelay(value, start, end, j);
+					}
+				}
+				return seconds;
+			}
+			seconds = seconds * 10 + digit;
+		}
+		return seconds;
+	}
+
+	/**
+	 * Parses an {@code Age} field value as delta-seconds (RFC 9111 §5.1): ASCII digits only, SP/HTAB trimmed,
+	 * saturating at {@link Long#MAX_VALUE}.
+	 * @param value the field value
+	 * @return the age in seconds, or {@code -1} when the value is not valid delta-seconds
+	 */
+	public static long deltaSeconds(String value) {
+		int start = trimStart(value);
+		int end = trimEnd(value, start);
+		if (start == end) {
+			return -1;
+		}
+		long seconds = 0;
+		for (int i = start; i < end; i++) {
+			char c = value.charAt(i);
+			if (c < '0' || c > '9') {
+				return -1;
+			}
+			int digit = c - '0';
+			seconds = (seconds > (Long.MAX_VALUE - digit) / 10) ? Long.MAX_VALUE : seconds * 10 + digit;
+		}
+		return seconds;
+	}
+
+	private static boolean wordBefore(String value, int start, int comma) {
+		for (int i = start; i < comma; i++) {
+			char c = value.charAt(i);
+			if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'))) {
+				return false;
+			}
+		}
+		return comma > start;
+	}
+
+	private static RetryAfterException invalidDelay(String value, int start, int end, int at) {
+		char c = value.charAt(at);
+		String why;
+		if (at == start && (c == '-' || c == '+')) {
+			why = "delay-seconds cannot be signed" + ((c == '-') ? " or negative" : "");
+		}
+		else if (c == '.' || c == ',') {
+			why = "delay-seconds are whole seconds, not fractions";
+		}
+		else if ((c == 'e' || c == 'E') && at > start) {
+			why = "delay-seconds cannot use exponent notation";
+		}
+		else if (Character.isDigit(c)) {
+			why = String.format("U+%04X is a digit, but not an ASCII one", (int) c);
+		}
+		else if (c == ' ' || c == '\t') {
+			why = "delay-seconds contain no whitespace";
+		}
+		else {
+			why = "it is neither digits nor an HTTP-date (found " + ((c < 0x20 || c > 0x7E)
+					? String.format("U+%04X", (int) c) : "\"" + c + "\"") + " at position " + (at - start) + ")";
+		}
+		return new RetryAfterException(RetryAfterError.INVALID_DELAY, "Retry-After \"" + value.substring(start, end)
+				+ "\" is not valid delay-seconds: " + why + ". " + ADVICE);
+	}
+
+	private static String quoteAll(List<String> values) {
+		StringBuilder out = new StringBuilder("(");
+		for (int i = 0; i < values.size(); i++) {
+			out.append((i > 0) ? ", " : "").append('"').append(values.get(i).strip()).append('"');
+		}
+		return out.append(')').toString();
+	}
+
+	private static boolean isOws(char c) {
+		return c == ' ' || c == '\t';
+	}
+
+}
