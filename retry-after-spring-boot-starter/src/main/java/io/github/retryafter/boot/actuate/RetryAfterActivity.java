@@ -1,0 +1,232 @@
+package io.github.retryafter.boot.actuate;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+
+import io.github.retryafter.RetryAfterError;
+import io.github.retryafter.RetryPlan;
+import io.github.retryafter.Ticker;
+import io.github.retryafter.boot.metrics.AmplificationWindow;
+import io.github.retryafter.engine.AttemptEvent;
+import io.github.retryafter.engine.AttemptKind;
+import io.github.retryafter.engine.AttemptOutcome;
+import io.github.retryafter.engine.OperationFinishedEvent;
+import io.github.retryafter.engine.Outcome;
+import io.github.retryafter.engine.RefusalEvent;
+import io.github.retryafter.engine.RetryListener;
+import io.github.retryafter.engine.RetryScheduledEvent;
+
+/**
+ * A listener that keeps, per provider, what an operator wants to see on the {@code retryafter} endpoint: operations by
+ * outcome, attempts by kind, the amplification over the last 50 to 60 seconds, the last measured clock skew, the last
+ * {@code Retry-After} received and the last refusal. It needs no metrics library.
+ * <p>
+ * State is kept per provider name the engine reports, which is always a configured name or {@code default} for engines
+ * built by the starter, so it is bounded by configuration. A {@code Retry-After} value is kept as received but cut to
+ * {@value #MAX_VALUE_LENGTH} characters.
+ * <p>
+ * Thread-safe: counters are adders, the "last" values are single volatile references to immutable records.
+ */
+public final class RetryAfterActivity implements RetryListener {
+
+	/** The longest {@code Retry-After} value kept; a longer one is cut and ends with an ellipsis. */
+	public static final int MAX_VALUE_LENGTH = 64;
+
+	private static final String RETRY_AFTER = "Retry-After";
+
+	private final InstantSource wallClock;
+
+	private final Ticker ticker;
+
+	private final Map<String, State> states = new ConcurrentHashMap<>();
+
+	/**
+	 * Creates the listener.
+	 * @param wallClock stamps the "last seen" values, for display only
+	 * @param ticker the monotonic clock of the amplification window
+	 */
+	public RetryAfterActivity(InstantSource wallClock, Ticker ticker) {
+		this.wallClock = Objects.requireNonNull(wallClock, "wallClock");
+		this.ticker = Objects.requireNonNull(ticker, "ticker");
+	}
+
+	@Override
+	public void onAttempt(AttemptEvent event) {
+		State state = state(event.spec().provider());
+		state.attempts.get(event.kind()).increment();
+		state.window.recordAttempt();
+	}
+
+	@Override
+	public void onRetryScheduled(RetryScheduledEvent event) {
+		State state = state(event.spec().provider());
+		Instant now = this.wallClock.instant();
+		event.plan()
+			.flatMap(RetryPlan::skew)
+			.ifPresent((skew) -> state.lastSkew = new LastSkew(skew.toNanos() / 1e9, now));
+		retryAfter(event.outcome()).ifPresent((value) -> state.lastRetryAfter = new LastRetryAfter(value,
+				status(event.outcome()), now, "RETRY", Optional.of(event.delay()), event.source().name(),
+				event.refusedHint()));
+	}
+
+	@Override
+	public void onRefusal(RefusalEvent event) {
+		State state = state(event.spec().provider());
+		state.lastRefusal = new LastRefusal(event.stop(), event.hintError(), event.reason(), this.wallClock.instant());
+	}
+
+	@Override
+	public void onOperationFinished(OperationFinishedEvent event) {
+		State state = state(event.spec().provider());
+		state.operations.get(event.outcome()).increment();
+		state.window.recordOperation();
+		if (event.outcome() != Outcome.SUCCESS && event.lastOutcome().isPresent()) {
+			AttemptOutcome last = event.lastOutcome().get();
+			retryAfter(last).ifPresent((value) -> state.lastRetryAfter = new LastRetryAfter(value, status(last),
+					this.wallClock.instant(), event.outcome().name(), Optional.empty(), null, Optional.empty()));
+		}
+	}
+
+	/**
+	 * Returns what was seen of one provider so far.
+	 * @param provider the provider name
+	 * @return a snapshot; all zeros and empty when nothing was seen
+	 */
+	public Snapshot snapshot(String provider) {
+		State state = this.states.get(provider);
+		if (state == null) {
+			state = new State(AmplificationWindow.standard(this.ticker));
+		}
+		Map<Outcome, Long> operations = new EnumMap<>(Outcome.class);
+		state.operations.forEach((outcome, adder) -> operations.put(outcome, adder.sum()));
+		Map<AttemptKind, Long> attempts = new EnumMap<>(AttemptKind.class);
+		state.attempts.forEach((kind, adder) -> attempts.put(kind, adder.sum()));
+		double ratio = state.window.ratio();
+		return new Snapshot(Map.copyOf(operations), Map.copyOf(attempts),
+				Double.isNaN(ratio) ? Optional.empty() : Optional.of(ratio), state.window.span(),
+				Optional.ofNullable(state.lastSkew), Optional.ofNullable(state.lastRetryAfter),
+				Optional.ofNullable(state.lastRefusal));
+	}
+
+	private State state(String provider) {
+		State state = this.states.get(provider);
+		if (state != null) {
+			return state;
+		}
+		return this.states.computeIfAbsent(provider, (name) -> new State(AmplificationWindow.standard(this.ticker)));
+	}
+
+	private static Optional<String> retryAfter(AttemptOutcome outcome) {
+		if (!(outcome instanceof AttemptOutcome.Response response)) {
+			return Optional.empty();
+		}
+		List<String> values = response.headers().values(RETRY_AFTER);
+		if (values.isEmpty()) {
+			return Optional.empty();
+		}
+		String value = String.join(", ", values);
+		return Optional.of((value.length() > MAX_VALUE_LENGTH) ? value.substring(0, MAX_VALUE_LENGTH - 1) + "…" : value);
+	}
+
+	private static int status(AttemptOutcome outcome) {
+		return ((AttemptOutcome.Response) outcome).status();
+	}
+
+	/**
+	 * What was seen of one provider.
+	 *
+	 * @param operations operations finished, by outcome (every outcome present)
+	 * @param attempts attempts sent, by kind (both kinds present)
+	 * @param amplification attempts ÷ operations over the window; empty when no operation finished in it
+	 * @param window the window the amplification covers at most
+	 * @param lastSkew the last measured clock skew
+	 * @param lastRetryAfter the last {@code Retry-After} received
+	 * @param lastRefusal the last refused retry or hint
+	 */
+	public record Snapshot(Map<Outcome, Long> operations, Map<AttemptKind, Long> attempts,
+			Optional<Double> amplification, Duration window, Optional<LastSkew> lastSkew,
+			Optional<LastRetryAfter> lastRetryAfter, Optional<LastRefusal> lastRefusal) {
+
+		/**
+		 * Returns the operations finished, whatever their outcome.
+		 * @return the sum of {@link #operations()}
+		 */
+		public long totalOperations() {
+			return this.operations.values().stream().mapToLong(Long::longValue).sum();
+		}
+
+	}
+
+	/**
+	 * A measured clock skew.
+	 *
+	 * @param seconds the server's {@code Date} minus the client's clock at receipt, signed
+	 * @param at when it was measured, on the client's wall clock
+	 */
+	public record LastSkew(double seconds, Instant at) {
+	}
+
+	/**
+	 * A {@code Retry-After} received.
+	 *
+	 * @param value the field value as received (several fields joined with {@code ", "}), cut to
+	 * {@value RetryAfterActivity#MAX_VALUE_LENGTH} characters
+	 * @param status the response's status
+	 * @param at when it was received, on the client's wall clock
+	 * @param decision {@code RETRY} when a retry was scheduled, else the outcome the operation ended with
+	 * @param waitTime the wait before the retry, when one was scheduled (named {@code waitTime} because a record
+	 * component cannot be called {@code wait})
+	 * @param source where that wait came from ({@code RETRY_AFTER} or {@code BACKOFF}), or {@code null} with no retry
+	 * @param error why the value could not be used, if it could not
+	 */
+	public record LastRetryAfter(String value, int status, Instant at, String decision, Optional<Duration> waitTime,
+			String source, Optional<RetryAfterError> error) {
+	}
+
+	/**
+	 * A refused retry or hint.
+	 *
+	 * @param stop how the operation ended because of it; empty when only a hint was refused
+	 * @param hintError the refused {@code Retry-After}'s error, if a hint was involved
+	 * @param reason the engine's sentence, with the numbers
+	 * @param at when, on the client's wall clock
+	 */
+	public record LastRefusal(Optional<Outcome> stop, Optional<RetryAfterError> hintError, String reason, Instant at) {
+	}
+
+	/** One provider's state. */
+	private static final class State {
+
+		private final Map<Outcome, LongAdder> operations = new EnumMap<>(Outcome.class);
+
+		private final Map<AttemptKind, LongAdder> attempts = new EnumMap<>(AttemptKind.class);
+
+		private final AmplificationWindow window;
+
+		private volatile LastSkew lastSkew;
+
+		private volatile LastRetryAfter lastRetryAfter;
+
+		private volatile LastRefusal lastRefusal;
+
+		State(AmplificationWindow window) {
+			this.window = window;
+			for (Outcome outcome : Outcome.values()) {
+				this.operations.put(outcome, new LongAdder());
+			}
+			for (AttemptKind kind : AttemptKind.values()) {
+				this.attempts.put(kind, new LongAdder());
+			}
+		}
+
+	}
+
+}

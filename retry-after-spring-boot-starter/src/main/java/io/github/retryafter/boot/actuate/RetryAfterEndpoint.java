@@ -1,0 +1,262 @@
+package io.github.retryafter.boot.actuate;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+
+import io.github.retryafter.boot.ProviderSettings;
+import io.github.retryafter.boot.RetryAfterProviders;
+import io.github.retryafter.budget.BudgetSettings;
+import io.github.retryafter.budget.RetryBudget;
+import io.github.retryafter.budget.TokenBucketRetryBudget;
+import io.github.retryafter.engine.HintMode;
+import io.github.retryafter.engine.OperationSpec;
+import io.github.retryafter.engine.RetryPolicy;
+
+/**
+ * The {@code retryafter} Actuator endpoint ({@code /actuator/retryafter}): per provider, the settings in force, the
+ * budget tokens left, operations and attempts, the amplification, the last clock skew, the last {@code Retry-After}
+ * and the last refusal; {@code /actuator/retryafter/{provider}} shows one provider. Durations are ISO-8601 strings,
+ * instants are ISO-8601 UTC strings, and token counts are {@code null} when the budget is unlimited.
+ * <p>
+ * Thread-safe: each read builds a new snapshot.
+ */
+@Endpoint(id = "retryafter")
+public class RetryAfterEndpoint {
+
+	private final RetryAfterProviders providers;
+
+	private final RetryAfterActivity activity;
+
+	/**
+	 * Creates the endpoint.
+	 * @param providers the configured providers
+	 * @param activity what was seen of them
+	 */
+	public RetryAfterEndpoint(RetryAfterProviders providers, RetryAfterActivity activity) {
+		this.providers = Objects.requireNonNull(providers, "providers");
+		this.activity = Objects.requireNonNull(activity, "activity");
+	}
+
+	/**
+	 * Describes every provider and the global budget.
+	 * @return the description
+	 */
+	@ReadOperation
+	public RetryAfterDescriptor retryAfter() {
+		Map<String, ProviderDescriptor> providers = new TreeMap<>();
+		for (RetryAfterProviders.Provider provider : this.providers.all()) {
+			providers.put(provider.name(), describe(provider));
+		}
+		RetryBudget budget = this.providers.get(OperationSpec.DEFAULT_PROVIDER)
+			.orElseGet(() -> this.providers.all().iterator().next())
+			.engine()
+			.budget();
+		BudgetSettings settings = (budget instanceof TokenBucketRetryBudget buckets) ? buckets.globalSettings() : null;
+		return new RetryAfterDescriptor(new BudgetDescriptor(settings, finite(budget.globalTokens())), providers);
+	}
+
+	/**
+	 * Describes one provider.
+	 * @param provider the provider's name
+	 * @return the description, or {@code null} (a 404) when no such provider is configured
+	 */
+	@ReadOperation
+	public ProviderDescriptor provider(@Selector String provider) {
+		return this.providers.get(provider).map(this::describe).orElse(null);
+	}
+
+	private ProviderDescriptor describe(RetryAfterProviders.Provider provider) {
+		RetryAfterActivity.Snapshot snapshot = this.activity.snapshot(provider.name());
+		RetryBudget budget = provider.engine().budget();
+		double own = (budget instanceof TokenBucketRetryBudget buckets) ? buckets.providerTokens(provider.name())
+				: budget.availableTokens(provider.name());
+		Map<String, Long> operations = new LinkedHashMap<>();
+		operations.put("total", snapshot.totalOperations());
+		snapshot.operations().entrySet().stream()
+			.sorted(Map.Entry.comparingByKey())
+			.forEach((entry) -> operations.put(entry.getKey().name(), entry.getValue()));
+		Map<String, Long> attempts = new LinkedHashMap<>();
+		snapshot.attempts().entrySet().stream()
+			.sorted(Map.Entry.comparingByKey())
+			.forEach((entry) -> attempts.put(entry.getKey().name(), entry.getValue()));
+		return new ProviderDescriptor(SettingsDescriptor.of(provider.settings()),
+				new BudgetDescriptor(provider.settings().budget(), finite(own),
+						finite(budget.availableTokens(provider.name()))),
+				operations, attempts,
+				new AmplificationDescriptor(snapshot.amplification().orElse(null), snapshot.window().toString()),
+				snapshot.lastSkew().map(SkewDescriptor::of).orElse(null),
+				snapshot.lastRetryAfter().map(LastRetryAfterDescriptor::of).orElse(null),
+				snapshot.lastRefusal().map(RefusalDescriptor::of).orElse(null));
+	}
+
+	private static Double finite(double tokens) {
+		return Double.isFinite(tokens) ? tokens : null;
+	}
+
+	private static String text(Duration duration) {
+		return (duration != null) ? duration.toString() : null;
+	}
+
+	/**
+	 * Every provider and the global budget.
+	 *
+	 * @param globalBudget the bucket every provider also draws from
+	 * @param providers the providers by name
+	 */
+	public record RetryAfterDescriptor(BudgetDescriptor globalBudget, Map<String, ProviderDescriptor> providers)
+			implements OperationResponseBody {
+	}
+
+	/**
+	 * One provider.
+	 *
+	 * @param settings the settings in force
+	 * @param budget its budget bucket
+	 * @param operations operations finished: {@code total} and by outcome
+	 * @param attempts attempts sent by kind
+	 * @param amplification attempts ÷ operations over the recent window
+	 * @param lastSkew the last measured clock skew, or {@code null}
+	 * @param lastRetryAfter the last {@code Retry-After} received, or {@code null}
+	 * @param lastRefusal the last refused retry or hint, or {@code null}
+	 */
+	public record ProviderDescriptor(SettingsDescriptor settings, BudgetDescriptor budget, Map<String, Long> operations,
+			Map<String, Long> attempts, AmplificationDescriptor amplification, SkewDescriptor lastSkew,
+			LastRetryAfterDescriptor lastRetryAfter, RefusalDescriptor lastRefusal) implements OperationResponseBody {
+	}
+
+	/**
+	 * The settings in force for a provider.
+	 *
+	 * @param hosts the hosts it serves
+	 * @param maxAttempts the most attempts, counting the first
+	 * @param deadline the operation's deadline
+	 * @param attemptTimeout the longest one attempt may take
+	 * @param totalWait the most waiting one operation may do
+	 * @param maxWait the longest {@code Retry-After} accepted, or {@code null} for none
+	 * @param hintMode how a {@code Retry-After} becomes a wait
+	 * @param hintCap the cap in {@code CAPPED} mode, or {@code null} in any other mode
+	 * @param jitter how clients are spread above the server's floor
+	 * @param backoffBase the fallback backoff's first ceiling
+	 * @param backoffMax the fallback backoff's largest ceiling
+	 * @param retryableStatuses the statuses retried
+	 * @param retryableMethods the methods replayed without an idempotency key
+	 * @param idempotencyKeyEnabled whether POST and PATCH get an idempotency key
+	 * @param idempotencyKeyHeader the header carrying it
+	 * @param maxReplayBodyBytes the largest body buffered for replay
+	 */
+	public record SettingsDescriptor(List<String> hosts, int maxAttempts, String deadline, String attemptTimeout,
+			String totalWait, String maxWait, String hintMode, String hintCap, String jitter, String backoffBase,
+			String backoffMax, List<Integer> retryableStatuses, List<String> retryableMethods,
+			boolean idempotencyKeyEnabled, String idempotencyKeyHeader, long maxReplayBodyBytes) {
+
+		static SettingsDescriptor of(ProviderSettings settings) {
+			RetryPolicy policy = settings.policy();
+			return new SettingsDescriptor(settings.hosts(), policy.maxAttempts(), text(policy.deadline()),
+					text(policy.attemptTimeout()), text(policy.totalWait()),
+					policy.planner().maxWait().map(Duration::toString).orElse(null), policy.hintMode().name(),
+					(policy.hintMode() == HintMode.CAPPED) ? text(policy.hintCap()) : null,
+					policy.planner().jitter().name(), text(policy.backoff().base()), text(policy.backoff().max()),
+					List.copyOf(new TreeSet<>(policy.retryableStatuses())),
+					List.copyOf(new TreeSet<>(policy.retryableMethods())), settings.idempotencyKeyEnabled(),
+					policy.idempotencyKeyHeader(), settings.maxReplayBodyBytes());
+		}
+
+	}
+
+	/**
+	 * A budget bucket.
+	 *
+	 * @param capacity the tokens a full bucket holds, or {@code null} when not a token bucket
+	 * @param depositRatio the tokens a successful first attempt deposits, or {@code null}
+	 * @param refillPerSecond the tokens regained per second, or {@code null}
+	 * @param tokens the tokens in this bucket now, or {@code null} when unlimited
+	 * @param available what a retry could take now (the smaller of this bucket and the global one), or {@code null}
+	 * when unlimited
+	 */
+	public record BudgetDescriptor(Double capacity, Double depositRatio, Double refillPerSecond, Double tokens,
+			Double available) {
+
+		BudgetDescriptor(BudgetSettings settings, Double tokens) {
+			this(settings, tokens, tokens);
+		}
+
+		BudgetDescriptor(BudgetSettings settings, Double tokens, Double available) {
+			this((settings != null) ? settings.capacity() : null, (settings != null) ? settings.depositRatio() : null,
+					(settings != null) ? settings.refillPerSecond() : null, tokens, available);
+		}
+
+	}
+
+	/**
+	 * The amplification over the recent window.
+	 *
+	 * @param ratio attempts sent ÷ operations finished, or {@code null} when no operation finished in the window
+	 * @param window the longest span the window covers
+	 */
+	public record AmplificationDescriptor(Double ratio, String window) {
+	}
+
+	/**
+	 * The last measured clock skew.
+	 *
+	 * @param seconds the server's {@code Date} minus the client's clock, signed
+	 * @param at when it was measured
+	 */
+	public record SkewDescriptor(double seconds, String at) {
+
+		static SkewDescriptor of(RetryAfterActivity.LastSkew skew) {
+			return new SkewDescriptor(skew.seconds(), skew.at().toString());
+		}
+
+	}
+
+	/**
+	 * The last {@code Retry-After} received.
+	 *
+	 * @param value the value as received, cut to {@value RetryAfterActivity#MAX_VALUE_LENGTH} characters
+	 * @param status the response's status
+	 * @param at when it was received
+	 * @param decision {@code RETRY}, or the outcome the operation ended with
+	 * @param waitTime the wait before the retry, or {@code null}
+	 * @param source where the wait came from, or {@code null}
+	 * @param error why the value could not be used, or {@code null}
+	 */
+	public record LastRetryAfterDescriptor(String value, int status, String at, String decision, String waitTime,
+			String source, String error) {
+
+		static LastRetryAfterDescriptor of(RetryAfterActivity.LastRetryAfter last) {
+			return new LastRetryAfterDescriptor(last.value(), last.status(), last.at().toString(), last.decision(),
+					last.waitTime().map(Duration::toString).orElse(null), last.source(),
+					last.error().map(Enum::name).orElse(null));
+		}
+
+	}
+
+	/**
+	 * The last refused retry or hint.
+	 *
+	 * @param stop the outcome the operation ended with, or {@code null} when only a hint was refused
+	 * @param hintError the refused {@code Retry-After}'s error, or {@code null}
+	 * @param reason the engine's sentence
+	 * @param at when
+	 */
+	public record RefusalDescriptor(String stop, String hintError, String reason, String at) {
+
+		static RefusalDescriptor of(RetryAfterActivity.LastRefusal refusal) {
+			return new RefusalDescriptor(refusal.stop().map(Enum::name).orElse(null),
+					refusal.hintError().map(Enum::name).orElse(null), refusal.reason(), refusal.at().toString());
+		}
+
+	}
+
+}

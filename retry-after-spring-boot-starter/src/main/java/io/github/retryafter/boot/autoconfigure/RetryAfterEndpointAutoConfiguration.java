@@ -1,0 +1,41 @@
+package io.github.retryafter.boot.autoconfigure;
+
+import java.time.InstantSource;
+
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+
+import io.github.retryafter.Ticker;
+import io.github.retryafter.boot.RetryAfterProviders;
+import io.github.retryafter.boot.actuate.RetryAfterActivity;
+import io.github.retryafter.boot.actuate.RetryAfterEndpoint;
+
+/**
+ * Auto-configuration of the {@code retryafter} Actuator endpoint and the {@link RetryAfterActivity} listener that
+ * feeds it, when Spring Boot Actuator is present and the endpoint is available (enabled and exposed, e.g. with
+ * {@code management.endpoints.web.exposure.include=retryafter}).
+ */
+@AutoConfiguration(after = RetryAfterAutoConfiguration.class)
+@ConditionalOnClass(value = Endpoint.class, name = "org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint")
+@ConditionalOnBean(RetryAfterProviders.class)
+@ConditionalOnAvailableEndpoint(RetryAfterEndpoint.class)
+public final class RetryAfterEndpointAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	RetryAfterActivity retryAfterActivity(InstantSource wallClock, Ticker ticker) {
+		return new RetryAfterActivity(wallClock, ticker);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RetryAfterEndpoint retryAfterEndpoint(RetryAfterProviders providers, RetryAfterActivity activity) {
+		return new RetryAfterEndpoint(providers, activity);
+	}
+
+}

@@ -1,0 +1,319 @@
+package io.github.retryafter.boot.metrics;
+
+import java.util.Collection;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
+
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.MeterBinder;
+
+import io.github.retryafter.RetryAfterError;
+import io.github.retryafter.RetryPlan;
+import io.github.retryafter.Ticker;
+import io.github.retryafter.boot.RetryAfterProviders;
+import io.github.retryafter.budget.RetryBudget;
+import io.github.retryafter.budget.TokenBucketRetryBudget;
+import io.github.retryafter.engine.AttemptEvent;
+import io.github.retryafter.engine.AttemptKind;
+import io.github.retryafter.engine.DelaySource;
+import io.github.retryafter.engine.OperationFinishedEvent;
+import io.github.retryafter.engine.OperationSpec;
+import io.github.retryafter.engine.Outcome;
+import io.github.retryafter.engine.RefusalEvent;
+import io.github.retryafter.engine.RetryListener;
+import io.github.retryafter.engine.RetryScheduledEvent;
+
+/**
+ * Binds the retry engine's events to Micrometer meters. Every meter of every configured provider is registered when
+ * the binder is bound, with every value of its enum tags, so the series are bounded by configuration (never by hosts
+ * or URLs), exist before the first request, and every series of a meter has the same tag keys:
+ * <table>
+ * <caption>Meters</caption>
+ * <tr><th>meter</th><th>type</th><th>tags</th></tr>
+ * <tr><td>{@value #OPERATIONS}</td><td>counter</td><td>provider, outcome ({@link Outcome} names)</td></tr>
+ * <tr><td>{@value #ATTEMPTS}</td><td>counter</td><td>provider, kind ({@code FIRST}, {@code RETRY})</td></tr>
+ * <tr><td>{@value #AMPLIFICATION}</td><td>gauge</td><td>provider; attempts sent ÷ operations finished over the last
+ * 50 to 60 seconds ({@link AmplificationWindow#standard}), {@code NaN} when no operation finished in that time</td></tr>
+ * <tr><td>{@value #CLOCK_SKEW}</td><td>gauge, seconds</td><td>provider; the last measured skew (server {@code Date}
+ * minus client clock), signed, {@code NaN} before the first</td></tr>
+ * <tr><td>{@value #CLOCK_SKEW_MAGNITUDE}</td><td>distribution summary, seconds</td><td>provider; absolute skews</td></tr>
+ * <tr><td>{@value #BUDGET_REFUSALS}</td><td>counter</td><td>provider</td></tr>
+ * <tr><td>{@value #BUDGET_TOKENS}</td><td>gauge</td><td>provider, plus {@code global} for the global bucket</td></tr>
+ * <tr><td>{@value #WAIT}</td><td>timer</td><td>provider, source ({@code RETRY_AFTER}, {@code BACKOFF})</td></tr>
+ * <tr><td>{@value #HINT_REFUSALS}</td><td>counter</td><td>provider, error ({@link RetryAfterError} names)</td></tr>
+ * </table>
+ * <p>
+ * Counters are function counters over this component's own adders, so events are counted from the first one, even
+ * before the binder is bound, and one binder can be bound to several registries. Events of a provider that
+ * {@link RetryAfterProviders} does not list are ignored, so a tag value never comes from anywhere but configuration.
+ * The provider list is read when first needed (binding, or the first event), not at construction, because this
+ * listener is created while the providers' engines are being built.
+ * <p>
+ * Thread-safe: events may arrive from any number of threads at once.
+ */
+public final class RetryAfterMetrics implements RetryListener, MeterBinder {
+
+	/** Logical operations finished, by outcome. */
+	public static final String OPERATIONS = "retry.after.operations";
+
+	/** HTTP attempts sent, by kind. */
+	public static final String ATTEMPTS = "retry.after.attempts";
+
+	/** Attempts ÷ operations over a recent window, for this instance. */
+	public static final String AMPLIFICATION = "retry.after.amplification";
+
+	/** The last measured clock skew, signed, in seconds. */
+	public static final String CLOCK_SKEW = "retry.after.clock.skew";
+
+	/** The distribution of clock skew magnitudes, in seconds. */
+	public static final String CLOCK_SKEW_MAGNITUDE = "retry.after.clock.skew.magnitude";
+
+	/** Retries the budget refused. */
+	public static final String BUDGET_REFUSALS = "retry.after.budget.refusals";
+
+	/** Budget tokens left. */
+	public static final String BUDGET_TOKENS = "retry.after.budget.tokens";
+
+	/** Planned waits between attempts. */
+	public static final String WAIT = "retry.after.wait";
+
+	/** {@code Retry-After} fields that could not be used, by error. */
+	public static final String HINT_REFUSALS = "retry.after.hint.refusals";
+
+	/** The {@code provider} tag value of the global budget bucket. */
+	public static final String GLOBAL = "global";
+
+	private static final String PROVIDER = "provider";
+
+	private static final String SECONDS = "seconds";
+
+	private final Supplier<RetryAfterProviders> providers;
+
+	private final Ticker ticker;
+
+	private volatile Map<String, ProviderMeters> byProvider;
+
+	private volatile RetryBudget globalBudget;
+
+	/**
+	 * Creates the binder.
+	 * @param providers supplies the configured providers; called once, when first needed
+	 * @param ticker the monotonic clock of the amplification window
+	 */
+	public RetryAfterMetrics(Supplier<RetryAfterProviders> providers, Ticker ticker) {
+		this.providers = Objects.requireNonNull(providers, "providers");
+		this.ticker = Objects.requireNonNull(ticker, "ticker");
+	}
+
+	@Override
+	public void bindTo(MeterRegistry registry) {
+		Map<String, ProviderMeters> all = providers();
+		for (ProviderMeters meters : all.values()) {
+			meters.bindTo(registry);
+		}
+		Gauge.builder(BUDGET_TOKENS, this, (metrics) -> metrics.globalBudget.globalTokens())
+			.tags(PROVIDER, GLOBAL)
+			.description("Retry budget tokens left; provider 'global' is the bucket every provider also draws from")
+			.register(registry);
+	}
+
+	@Override
+	public void onAttempt(AttemptEvent event) {
+		ProviderMeters meters = meters(event.spec());
+		if (meters != null) {
+			meters.attempts.get(event.kind()).increment();
+			meters.window.recordAttempt();
+		}
+	}
+
+	@Override
+	public void onRetryScheduled(RetryScheduledEvent event) {
+		ProviderMeters meters = meters(event.spec());
+		if (meters == null) {
+			return;
+		}
+		for (Timer timer : meters.waits.get(event.source())) {
+			timer.record(event.delay());
+		}
+		event.plan().flatMap(RetryPlan::skew).ifPresent((skew) -> {
+			double seconds = skew.toNanos() / 1e9;
+			meters.lastSkewSeconds = seconds;
+			for (DistributionSummary summary : meters.skewMagnitudes) {
+				summary.record(Math.abs(seconds));
+			}
+		});
+	}
+
+	@Override
+	public void onRefusal(RefusalEvent event) {
+		ProviderMeters meters = meters(event.spec());
+		if (meters == null) {
+			return;
+		}
+		if (event.isBudgetRefusal()) {
+			meters.budgetRefusals.increment();
+		}
+		event.hintError().ifPresent((error) -> meters.hintRefusals.get(error).increment());
+	}
+
+	@Override
+	public void onOperationFinished(OperationFinishedEvent event) {
+		ProviderMeters meters = meters(event.spec());
+		if (meters != null) {
+			meters.operations.get(event.outcome()).increment();
+			meters.window.recordOperation();
+		}
+	}
+
+	private ProviderMeters meters(OperationSpec spec) {
+		return providers().get(spec.provider());
+	}
+
+	private Map<String, ProviderMeters> providers() {
+		Map<String, ProviderMeters> result = this.byProvider;
+		if (result == null) {
+			synchronized (this) {
+				result = this.byProvider;
+				if (result == null) {
+					result = resolve();
+					this.byProvider = result;
+				}
+			}
+		}
+		return result;
+	}
+
+	private Map<String, ProviderMeters> resolve() {
+		RetryAfterProviders all = Objects.requireNonNull(this.providers.get(), "providers");
+		Collection<RetryAfterProviders.Provider> list = all.all();
+		Map<String, ProviderMeters> result = new LinkedHashMap<>();
+		for (RetryAfterProviders.Provider provider : list) {
+			result.put(provider.name(), new ProviderMeters(provider.name(), provider.engine().budget(),
+					AmplificationWindow.standard(this.ticker)));
+		}
+		this.globalBudget = all.get(OperationSpec.DEFAULT_PROVIDER)
+			.orElseGet(() -> list.iterator().next())
+			.engine()
+			.budget();
+		return Map.copyOf(result);
+	}
+
+	/** The tokens in a provider's own bucket when the budget has one, else what a retry to it could take. */
+	static double providerTokens(RetryBudget budget, String provider) {
+		if (budget instanceof TokenBucketRetryBudget buckets) {
+			return buckets.providerTokens(provider);
+		}
+		return budget.availableTokens(provider);
+	}
+
+	@Override
+	public String toString() {
+		Map<String, ProviderMeters> bound = this.byProvider;
+		return "RetryAfterMetrics[providers=" + ((bound != null) ? bound.keySet() : "not resolved yet") + "]";
+	}
+
+	/** One provider's counts and the meters bound to them. */
+	private static final class ProviderMeters {
+
+		private final String name;
+
+		private final RetryBudget budget;
+
+		private final AmplificationWindow window;
+
+		private final Map<Outcome, LongAdder> operations = adders(Outcome.class);
+
+		private final Map<AttemptKind, LongAdder> attempts = adders(AttemptKind.class);
+
+		private final Map<RetryAfterError, LongAdder> hintRefusals = adders(RetryAfterError.class);
+
+		private final LongAdder budgetRefusals = new LongAdder();
+
+		private final Map<DelaySource, List<Timer>> waits = new EnumMap<>(DelaySource.class);
+
+		private final List<DistributionSummary> skewMagnitudes = new CopyOnWriteArrayList<>();
+
+		private volatile double lastSkewSeconds = Double.NaN;
+
+		ProviderMeters(String name, RetryBudget budget, AmplificationWindow window) {
+			this.name = name;
+			this.budget = budget;
+			this.window = window;
+			for (DelaySource source : DelaySource.values()) {
+				this.waits.put(source, new CopyOnWriteArrayList<>());
+			}
+		}
+
+		void bindTo(MeterRegistry registry) {
+			Tags provider = Tags.of(PROVIDER, this.name);
+			this.operations.forEach((outcome, adder) -> FunctionCounter.builder(OPERATIONS, adder, LongAdder::sum)
+				.tags(provider.and("outcome", outcome.name()))
+				.description("Logical operations finished (one per call, however many attempts), by outcome")
+				.register(registry));
+			this.attempts.forEach((kind, adder) -> FunctionCounter.builder(ATTEMPTS, adder, LongAdder::sum)
+				.tags(provider.and("kind", kind.name()))
+				.description("HTTP attempts sent, first requests and retries")
+				.register(registry));
+			this.hintRefusals.forEach((error, adder) -> FunctionCounter.builder(HINT_REFUSALS, adder, LongAdder::sum)
+				.tags(provider.and("error", error.name()))
+				.description("Retry-After fields that could not be used (treated as absent, or too long), by error")
+				.register(registry));
+			FunctionCounter.builder(BUDGET_REFUSALS, this.budgetRefusals, LongAdder::sum)
+				.tags(provider)
+				.description("Retries the retry budget refused")
+				.register(registry);
+			Gauge.builder(AMPLIFICATION, this.window, AmplificationWindow::ratio)
+				.tags(provider)
+				.description("Attempts sent per operation finished over the last 50 to 60 seconds, for this instance")
+				.register(registry);
+			Gauge.builder(CLOCK_SKEW, this, (meters) -> meters.lastSkewSeconds)
+				.tags(provider)
+				.baseUnit(SECONDS)
+				.description("Last measured clock skew, the server's Date minus the client's clock, signed")
+				.register(registry);
+			Gauge.builder(BUDGET_TOKENS, this, (meters) -> providerTokens(meters.budget, meters.name))
+				.tags(provider)
+				.description("Retry budget tokens left; provider 'global' is the bucket every provider also draws from")
+				.register(registry);
+			addOnce(this.skewMagnitudes, DistributionSummary.builder(CLOCK_SKEW_MAGNITUDE)
+				.tags(provider)
+				.baseUnit(SECONDS)
+				.description("Magnitude of measured clock skews")
+				.register(registry));
+			this.waits.forEach((source, timers) -> addOnce(timers, Timer.builder(WAIT)
+				.tags(provider.and("source", source.name()))
+				.description("Planned waits between attempts, by where the delay came from")
+				.register(registry)));
+		}
+
+		/** Adds a meter unless that very instance is there: binding twice to one registry records once. */
+		private static <M> void addOnce(List<M> meters, M meter) {
+			synchronized (meters) {
+				if (meters.stream().noneMatch((each) -> each == meter)) {
+					meters.add(meter);
+				}
+			}
+		}
+
+		private static <E extends Enum<E>> Map<E, LongAdder> adders(Class<E> type) {
+			Map<E, LongAdder> map = new EnumMap<>(type);
+			for (E value : type.getEnumConstants()) {
+				map.put(value, new LongAdder());
+			}
+			return map;
+		}
+
+	}
+
+}

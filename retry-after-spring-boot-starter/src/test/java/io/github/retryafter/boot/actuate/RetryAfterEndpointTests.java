@@ -1,0 +1,196 @@
+package io.github.retryafter.boot.actuate;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import io.github.retryafter.HeaderSource;
+import io.github.retryafter.PlanSource;
+import io.github.retryafter.RandomSource;
+import io.github.retryafter.RetryAfterError;
+import io.github.retryafter.RetryPlan;
+import io.github.retryafter.Ticker;
+import io.github.retryafter.boot.RetryAfterProviders;
+import io.github.retryafter.boot.autoconfigure.RetryAfterAutoConfiguration;
+import io.github.retryafter.boot.autoconfigure.RetryAfterEndpointAutoConfiguration;
+import io.github.retryafter.boot.testing.Drive;
+import io.github.retryafter.boot.testing.TestClock;
+import io.github.retryafter.engine.AttemptOutcome;
+import io.github.retryafter.engine.Decision;
+import io.github.retryafter.engine.DelaySource;
+import io.github.retryafter.engine.OperationSpec;
+import io.github.retryafter.engine.Outcome;
+import io.github.retryafter.engine.RefusalEvent;
+import io.github.retryafter.engine.RetryScheduledEvent;
+
+import static io.github.retryafter.boot.testing.Drive.REFUSED;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The {@code retryafter} endpoint over the auto-configured engines, fed by real operations on a test clock.
+ */
+class RetryAfterEndpointTests {
+
+	private static final Instant NOW = Instant.parse("2026-11-30T10:15:30Z");
+
+	private final TestClock clock = new TestClock();
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(RetryAfterAutoConfiguration.class,
+				RetryAfterEndpointAutoConfiguration.class))
+		.withBean(Ticker.class, () -> this.clock)
+		.withBean(InstantSource.class, () -> InstantSource.fixed(NOW))
+		.withBean(RandomSource.class, () -> () -> 0.5)
+		.withPropertyValues("management.endpoints.web.exposure.include=retryafter",
+				"retry.after.providers.payments.hosts=api.pay.example,*.pay.example",
+				"retry.after.providers.payments.max-attempts=3", "retry.after.providers.payments.budget.capacity=5",
+				"retry.after.budget.refill-per-second=0", "retry.after.global-budget.refill-per-second=0");
+
+	@Test
+	void showsSettingsBudgetCountsAndWhatWasLastSeenPerProvider() {
+		this.contextRunner.run((context) -> {
+			RetryAfterProviders providers = context.getBean(RetryAfterProviders.class);
+			Drive.operation(providers, "payments", this.clock, REFUSED, 200);
+			Drive.operation(providers, "payments", this.clock, 200);
+			Drive.operation(providers, "payments", this.clock, REFUSED);
+			RetryAfterActivity activity = context.getBean(RetryAfterActivity.class);
+			activity.onRetryScheduled(hinted("payments", Duration.ofMillis(-2500)));
+			RetryAfterEndpoint.RetryAfterDescriptor all = context.getBean(RetryAfterEndpoint.class).retryAfter();
+			assertThat(all.providers()).containsOnlyKeys("default", "payments");
+			assertThat(all.globalBudget().capacity()).isEqualTo(100);
+			assertThat(all.globalBudget().tokens()).isEqualTo(97.2, org.assertj.core.api.Assertions.within(1e-9));
+			RetryAfterEndpoint.ProviderDescriptor payments = all.providers().get("payments");
+			assertThat(payments.settings().hosts()).containsExactly("api.pay.example", "*.pay.example");
+			assertThat(payments.settings().maxAttempts()).isEqualTo(3);
+			assertThat(payments.settings().deadline()).isEqualTo("PT30S");
+			assertThat(payments.settings().maxWait()).isEqualTo("PT30S");
+			assertThat(payments.settings().hintMode()).isEqualTo("FLOOR_PLUS_JITTER");
+			assertThat(payments.settings().jitter()).isEqualTo("RANDOM");
+			assertThat(payments.settings().retryableStatuses()).containsExactly(408, 429, 502, 503, 504);
+			assertThat(payments.budget().capacity()).isEqualTo(5);
+			// 3 retries taken, one deposit of 0.2 for the successful first attempt
+			assertThat(payments.budget().tokens()).isEqualTo(2.2, org.assertj.core.api.Assertions.within(1e-9));
+			assertThat(payments.operations()).containsEntry("total", 3L)
+				.containsEntry("SUCCESS", 2L)
+				.containsEntry("ATTEMPTS_EXHAUSTED", 1L)
+				.containsEntry("BUDGET_EXHAUSTED", 0L);
+			assertThat(payments.attempts()).containsExactly(Map.entry("FIRST", 3L), Map.entry("RETRY", 3L));
+			assertThat(payments.amplification().ratio()).isEqualTo(2.0);
+			assertThat(payments.amplification().window()).isEqualTo("PT1M");
+			assertThat(payments.lastSkew().seconds()).isEqualTo(-2.5);
+			assertThat(payments.lastSkew().at()).isEqualTo("2026-11-30T10:15:30Z");
+			assertThat(payments.lastRetryAfter().value()).isEqualTo("Mon, 30 Nov 2026 10:15:32 GMT");
+			assertThat(payments.lastRetryAfter().status()).isEqualTo(503);
+			assertThat(payments.lastRetryAfter().waitTime()).isEqualTo("PT2S");
+			assertThat(payments.lastRetryAfter().source()).isEqualTo("RETRY_AFTER");
+			assertThat(payments.lastRefusal().stop()).isEqualTo("ATTEMPTS_EXHAUSTED");
+			RetryAfterEndpoint.ProviderDescriptor defaults = all.providers().get("default");
+			assertThat(defaults.operations()).containsEntry("total", 0L);
+			assertThat(defaults.amplification().ratio()).isNull();
+			assertThat(defaults.lastSkew()).isNull();
+			assertThat(defaults.lastRetryAfter()).isNull();
+		});
+	}
+
+	@Test
+	void keepsTheLastUnusableRetryAfterWithItsErrorAndCutsLongValues() {
+		this.contextRunner.run((context) -> {
+			RetryAfterActivity activity = context.getBean(RetryAfterActivity.class);
+			OperationSpec spec = OperationSpec.of("GET").withProvider("payments");
+			String huge = "9".repeat(500);
+			AttemptOutcome response = new AttemptOutcome.Response(429,
+					HeaderSource.of(Map.of("Retry-After", List.of(huge))), 0, 0);
+			activity.onRefusal(new RefusalEvent(spec, 2, Optional.of(Outcome.WAIT_TOO_LONG),
+					Optional.of(RetryAfterError.TOO_LONG), "the server asked for too long", Duration.ofSeconds(9), 3,
+					Duration.ofSeconds(1)));
+			activity.onOperationFinished(new io.github.retryafter.engine.OperationFinishedEvent(spec,
+					Outcome.WAIT_TOO_LONG, "too long", 2, Duration.ZERO, Duration.ofSeconds(1), Optional.of(response)));
+			RetryAfterEndpoint.ProviderDescriptor payments = context.getBean(RetryAfterEndpoint.class)
+				.provider("payments");
+			assertThat(payments.lastRetryAfter().value()).hasSize(RetryAfterActivity.MAX_VALUE_LENGTH).endsWith("…");
+			assertThat(payments.lastRetryAfter().decision()).isEqualTo("WAIT_TOO_LONG");
+			assertThat(payments.lastRetryAfter().waitTime()).isNull();
+			assertThat(payments.lastRefusal().hintError()).isEqualTo("TOO_LONG");
+			assertThat(payments.lastRefusal().reason()).isEqualTo("the server asked for too long");
+		});
+	}
+
+	@Test
+	void selectorShowsOneProviderAndNothingForAnUnknownOne() {
+		this.contextRunner.run((context) -> {
+			RetryAfterEndpoint endpoint = context.getBean(RetryAfterEndpoint.class);
+			assertThat(endpoint.provider("payments").settings().maxAttempts()).isEqualTo(3);
+			assertThat(endpoint.provider("nope")).isNull();
+		});
+	}
+
+	@Test
+	void rendersAsJson() {
+		this.contextRunner.run((context) -> {
+			Drive.operation(context.getBean(RetryAfterProviders.class), "payments", this.clock, REFUSED, 200);
+			context.getBean(RetryAfterActivity.class).onRetryScheduled(hinted("payments", Duration.ofMillis(-2500)));
+			String json = JsonMapper.builder().build().writerWithDefaultPrettyPrinter()
+				.writeValueAsString(context.getBean(RetryAfterEndpoint.class).retryAfter());
+			assertThat(json).contains("\"amplification\"", "\"ratio\" : 2.0", "\"seconds\" : -2.5",
+					"\"value\" : \"Mon, 30 Nov 2026 10:15:32 GMT\"", "\"maxAttempts\" : 3");
+		});
+	}
+
+	@Test
+	void isAbsentUntilTheEndpointIsExposed() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(RetryAfterAutoConfiguration.class,
+					RetryAfterEndpointAutoConfiguration.class))
+			.run((context) -> assertThat(context).hasNotFailed()
+				.doesNotHaveBean(RetryAfterEndpoint.class)
+				.doesNotHaveBean(RetryAfterActivity.class));
+	}
+
+	@Test
+	void backsOffWhenUserDefinesTheirOwnEndpoint() {
+		this.contextRunner.withBean("myEndpoint", RetryAfterEndpoint.class,
+				() -> new RetryAfterEndpoint(
+						new RetryAfterProviders(
+								List.of(new io.github.retryafter.boot.ProviderSettings("default", List.of(),
+										io.github.retryafter.engine.RetryPolicy.DEFAULTS,
+										io.github.retryafter.budget.BudgetSettings.PROVIDER_DEFAULTS, false, 0)),
+								(settings) -> io.github.retryafter.engine.RetryEngine.builder().build()),
+						new RetryAfterActivity(InstantSource.system(), Ticker.system())))
+			.run((context) -> assertThat(context).hasSingleBean(RetryAfterEndpoint.class)
+				.getBean(RetryAfterEndpoint.class)
+				.isSameAs(context.getBean("myEndpoint")));
+	}
+
+	@Test
+	void staysAwayWithoutActuator() {
+		this.contextRunner.withClassLoader(new FilteredClassLoader(Endpoint.class))
+			.run((context) -> assertThat(context).hasNotFailed()
+				.hasSingleBean(RetryAfterProviders.class)
+				.doesNotHaveBean(RetryAfterEndpoint.class)
+				.doesNotHaveBean(RetryAfterActivity.class));
+	}
+
+	private static RetryScheduledEvent hinted(String provider, Duration skew) {
+		Duration wait = Duration.ofSeconds(2);
+		RetryPlan plan = new RetryPlan(wait, wait, Duration.ZERO, Duration.ZERO, PlanSource.HTTP_DATE, wait,
+				Duration.ZERO, false, Optional.of(skew), false, 0, NOW.plus(wait));
+		Decision.Retry retry = new Decision.Retry(wait, wait.toNanos(), DelaySource.RETRY_AFTER, Optional.of(plan),
+				Optional.empty(), Optional.empty());
+		AttemptOutcome outcome = new AttemptOutcome.Response(503,
+				HeaderSource.of(Map.of("Retry-After", List.of("Mon, 30 Nov 2026 10:15:32 GMT"))), 0, 0);
+		return new RetryScheduledEvent(OperationSpec.of("GET").withProvider(provider), 1, outcome, retry,
+				Duration.ofSeconds(20), wait, 10, Duration.ZERO);
+	}
+
+}

@@ -1,0 +1,314 @@
+package io.github.retryafter.boot.metrics;
+
+import java.net.URI;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import io.github.retryafter.Cancellation;
+import io.github.retryafter.HeaderSource;
+import io.github.retryafter.PlanSource;
+import io.github.retryafter.RandomSource;
+import io.github.retryafter.RetryAfterError;
+import io.github.retryafter.RetryPlan;
+import io.github.retryafter.Ticker;
+import io.github.retryafter.boot.ProviderSettings;
+import io.github.retryafter.boot.RetryAfterProviders;
+import io.github.retryafter.budget.BudgetSettings;
+import io.github.retryafter.engine.RetryEngine;
+import io.github.retryafter.engine.RetryPolicy;
+import io.github.retryafter.boot.autoconfigure.RetryAfterAutoConfiguration;
+import io.github.retryafter.boot.autoconfigure.RetryAfterMetricsAutoConfiguration;
+import io.github.retryafter.boot.testing.Drive;
+import io.github.retryafter.boot.testing.TestClock;
+import io.github.retryafter.engine.AttemptOutcome;
+import io.github.retryafter.engine.Decision;
+import io.github.retryafter.engine.DelaySource;
+import io.github.retryafter.engine.OperationSpec;
+import io.github.retryafter.engine.Outcome;
+import io.github.retryafter.engine.RefusalEvent;
+import io.github.retryafter.engine.RetryListener;
+import io.github.retryafter.engine.RetryScheduledEvent;
+
+import static io.github.retryafter.boot.testing.Drive.REFUSED;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The metrics bound by Spring Boot to a registry, fed by real operations of the auto-configured engines on a test
+ * clock.
+ */
+class RetryAfterMetricsTests {
+
+	private final TestClock clock = new TestClock();
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(RetryAfterAutoConfiguration.class,
+				RetryAfterMetricsAutoConfiguration.class, MetricsAutoConfiguration.class,
+				CompositeMeterRegistryAutoConfiguration.class))
+		.withBean(SimpleMeterRegistry.class, SimpleMeterRegistry::new)
+		.withBean(Ticker.class, () -> this.clock)
+		.withBean(RandomSource.class, () -> () -> 0.5)
+		.withPropertyValues("retry.after.providers.payments.hosts=api.pay.example",
+				"retry.after.budget.refill-per-second=0", "retry.after.global-budget.refill-per-second=0");
+
+	@Test
+	void registersEveryMeterOfEveryConfiguredProviderBeforeTheFirstRequest() {
+		this.contextRunner.run((context) -> {
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			Map<String, Long> series = retryAfterMeters(registry).stream()
+				.collect(Collectors.groupingBy((meter) -> meter.getId().getName(), Collectors.counting()));
+			int providers = 2;
+			assertThat(series).containsExactlyInAnyOrderEntriesOf(Map.of(RetryAfterMetrics.OPERATIONS,
+					(long) Outcome.values().length * providers, RetryAfterMetrics.ATTEMPTS, 2L * providers,
+					RetryAfterMetrics.AMPLIFICATION, (long) providers, RetryAfterMetrics.CLOCK_SKEW, (long) providers,
+					RetryAfterMetrics.CLOCK_SKEW_MAGNITUDE, (long) providers, RetryAfterMetrics.BUDGET_REFUSALS,
+					(long) providers, RetryAfterMetrics.BUDGET_TOKENS, providers + 1L, RetryAfterMetrics.WAIT,
+					2L * providers, RetryAfterMetrics.HINT_REFUSALS, (long) RetryAfterError.values().length * providers));
+			assertThat(registry.get(RetryAfterMetrics.BUDGET_TOKENS).tag("provider", "global").gauge().value())
+				.isEqualTo(100);
+			assertThat(registry.get(RetryAfterMetrics.CLOCK_SKEW).tag("provider", "payments").gauge().value()).isNaN();
+		});
+	}
+
+	@Test
+	void eventsOfTheAutoConfiguredEnginesReachTheMeters() {
+		this.contextRunner.run((context) -> {
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			RetryAfterProviders providers = context.getBean(RetryAfterProviders.class);
+			assertThat(Drive.operation(providers, "payments", this.clock, REFUSED, REFUSED, 200)).isEqualTo(Outcome.SUCCESS);
+			assertThat(counter(registry, RetryAfterMetrics.ATTEMPTS, "payments", "kind", "FIRST")).isEqualTo(1);
+			assertThat(counter(registry, RetryAfterMetrics.ATTEMPTS, "payments", "kind", "RETRY")).isEqualTo(2);
+			assertThat(counter(registry, RetryAfterMetrics.OPERATIONS, "payments", "outcome", "SUCCESS")).isEqualTo(1);
+			assertThat(counter(registry, RetryAfterMetrics.OPERATIONS, "default", "outcome", "SUCCESS")).isZero();
+			Timer backoff = registry.get(RetryAfterMetrics.WAIT)
+				.tags("provider", "payments", "source", "BACKOFF")
+				.timer();
+			// full-jitter backoff with draw 0.5: half of the 100 ms and 200 ms ceilings
+			assertThat(backoff.count()).isEqualTo(2);
+			assertThat(backoff.totalTime(java.util.concurrent.TimeUnit.MILLISECONDS)).isEqualTo(150);
+			assertThat(backoff.max(java.util.concurrent.TimeUnit.MILLISECONDS)).isEqualTo(100);
+			assertThat(registry.get(RetryAfterMetrics.WAIT)
+				.tags("provider", "payments", "source", "RETRY_AFTER")
+				.timer()
+				.count()).isZero();
+			assertThat(registry.get(RetryAfterMetrics.AMPLIFICATION).tag("provider", "payments").gauge().value())
+				.isEqualTo(3.0);
+			assertThat(registry.get(RetryAfterMetrics.BUDGET_TOKENS).tag("provider", "payments").gauge().value())
+				.isEqualTo(18);
+			assertThat(registry.get(RetryAfterMetrics.BUDGET_TOKENS).tag("provider", "global").gauge().value())
+				.isEqualTo(98);
+		});
+	}
+
+	@Test
+	void countsRetriesTheBudgetRefusedAndTheOperationsItEnded() {
+		this.contextRunner.withPropertyValues("retry.after.providers.payments.budget.capacity=1").run((context) -> {
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			RetryAfterProviders providers = context.getBean(RetryAfterProviders.class);
+			assertThat(Drive.operation(providers, "payments", this.clock, REFUSED)).isEqualTo(Outcome.BUDGET_EXHAUSTED);
+			assertThat(counter(registry, RetryAfterMetrics.BUDGET_REFUSALS, "payments", null, null)).isEqualTo(1);
+			assertThat(counter(registry, RetryAfterMetrics.OPERATIONS, "payments", "outcome", "BUDGET_EXHAUSTED"))
+				.isEqualTo(1);
+			assertThat(registry.get(RetryAfterMetrics.BUDGET_TOKENS).tag("provider", "payments").gauge().value())
+				.isZero();
+		});
+	}
+
+	@Test
+	void amplificationCoversTheLastMinuteOnly() {
+		this.contextRunner.run((context) -> {
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			RetryAfterProviders providers = context.getBean(RetryAfterProviders.class);
+			Drive.operation(providers, "default", this.clock, REFUSED, 200);
+			this.clock.sleep(Duration.ofSeconds(30), Cancellation.never());
+			Drive.operation(providers, "default", this.clock, 200);
+			assertThat(amplification(registry, "default")).isEqualTo(1.5);
+			this.clock.sleep(Duration.ofSeconds(40), Cancellation.never());
+			// the first operation has left the window, the second is still in it
+			assertThat(amplification(registry, "default")).isEqualTo(1.0);
+			this.clock.sleep(Duration.ofSeconds(60), Cancellation.never());
+			assertThat(amplification(registry, "default")).isNaN();
+			assertThat(counter(registry, RetryAfterMetrics.ATTEMPTS, "default", "kind", "RETRY")).isEqualTo(1);
+		});
+	}
+
+	@Test
+	void recordsSkewRetryAfterWaitsAndUnusableHints() {
+		this.contextRunner.run((context) -> {
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			RetryListener metrics = context.getBean(RetryAfterMetrics.class);
+			OperationSpec spec = OperationSpec.of("GET").withProvider("payments");
+			metrics.onRetryScheduled(scheduled(spec, Duration.ofMillis(-2500), Duration.ofSeconds(3)));
+			metrics.onRetryScheduled(scheduled(spec, Duration.ofSeconds(1), Duration.ofSeconds(5)));
+			assertThat(registry.get(RetryAfterMetrics.CLOCK_SKEW).tag("provider", "payments").gauge().value())
+				.isEqualTo(1.0);
+			assertThat(registry.get(RetryAfterMetrics.CLOCK_SKEW_MAGNITUDE)
+				.tag("provider", "payments")
+				.summary()
+				.totalAmount()).isEqualTo(3.5);
+			Timer hinted = registry.get(RetryAfterMetrics.WAIT)
+				.tags("provider", "payments", "source", "RETRY_AFTER")
+				.timer();
+			assertThat(hinted.count()).isEqualTo(2);
+			assertThat(hinted.totalTime(java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(8);
+			metrics.onRefusal(new RefusalEvent(spec, 1, Optional.empty(), Optional.of(RetryAfterError.INVALID_DELAY),
+					"unusable", Duration.ofSeconds(10), 5, Duration.ZERO));
+			assertThat(counter(registry, RetryAfterMetrics.HINT_REFUSALS, "payments", "error", "INVALID_DELAY"))
+				.isEqualTo(1);
+			assertThat(counter(registry, RetryAfterMetrics.BUDGET_REFUSALS, "payments", null, null)).isZero();
+		});
+	}
+
+	@Test
+	void tenThousandDistinctHostsAddNoSeries() {
+		this.contextRunner.run((context) -> {
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			RetryAfterProviders providers = context.getBean(RetryAfterProviders.class);
+			int before = retryAfterMeters(registry).size();
+			Drive.operation(providers, providers.resolve(URI.create("https://host-0.example/"), Optional.empty()).name(),
+					this.clock, REFUSED, 200);
+			int afterOneHost = retryAfterMeters(registry).size();
+			for (int i = 1; i < 10_000; i++) {
+				String name = providers.resolve(URI.create("https://host-" + i + ".example/x?id=" + i), Optional.empty())
+					.name();
+				Drive.operation(providers, name, this.clock, (i % 10 == 0) ? REFUSED : 200, 200);
+			}
+			assertThat(afterOneHost).isEqualTo(before);
+			assertThat(retryAfterMeters(registry)).hasSize(afterOneHost);
+			Set<String> providerValues = retryAfterMeters(registry).stream()
+				.map((meter) -> meter.getId().getTag("provider"))
+				.collect(Collectors.toCollection(TreeSet::new));
+			assertThat(providerValues).containsExactly("default", "global", "payments");
+			assertThat(counter(registry, RetryAfterMetrics.OPERATIONS, "default", "outcome", "SUCCESS"))
+				.isEqualTo(10_000);
+		});
+	}
+
+	@Test
+	void everySeriesOfAMeterHasTheSameTagKeys() {
+		this.contextRunner.run((context) -> {
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			Drive.operation(context.getBean(RetryAfterProviders.class), "payments", this.clock, REFUSED, 200);
+			Map<String, Set<List<String>>> keysByName = retryAfterMeters(registry).stream()
+				.collect(Collectors.groupingBy((meter) -> meter.getId().getName(), Collectors.mapping(
+						(meter) -> meter.getId().getTags().stream().map(Tag::getKey).sorted().toList(),
+						Collectors.toSet())));
+			assertThat(keysByName).hasSize(9).allSatisfy((name, keys) -> assertThat(keys).as(name).hasSize(1));
+		});
+	}
+
+	@Test
+	void prometheusNamesAreTheDocumentedOnes() {
+		this.contextRunner
+			.withBean("prometheus", PrometheusMeterRegistry.class, () -> new PrometheusMeterRegistry(PrometheusConfig.DEFAULT))
+			.run((context) -> {
+				Drive.operation(context.getBean(RetryAfterProviders.class), "payments", this.clock, REFUSED, 200);
+				String scrape = context.getBean(PrometheusMeterRegistry.class).scrape();
+				assertThat(scrape).contains("retry_after_operations_total{outcome=\"SUCCESS\",provider=\"payments\"} 1.0",
+						"retry_after_attempts_total{kind=\"RETRY\",provider=\"payments\"} 1.0",
+						"retry_after_amplification{provider=\"payments\"} 2.0",
+						"retry_after_clock_skew_seconds{provider=\"payments\"} NaN",
+						"retry_after_clock_skew_magnitude_seconds_count{provider=\"payments\"} 0",
+						"retry_after_budget_refusals_total{provider=\"payments\"} 0.0",
+						"retry_after_budget_tokens{provider=\"global\"} 99.0",
+						"retry_after_wait_seconds_count{provider=\"payments\",source=\"BACKOFF\"} 1",
+						"retry_after_wait_seconds_sum{provider=\"payments\",source=\"BACKOFF\"} 0.05",
+						"retry_after_wait_seconds_max{provider=\"payments\",source=\"BACKOFF\"} 0.05",
+						"retry_after_hint_refusals_total{error=\"TOO_LONG\",provider=\"payments\"} 0.0");
+				assertThat(scrape).doesNotContain("retry_after_wait_seconds_bucket");
+			});
+	}
+
+	@Test
+	void waitHistogramTurnsOnWithBootsDistributionProperty() {
+		this.contextRunner
+			.withBean("prometheus", PrometheusMeterRegistry.class, () -> new PrometheusMeterRegistry(PrometheusConfig.DEFAULT))
+			.withPropertyValues("management.metrics.distribution.percentiles-histogram.retry.after.wait=true")
+			.run((context) -> {
+				Drive.operation(context.getBean(RetryAfterProviders.class), "payments", this.clock, REFUSED, 200);
+				assertThat(context.getBean(PrometheusMeterRegistry.class).scrape())
+					.contains("retry_after_wait_seconds_bucket{provider=\"payments\",source=\"BACKOFF\",le=");
+			});
+	}
+
+	@Test
+	void backsOffWhenUserDefinesTheirOwnMetrics() {
+		RetryAfterProviders own = new RetryAfterProviders(
+				List.of(new ProviderSettings("default", List.of(), RetryPolicy.DEFAULTS,
+						BudgetSettings.PROVIDER_DEFAULTS, false, 0)),
+				(settings) -> RetryEngine.builder().build());
+		RetryAfterMetrics mine = new RetryAfterMetrics(() -> own, Ticker.system());
+		this.contextRunner.withBean("myMetrics", RetryAfterMetrics.class, () -> mine)
+			.run((context) -> assertThat(context).hasSingleBean(RetryAfterMetrics.class)
+				.getBean(RetryAfterMetrics.class)
+				.isSameAs(mine));
+	}
+
+	@Test
+	void staysAwayWithoutMicrometer() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(RetryAfterAutoConfiguration.class,
+					RetryAfterMetricsAutoConfiguration.class))
+			.withClassLoader(new FilteredClassLoader(MeterRegistry.class))
+			.run((context) -> assertThat(context).hasNotFailed()
+				.hasSingleBean(RetryAfterProviders.class)
+				.doesNotHaveBean(RetryAfterMetrics.class));
+	}
+
+	@Test
+	void staysAwayWithoutAMeterRegistry() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(RetryAfterAutoConfiguration.class,
+					RetryAfterMetricsAutoConfiguration.class))
+			.run((context) -> assertThat(context).hasNotFailed()
+				.hasSingleBean(RetryAfterProviders.class)
+				.doesNotHaveBean(RetryAfterMetrics.class));
+	}
+
+	private static List<Meter> retryAfterMeters(MeterRegistry registry) {
+		return registry.getMeters().stream().filter((meter) -> meter.getId().getName().startsWith("retry.after.")).toList();
+	}
+
+	private static double counter(MeterRegistry registry, String name, String provider, String key, String value) {
+		var search = registry.get(name).tag("provider", provider);
+		if (key != null) {
+			search = search.tag(key, value);
+		}
+		return search.functionCounter().count();
+	}
+
+	private static double amplification(MeterRegistry registry, String provider) {
+		return registry.get(RetryAfterMetrics.AMPLIFICATION).tag("provider", provider).gauge().value();
+	}
+
+	private static RetryScheduledEvent scheduled(OperationSpec spec, Duration skew, Duration wait) {
+		RetryPlan plan = new RetryPlan(wait, wait, Duration.ZERO, Duration.ZERO, PlanSource.HTTP_DATE, wait,
+				Duration.ZERO, false, Optional.of(skew), false, 0, Instant.EPOCH);
+		Decision.Retry retry = new Decision.Retry(wait, wait.toNanos(), DelaySource.RETRY_AFTER, Optional.of(plan),
+				Optional.empty(), Optional.empty());
+		AttemptOutcome outcome = new AttemptOutcome.Response(503,
+				HeaderSource.of(Map.of("Retry-After", List.of("Thu, 01 Jan 1970 00:00:05 GMT"))), 0, 0);
+		return new RetryScheduledEvent(spec, 1, outcome, retry, Duration.ofSeconds(20), wait, 10, Duration.ZERO);
+	}
+
+}
