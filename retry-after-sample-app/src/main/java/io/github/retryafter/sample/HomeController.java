@@ -89,6 +89,7 @@ class HomeController {
 		}
 		row(html, "outcomes", outcomes.toString().trim());
 		row(html, "herd", herd.describe());
+		row(html, "burst", "first attempts arrived within " + result.burstMillis() + " ms");
 		row(html, "duration", result.durationMillis() + " ms");
 		html.append("</table>\n");
 		html.append(ArrivalChart.render(result));

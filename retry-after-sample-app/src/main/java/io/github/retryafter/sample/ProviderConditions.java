@@ -13,13 +13,15 @@ import java.util.Objects;
  * @param clockSkew how far the provider's clock, and so its {@code Date} header, is off the real time; signed
  * @param rateLimitPerSecond requests admitted per second by a token bucket holding as many; zero for no limit. Excess
  * requests get {@code 429} with {@code Retry-After: 1}
+ * @param holdDuringOutage whether a request arriving during the outage is answered only when the outage ends, as a
+ * gateway whose queue times out answers everything it held at once; otherwise it is answered at once
  */
 public record ProviderConditions(Duration outage, int outageStatus, Duration retryAfter, RetryAfterForm form,
-		Duration clockSkew, int rateLimitPerSecond) {
+		Duration clockSkew, int rateLimitPerSecond, boolean holdDuringOutage) {
 
 	/** A provider that answers {@code 200} to everything, on a correct clock. */
 	public static final ProviderConditions HEALTHY = new ProviderConditions(Duration.ZERO, 503, Duration.ofSeconds(1),
-			RetryAfterForm.DELAY_SECONDS, Duration.ZERO, 0);
+			RetryAfterForm.DELAY_SECONDS, Duration.ZERO, 0, false);
 
 	/**
 	 * Checks the values.
@@ -51,7 +53,7 @@ public record ProviderConditions(Duration outage, int outageStatus, Duration ret
 	 */
 	public ProviderConditions withClockSkew(Duration skew) {
 		return new ProviderConditions(this.outage, this.outageStatus, this.retryAfter, this.form, skew,
-				this.rateLimitPerSecond);
+				this.rateLimitPerSecond, this.holdDuringOutage);
 	}
 
 	/**

@@ -1,6 +1,9 @@
 package io.github.retryafter.sample;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -18,7 +21,8 @@ import io.github.retryafter.sample.SimulatedProvider.Answer;
  * The simulated provider's HTTP face, under {@code /provider}:
  * <ul>
  * <li>{@code GET|POST /provider/resource}: the stateful resource the scenarios call, answering as the current
- * {@link ProviderConditions} say and recording every arrival by its {@code Idempotency-Key};</li>
+ * {@link ProviderConditions} say and recording every arrival by its {@code Idempotency-Key}; an answer held until
+ * the outage ends is sent asynchronously, so held requests do not occupy server threads;</li>
  * <li>{@code GET /provider/status/{code}?retry-after=2&form=http-date&skew=3600}: a stateless answer with the given
  * status, {@code Retry-After} in the given form and a {@code Date} off by {@code skew} seconds, for exploring by
  * hand.</li>
@@ -35,8 +39,14 @@ class ProviderController {
 	}
 
 	@RequestMapping(path = "/resource", method = { RequestMethod.GET, RequestMethod.POST })
-	ResponseEntity<String> resource(@RequestHeader(name = "Idempotency-Key", required = false) String operationId) {
-		return toResponse(this.provider.handle(operationId));
+	CompletableFuture<ResponseEntity<String>> resource(
+			@RequestHeader(name = "Idempotency-Key", required = false) String operationId) {
+		Answer answer = this.provider.handle(operationId);
+		if (answer.hold().isZero() || answer.hold().isNegative()) {
+			return CompletableFuture.completedFuture(toResponse(answer));
+		}
+		Executor release = CompletableFuture.delayedExecutor(answer.hold().toNanos(), TimeUnit.NANOSECONDS);
+		return CompletableFuture.supplyAsync(() -> toResponse(answer), release);
 	}
 
 	@GetMapping("/status/{code}")

@@ -1,9 +1,7 @@
 package io.github.retryafter.sample;
 
+import java.time.Duration;
 import java.time.InstantSource;
-
-import reactor.netty.http.client.HttpClient;
-import reactor.netty.resources.ConnectionProvider;
 
 import org.springframework.boot.ApplicationRunner;
 import org.springframework.boot.SpringApplication;
@@ -11,8 +9,8 @@ import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
-import org.springframework.http.client.ReactorClientHttpRequestFactory;
-import org.springframework.http.client.reactive.ReactorClientHttpConnector;
+import org.springframework.http.client.JdkClientHttpRequestFactory;
+import org.springframework.http.client.reactive.JdkClientHttpConnector;
 import org.springframework.util.StringUtils;
 import org.springframework.web.client.RestClient;
 import org.springframework.web.reactive.function.client.WebClient;
@@ -46,30 +44,33 @@ public class SampleApplication {
 	}
 
 	/**
-	 * Connections for the client side. Reactor Netty's default pool holds 16 connections and queues 32 more requests,
-	 * which would fail a burst of 200 operations before retry-after ever saw them.
+	 * The HTTP transport of the client side, shared by both clients: the JDK's client, on HTTP/1.1, opening as many
+	 * connections as a burst needs. Reactor Netty's default pool (16 connections and 32 queued requests) would fail a
+	 * burst of 200 before retry-after saw it, and its response body accepts only one subscriber, which retry-after's
+	 * WebClient filter exceeds when it retries (see the README's known issues).
 	 */
-	@Bean(destroyMethod = "dispose")
-	ConnectionProvider sampleConnections() {
-		return ConnectionProvider.builder("sample-client").maxConnections(500).pendingAcquireMaxCount(-1).build();
+	@Bean
+	java.net.http.HttpClient sampleHttpClient() {
+		return java.net.http.HttpClient.newBuilder()
+			.version(java.net.http.HttpClient.Version.HTTP_1_1)
+			.connectTimeout(Duration.ofSeconds(5))
+			.build();
 	}
 
 	/**
 	 * The WebClient the scenarios use, built from Boot's builder so it carries retry-after's filter.
 	 */
 	@Bean
-	WebClient sampleWebClient(WebClient.Builder builder, ConnectionProvider connections) {
-		return builder.clientConnector(new ReactorClientHttpConnector(HttpClient.create(connections).disableRetry(true)))
-			.build();
+	WebClient sampleWebClient(WebClient.Builder builder, java.net.http.HttpClient sampleHttpClient) {
+		return builder.clientConnector(new JdkClientHttpConnector(sampleHttpClient)).build();
 	}
 
 	/**
 	 * The RestClient the scenarios use, built from Boot's builder so it carries retry-after's interceptor.
 	 */
 	@Bean
-	RestClient sampleRestClient(RestClient.Builder builder, ConnectionProvider connections) {
-		return builder.requestFactory(new ReactorClientHttpRequestFactory(HttpClient.create(connections).disableRetry(true)))
-			.build();
+	RestClient sampleRestClient(RestClient.Builder builder, java.net.http.HttpClient sampleHttpClient) {
+		return builder.requestFactory(new JdkClientHttpRequestFactory(sampleHttpClient)).build();
 	}
 
 	@Bean

@@ -48,25 +48,25 @@ public record Scenario(String name, String description, String provider, Client 
 	/** The built-in scenarios; each runs in about three seconds of real time. */
 	public static final List<Scenario> BUILT_IN = List.of(
 			new Scenario("jitter",
-					"200 operations hit a 1 s outage answering 503 Retry-After: 2; the default floor-plus-jitter policy "
-							+ "spreads the retries over 2.0-2.5 s",
-					"flaky", Client.WEB_CLIENT, 200,
-					new ProviderConditions(OUTAGE, 503, RETRY_AFTER, RetryAfterForm.DELAY_SECONDS, Duration.ZERO, 0)),
+					"200 operations hit a 1 s outage whose gateway holds them, then answers all at once 503 Retry-After: 2; "
+							+ "the default floor-plus-jitter policy spreads the retries over 3.0-3.5 s",
+					"flaky", Client.REST_CLIENT, 200,
+					new ProviderConditions(OUTAGE, 503, RETRY_AFTER, RetryAfterForm.DELAY_SECONDS, Duration.ZERO, 0, true)),
 			new Scenario("herd",
-					"the same outage, but hint-mode exact: every retry lands on the server's floor at once, a herd",
-					"flaky-exact", Client.WEB_CLIENT, 200,
-					new ProviderConditions(OUTAGE, 503, RETRY_AFTER, RetryAfterForm.DELAY_SECONDS, Duration.ZERO, 0)),
+					"the same held outage, but hint-mode exact: every retry lands on the server's floor at once, a herd",
+					"flaky-exact", Client.REST_CLIENT, 200,
+					new ProviderConditions(OUTAGE, 503, RETRY_AFTER, RetryAfterForm.DELAY_SECONDS, Duration.ZERO, 0, true)),
 			new Scenario("skew",
 					"50 operations through RestClient against a provider whose clock is an hour ahead, answering 503 "
 							+ "with an HTTP-date Retry-After; measured against the response's Date, the wait is still 2 s",
 					"flaky", Client.REST_CLIENT, 50,
-					new ProviderConditions(OUTAGE, 503, RETRY_AFTER, RetryAfterForm.HTTP_DATE, Duration.ofHours(1), 0)),
+					new ProviderConditions(OUTAGE, 503, RETRY_AFTER, RetryAfterForm.HTTP_DATE, Duration.ofHours(1), 0, false)),
 			new Scenario("rate-limit",
 					"200 operations against a 50 requests/s rate limit answering 429 Retry-After: 1; the provider's "
 							+ "small retry budget refuses most retries instead of amplifying the overload",
-					"rate-limited", Client.WEB_CLIENT, 200,
+					"rate-limited", Client.REST_CLIENT, 200,
 					new ProviderConditions(Duration.ZERO, 429, Duration.ofSeconds(1), RetryAfterForm.DELAY_SECONDS,
-							Duration.ZERO, 50)));
+							Duration.ZERO, 50, false)));
 
 	/**
 	 * Finds a built-in scenario.

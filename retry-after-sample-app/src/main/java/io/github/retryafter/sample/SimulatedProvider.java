@@ -75,10 +75,15 @@ public class SimulatedProvider {
 		ProviderConditions conditions = current.conditions;
 		int status;
 		Duration retryAfter = null;
+		Duration hold = Duration.ZERO;
 		RetryAfterForm form = conditions.form();
-		if (now.isBefore(current.startedAt.plus(conditions.outage()))) {
+		Instant outageEnd = current.startedAt.plus(conditions.outage());
+		if (now.isBefore(outageEnd)) {
 			status = conditions.outageStatus();
 			retryAfter = conditions.retryAfter();
+			if (conditions.holdDuringOutage()) {
+				hold = Duration.between(now, outageEnd);
+			}
 		}
 		else if (!current.admit(now)) {
 			status = 429;
@@ -92,7 +97,7 @@ public class SimulatedProvider {
 		int attempt = (operationId != null)
 				? current.perOperation.computeIfAbsent(key, (k) -> new AtomicInteger()).incrementAndGet() : 1;
 		current.arrivals.add(new Arrival(Duration.between(current.startedAt, now).toMillis(), key, attempt, status));
-		return answer(status, now, conditions.clockSkew(), retryAfter, form);
+		return answer(status, now.plus(hold), conditions.clockSkew(), retryAfter, form).held(hold);
 	}
 
 	/**
@@ -129,12 +134,22 @@ public class SimulatedProvider {
 	}
 
 	/**
-	 * An answer: a status and the headers to send with it.
+	 * An answer: a status, the headers to send with it, and how long to hold it before sending.
 	 *
 	 * @param status the status
-	 * @param headers the headers, {@code Date} always among them
+	 * @param headers the headers, {@code Date} always among them, dated when the answer is to be sent
+	 * @param hold how long to hold the answer; zero to send it at once
 	 */
-	public record Answer(int status, Map<String, String> headers) {
+	public record Answer(int status, Map<String, String> headers, Duration hold) {
+
+		Answer(int status, Map<String, String> headers) {
+			this(status, headers, Duration.ZERO);
+		}
+
+		Answer held(Duration hold) {
+			return new Answer(this.status, this.headers, hold);
+		}
+
 	}
 
 	/**

@@ -23,7 +23,7 @@ class SimulatedProviderTests {
 	@Test
 	void answersEveryRequestDuringAnOutageWithItsStatusAndDelaySeconds() {
 		this.provider.start(new ProviderConditions(Duration.ofSeconds(1), 503, Duration.ofSeconds(2),
-				RetryAfterForm.DELAY_SECONDS, Duration.ZERO, 0));
+				RetryAfterForm.DELAY_SECONDS, Duration.ZERO, 0, false));
 		Answer during = this.provider.handle("op-1");
 		this.clock.advance(Duration.ofMillis(999));
 		Answer stillDuring = this.provider.handle("op-2");
@@ -38,9 +38,26 @@ class SimulatedProviderTests {
 	}
 
 	@Test
+	void holdsAnswersDuringAHeldOutageUntilItEndsAndDatesThemThen() {
+		this.provider.start(new ProviderConditions(Duration.ofSeconds(1), 503, Duration.ofSeconds(2),
+				RetryAfterForm.HTTP_DATE, Duration.ZERO, 0, true));
+		this.clock.advance(Duration.ofMillis(250));
+		Answer held = this.provider.handle("op-1");
+		this.clock.advance(Duration.ofMillis(750));
+		Answer after = this.provider.handle("op-2");
+		assertThat(held.status()).isEqualTo(503);
+		assertThat(held.hold()).isEqualTo(Duration.ofMillis(750));
+		assertThat(held.headers()).containsEntry("Date", "Mon, 30 Nov 2026 10:00:01 GMT")
+			.containsEntry("Retry-After", "Mon, 30 Nov 2026 10:00:03 GMT");
+		assertThat(after.status()).isEqualTo(200);
+		assertThat(after.hold()).isZero();
+		assertThat(this.provider.arrivals()).extracting(Arrival::atMillis).containsExactly(250L, 1000L);
+	}
+
+	@Test
 	void writesAnHttpDateRetryAfterAgainstItsOwnSkewedDate() {
 		this.provider.start(new ProviderConditions(Duration.ofSeconds(1), 429, Duration.ofSeconds(2),
-				RetryAfterForm.HTTP_DATE, Duration.ofHours(1), 0));
+				RetryAfterForm.HTTP_DATE, Duration.ofHours(1), 0, false));
 		Answer answer = this.provider.handle("op-1");
 		assertThat(answer.status()).isEqualTo(429);
 		assertThat(answer.headers()).isEqualTo(Map.of("Date", "Mon, 30 Nov 2026 11:00:00 GMT", "Retry-After",
@@ -59,7 +76,7 @@ class SimulatedProviderTests {
 	@Test
 	void rateLimitAdmitsItsRatePerSecondAndAnswersTheExcessWith429RetryAfterOne() {
 		this.provider.start(new ProviderConditions(Duration.ZERO, 503, Duration.ofSeconds(1),
-				RetryAfterForm.HTTP_DATE, Duration.ZERO, 3));
+				RetryAfterForm.HTTP_DATE, Duration.ZERO, 3, false));
 		assertThat(this.provider.handle("a").status()).isEqualTo(200);
 		assertThat(this.provider.handle("b").status()).isEqualTo(200);
 		assertThat(this.provider.handle("c").status()).isEqualTo(200);
@@ -99,9 +116,9 @@ class SimulatedProviderTests {
 	@Test
 	void rejectsConditionsItCannotExpress() {
 		assertThatIllegalArgumentException().isThrownBy(() -> new ProviderConditions(Duration.ZERO, 500,
-				Duration.ofSeconds(1), RetryAfterForm.DELAY_SECONDS, Duration.ZERO, 0)).withMessageContaining("500");
+				Duration.ofSeconds(1), RetryAfterForm.DELAY_SECONDS, Duration.ZERO, 0, false)).withMessageContaining("500");
 		assertThatIllegalArgumentException().isThrownBy(() -> new ProviderConditions(Duration.ZERO, 503,
-				Duration.ofMillis(1500), RetryAfterForm.DELAY_SECONDS, Duration.ZERO, 0))
+				Duration.ofMillis(1500), RetryAfterForm.DELAY_SECONDS, Duration.ZERO, 0, false))
 			.withMessageContaining("whole");
 	}
 
