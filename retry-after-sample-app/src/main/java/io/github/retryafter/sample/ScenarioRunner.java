@@ -31,7 +31,7 @@ import io.github.retryafter.sample.ScenarioResult.OperationResult;
 /**
  * Runs scenarios: sets the simulated provider's conditions, fires every operation at once through the scenario's
  * client, waits for all of them to end and keeps the result for the home page. One scenario runs at a time; a second
- * caller waits for the first. Thread-safe.
+ * caller waits for the first, while the results stay readable. Thread-safe.
  */
 public class ScenarioRunner {
 
@@ -117,9 +117,11 @@ public class ScenarioRunner {
 	private ScenarioResult finish(Scenario scenario, String hintMode, List<OperationResult> operations,
 			long duration) {
 		ScenarioResult result = new ScenarioResult(scenario, hintMode, operations, this.provider.arrivals(), duration);
-		this.latestByName.remove(scenario.name());
-		this.latestByName.put(scenario.name(), result);
-		this.last = result;
+		synchronized (this.latestByName) {
+			this.latestByName.remove(scenario.name());
+			this.latestByName.put(scenario.name(), result);
+			this.last = result;
+		}
 		logger.info("Scenario " + scenario.name() + " finished:\n" + result.table());
 		return result;
 	}
@@ -136,8 +138,11 @@ public class ScenarioRunner {
 	 * Returns the latest result of each scenario that ran, the most recent first.
 	 * @return the results
 	 */
-	public synchronized List<ScenarioResult> latestByName() {
-		List<ScenarioResult> results = new ArrayList<>(this.latestByName.values());
+	public List<ScenarioResult> latestByName() {
+		List<ScenarioResult> results;
+		synchronized (this.latestByName) {
+			results = new ArrayList<>(this.latestByName.values());
+		}
 		java.util.Collections.reverse(results);
 		return results;
 	}
