@@ -232,7 +232,7 @@ public final class RetryEngine {
 		int attempt = state.attempts();
 		Optional<RetryPlan> plan = Optional.empty();
 		Optional<RetryAfterException> refused = Optional.empty();
-		if (outcome instanceof AttemptOutcome.Response response) {
+		if (outcome instanceof AttemptOutcome.Response response && !response.headers().values("Retry-After").isEmpty()) {
 			try {
 				plan = this.planner.plan(response.headers(), planRequest(state, response));
 			}

@@ -83,16 +83,7 @@ public final class RetryAfterOperations {
 		OperationSpec spec = new OperationSpec(provider.name(), upperMethod, key, options.deadline(),
 				Optional.of(this.instanceKey + "/" + operationIdentity), replayable);
 		boolean disabled = options.disabled() || this.closed;
-		return new Prepared(provider, spec, keyToAdd.map(value -> Map.entry(headerName, value)), options, disabled,
-				replayable ? Optional.empty() : Optional.of(nonReplayableReason(bodySize, settings)));
-	}
-
-	private static String nonReplayableReason(long bodySize, ProviderSettings settings) {
-		if (bodySize < 0) {
-			return "the request body is streamed and cannot be sent again";
-		}
-		return "the request body of " + bodySize + " bytes exceeds retry.after max-replay-body ("
-				+ settings.maxReplayBodyBytes() + " bytes) and is not buffered for replay";
+		return new Prepared(provider, spec, keyToAdd.map(value -> Map.entry(headerName, value)), options, disabled);
 	}
 
 	/**
@@ -128,10 +119,9 @@ public final class RetryAfterOperations {
 	 * @param headerToAdd the idempotency-key header to add to the request, if the request lacks it
 	 * @param options the per-request options
 	 * @param disabled whether to send the request once, without retries
-	 * @param notReplayable why the body cannot be replayed, if it cannot
 	 */
 	public record Prepared(Provider provider, OperationSpec spec, Optional<Map.Entry<String, String>> headerToAdd,
-			RequestOptions options, boolean disabled, Optional<String> notReplayable) {
+			RequestOptions options, boolean disabled) {
 	}
 
 	/**

@@ -44,12 +44,6 @@ public final class RetryAfterAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	InstantSource retryAfterWallClock() {
-		return InstantSource.system();
-	}
-
-	@Bean
-	@ConditionalOnMissingBean
 	RandomSource retryAfterRandomSource() {
 		return RandomSource.threadLocal();
 	}
@@ -73,8 +67,10 @@ public final class RetryAfterAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RetryAfterProviders retryAfterProviders(RetryAfterProperties properties, Ticker ticker, InstantSource wallClock,
-			RandomSource random, RetryBudget budget, ObjectProvider<RetryListener> listeners) {
+	RetryAfterProviders retryAfterProviders(RetryAfterProperties properties, Ticker ticker,
+			ObjectProvider<InstantSource> wallClocks, RandomSource random, RetryBudget budget,
+			ObjectProvider<RetryListener> listeners) {
+		InstantSource wallClock = wallClock(ticker, wallClocks);
 		List<RetryListener> all = listeners.orderedStream().toList();
 		RetryListener listener = RetryListener.composite(all);
 		return new RetryAfterProviders(new RetryAfterPropertiesMapper(properties).providers(),
@@ -98,6 +94,18 @@ public final class RetryAfterAutoConfiguration {
 	@Bean
 	ApplicationListener<ContextClosedEvent> retryAfterShutdown(ObjectProvider<RetryAfterOperations> operations) {
 		return (event) -> operations.ifAvailable(RetryAfterOperations::close);
+	}
+
+	/**
+	 * The wall clock is read only to report skew and for {@code on-missing-date: trust-client-clock}: a ticker that is
+	 * also an {@link InstantSource} (a test's fake clock) drives both, else the application's single
+	 * {@code InstantSource} or {@code Clock} bean, else the system clock.
+	 */
+	static InstantSource wallClock(Ticker ticker, ObjectProvider<InstantSource> wallClocks) {
+		if (ticker instanceof InstantSource both) {
+			return both;
+		}
+		return wallClocks.getIfUnique(InstantSource::system);
 	}
 
 	static String instanceKey(RetryAfterProperties properties, Environment environment) {

@@ -2,6 +2,7 @@ package io.github.retryafter.boot.autoconfigure;
 
 import java.time.InstantSource;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -28,8 +29,8 @@ public final class RetryAfterEndpointAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RetryAfterActivity retryAfterActivity(InstantSource wallClock, Ticker ticker) {
-		return new RetryAfterActivity(wallClock, ticker);
+	RetryAfterActivity retryAfterActivity(ObjectProvider<InstantSource> wallClocks, Ticker ticker) {
+		return new RetryAfterActivity(RetryAfterAutoConfiguration.wallClock(ticker, wallClocks), ticker);
 	}
 
 	@Bean

@@ -98,14 +98,12 @@ public final class RetryAfterClientHttpRequestInterceptor implements ClientHttpR
 					throw ex;
 				}
 				Decision decision = operation.afterAttempt(new AttemptOutcome.Failure(kind.get(), ex, sentAt, failedAt));
-				if (!(decision instanceof Decision.Retry retry) || prepared.notReplayable().isPresent()) {
-					Decision.Stop stop = (decision instanceof Decision.Stop s) ? s
-							: operation.stop(Outcome.NOT_RETRYABLE, prepared.notReplayable().get());
+				if (decision instanceof Decision.Stop stop) {
 					stopped(prepared, operation, stop, null, ex);
 					throw ex;
 				}
 				previous = null;
-				await(operation, retry, started);
+				await(operation, (Decision.Retry) decision, started);
 				continue;
 			}
 			long receivedAt = this.ticker.read();
@@ -114,10 +112,6 @@ public final class RetryAfterClientHttpRequestInterceptor implements ClientHttpR
 					new AttemptOutcome.Response(response.getStatusCode().value(), headers::getOrEmpty, sentAt, receivedAt));
 			if (decision instanceof Decision.Stop stop) {
 				return stopped(prepared, operation, stop, response, null);
-			}
-			if (prepared.notReplayable().isPresent()) {
-				return stopped(prepared, operation, operation.stop(Outcome.NOT_RETRYABLE, prepared.notReplayable().get()),
-						response, null);
 			}
 			previous = new HeadersOnlyResponse(response.getStatusCode(), response.getStatusText(), headers);
 			response.close();

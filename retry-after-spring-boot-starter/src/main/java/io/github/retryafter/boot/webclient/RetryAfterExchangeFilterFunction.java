@@ -99,13 +99,13 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 
 		/**
 		 * Sends the next attempt.
-		 * @param previous a status-and-headers copy of the previous failed response, returned if the engine refuses
-		 * this attempt (the original's body was released while waiting)
+		 * @param previous the status and headers of the previous failed response, returned (with an empty body) if
+		 * the engine refuses this attempt: the original's body was released before the wait
 		 */
-		Mono<ClientResponse> attempt(ClientResponse previous) {
+		Mono<ClientResponse> attempt(FailedResponse previous) {
 			Permit permit = this.operation.beforeAttempt();
 			if (permit instanceof Permit.Refused refused) {
-				return stopped(refused.stop(), previous, null);
+				return stopped(refused.stop(), (previous != null) ? previous.toResponse() : null, null);
 			}
 			Duration timeout = ((Permit.Proceed) permit).timeout();
 			long sentAt = RetryAfterExchangeFilterFunction.this.ticker.read();
@@ -123,12 +123,10 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 			Decision decision = this.operation
 				.afterAttempt(new AttemptOutcome.Response(response.statusCode().value(), headers, sentAt, receivedAt));
 			if (decision instanceof Decision.Retry retry) {
-				if (this.prepared.notReplayable().isPresent()) {
-					Decision.Stop stop = this.operation.stop(Outcome.NOT_RETRYABLE, this.prepared.notReplayable().get());
-					return stopped(stop, response, null);
-				}
-				ClientResponse copy = response.mutate().body("").build();
-				return response.releaseBody().then(waitUntil(retry.notBeforeNanos())).then(Mono.defer(() -> attempt(copy)));
+				FailedResponse failed = FailedResponse.of(response);
+				return response.releaseBody()
+					.then(waitUntil(retry.notBeforeNanos()))
+					.then(Mono.defer(() -> attempt(failed)));
 			}
 			return stopped((Decision.Stop) decision, response, null);
 		}
@@ -143,10 +141,6 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 			}
 			Decision decision = this.operation.afterAttempt(new AttemptOutcome.Failure(kind.get(), failure, sentAt, failedAt));
 			if (decision instanceof Decision.Retry retry) {
-				if (this.prepared.notReplayable().isPresent()) {
-					return stopped(this.operation.stop(Outcome.NOT_RETRYABLE, this.prepared.notReplayable().get()), null,
-							failure);
-				}
 				return waitUntil(retry.notBeforeNanos()).then(Mono.defer(() -> attempt(null)));
 			}
 			return stopped((Decision.Stop) decision, null, failure);
@@ -184,6 +178,29 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 				return Mono.delay(Duration.ofNanos(remaining), RetryAfterExchangeFilterFunction.this.scheduler)
 					.then(rearm(deadlineNanos));
 			});
+		}
+
+	}
+
+	/**
+	 * What is kept of a failed response while waiting: its status, headers and request, not its body.
+	 */
+	private record FailedResponse(org.springframework.http.HttpStatusCode status,
+			org.springframework.http.HttpHeaders headers, org.springframework.http.HttpRequest request) {
+
+		static FailedResponse of(ClientResponse response) {
+			org.springframework.http.HttpHeaders headers = org.springframework.http.HttpHeaders
+				.copyOf(response.headers().asHttpHeaders());
+			headers.remove(org.springframework.http.HttpHeaders.CONTENT_LENGTH);
+			headers.remove(org.springframework.http.HttpHeaders.TRANSFER_ENCODING);
+			return new FailedResponse(response.statusCode(), headers, response.request());
+		}
+
+		ClientResponse toResponse() {
+			return ClientResponse.create(this.status)
+				.headers((target) -> target.addAll(this.headers))
+				.request(this.request)
+				.build();
 		}
 
 	}

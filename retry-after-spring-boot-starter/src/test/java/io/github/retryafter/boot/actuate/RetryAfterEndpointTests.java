@@ -25,7 +25,7 @@ import io.github.retryafter.boot.RetryAfterProviders;
 import io.github.retryafter.boot.autoconfigure.RetryAfterAutoConfiguration;
 import io.github.retryafter.boot.autoconfigure.RetryAfterEndpointAutoConfiguration;
 import io.github.retryafter.boot.testing.Drive;
-import io.github.retryafter.boot.testing.TestClock;
+import io.github.retryafter.simulator.FakeClock;
 import io.github.retryafter.engine.AttemptOutcome;
 import io.github.retryafter.engine.Decision;
 import io.github.retryafter.engine.DelaySource;
@@ -44,12 +44,14 @@ class RetryAfterEndpointTests {
 
 	private static final Instant NOW = Instant.parse("2026-11-30T10:15:30Z");
 
-	private final TestClock clock = new TestClock();
+	private final FakeClock clock = FakeClock.create();
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(RetryAfterAutoConfiguration.class,
 				RetryAfterEndpointAutoConfiguration.class))
-		.withBean(Ticker.class, () -> this.clock)
+		// the ticker alone (not the fake clock, which is also a wall clock), so the application's fixed
+		// InstantSource bean is the wall clock
+		.withBean(Ticker.class, () -> this.clock::read)
 		.withBean(InstantSource.class, () -> InstantSource.fixed(NOW))
 		.withBean(RandomSource.class, () -> () -> 0.5)
 		.withPropertyValues("management.endpoints.web.exposure.include=retryafter",

@@ -1,7 +1,6 @@
 package io.github.retryafter.boot.autoconfigure;
 
 import java.time.Duration;
-import java.time.InstantSource;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -44,7 +43,6 @@ class RetryAfterAutoConfigurationTests {
 	void providesEveryBeanWithZeroConfiguration() {
 		this.contextRunner.run((context) -> {
 			assertThat(context).hasSingleBean(Ticker.class)
-				.hasSingleBean(InstantSource.class)
 				.hasSingleBean(RandomSource.class)
 				.hasSingleBean(RetryBudget.class)
 				.hasSingleBean(RetryAfterProviders.class)

@@ -40,7 +40,7 @@ import io.github.retryafter.engine.RetryPolicy;
 import io.github.retryafter.boot.autoconfigure.RetryAfterAutoConfiguration;
 import io.github.retryafter.boot.autoconfigure.RetryAfterMetricsAutoConfiguration;
 import io.github.retryafter.boot.testing.Drive;
-import io.github.retryafter.boot.testing.TestClock;
+import io.github.retryafter.simulator.FakeClock;
 import io.github.retryafter.engine.AttemptOutcome;
 import io.github.retryafter.engine.Decision;
 import io.github.retryafter.engine.DelaySource;
@@ -59,7 +59,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class RetryAfterMetricsTests {
 
-	private final TestClock clock = new TestClock();
+	private final FakeClock clock = FakeClock.create();
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(RetryAfterAutoConfiguration.class,
@@ -177,6 +177,30 @@ class RetryAfterMetricsTests {
 				.isEqualTo(1);
 			assertThat(counter(registry, RetryAfterMetrics.BUDGET_REFUSALS, "payments", null, null)).isZero();
 		});
+	}
+
+	@Test
+	void aRealRetryAfterFromAServerFortySecondsFastSetsSkewAndHintedWait() {
+		// the fake clock is both the ticker and the client's wall clock, and reads a whole second here
+		java.time.Instant fixed = this.clock.instant();
+		this.contextRunner.withPropertyValues("retry.after.hint-mode=exact")
+			.run((context) -> {
+				MeterRegistry registry = context.getBean(MeterRegistry.class);
+				String serverDate = java.time.format.DateTimeFormatter
+					.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", java.util.Locale.US)
+					.withZone(java.time.ZoneOffset.UTC)
+					.format(fixed.plusSeconds(40));
+				HeaderSource headers = HeaderSource.of(Map.of("Retry-After", List.of("2"), "Date", List.of(serverDate)));
+				assertThat(Drive.operation(context.getBean(RetryAfterProviders.class), "payments", this.clock, headers,
+						503, 200)).isEqualTo(Outcome.SUCCESS);
+				assertThat(registry.get(RetryAfterMetrics.CLOCK_SKEW).tag("provider", "payments").gauge().value())
+					.isEqualTo(40.0);
+				Timer hinted = registry.get(RetryAfterMetrics.WAIT)
+					.tags("provider", "payments", "source", "RETRY_AFTER")
+					.timer();
+				assertThat(hinted.count()).isEqualTo(1);
+				assertThat(hinted.totalTime(java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(2);
+			});
 	}
 
 	@Test

@@ -29,7 +29,7 @@ import io.github.retryafter.boot.autoconfigure.RetryAfterRestClientAutoConfigura
 import io.github.retryafter.boot.testing.FlakyProvider;
 import io.github.retryafter.boot.testing.FlakyProvider.Reply;
 import io.github.retryafter.boot.testing.RecordingListener;
-import io.github.retryafter.boot.testing.TestClock;
+import io.github.retryafter.simulator.FakeClock;
 import io.github.retryafter.engine.DelaySource;
 import io.github.retryafter.engine.Outcome;
 import io.github.retryafter.engine.RetryListener;
@@ -44,7 +44,7 @@ class RestClientRetryIntegrationTests {
 
 	private final FlakyProvider provider = new FlakyProvider();
 
-	private final TestClock clock = new TestClock();
+	private final FakeClock clock = FakeClock.create();
 
 	private final RecordingListener events = new RecordingListener();
 
@@ -56,7 +56,8 @@ class RestClientRetryIntegrationTests {
 		.withBean(Sleeper.class, () -> this.clock)
 		.withBean(RandomSource.class, () -> () -> 0.5)
 		.withBean(RetryListener.class, () -> this.events)
-		.withPropertyValues("spring.http.clients.redirects=dont-follow");
+		.withPropertyValues("spring.http.clients.redirects=dont-follow")
+		.withAllowBeanDefinitionOverriding(true);
 
 	@AfterEach
 	void stopServer() {
@@ -71,7 +72,7 @@ class RestClientRetryIntegrationTests {
 			assertThat(response.getStatusCode().value()).isEqualTo(200);
 			assertThat(this.provider.requests("/seconds")).isEqualTo(2);
 			// floor 3 s, spread clamp(0.75 s), draw 0.5: 3.375 s, never less than the server's 3 s
-			assertThat(this.clock.slept()).isEqualTo(Duration.ofMillis(3375));
+			assertThat(this.clock.elapsed()).isEqualTo(Duration.ofMillis(3375));
 			assertThat(this.events.retries.get(0).source()).isEqualTo(DelaySource.RETRY_AFTER);
 		});
 	}
@@ -82,14 +83,14 @@ class RestClientRetryIntegrationTests {
 		run((client) -> {
 			assertThat(client.get().uri("/date").retrieve().toBodilessEntity().getStatusCode().value()).isEqualTo(200);
 			assertThat(this.provider.requests("/date")).isEqualTo(2);
-			assertThat(this.clock.slept()).isEqualTo(Duration.ofSeconds(7));
+			assertThat(this.clock.elapsed()).isEqualTo(Duration.ofSeconds(7));
 		}, "retry.after.hint-mode=exact");
 	}
 
 	@Test
 	void serverClockFortySecondsOffStillGivesTheRightWait() {
 		for (Duration offset : List.of(Duration.ofSeconds(40), Duration.ofSeconds(-40), Duration.ofDays(1))) {
-			TestClock local = new TestClock();
+			FakeClock local = FakeClock.create();
 			this.provider.clockOffset(offset)
 				.script("/date", Reply.status(503).retryAfterDate(Duration.ofSeconds(7)), Reply.ok());
 			this.contextRunner.withBean(Ticker.class, () -> local)
@@ -97,7 +98,7 @@ class RestClientRetryIntegrationTests {
 				.withPropertyValues("retry.after.hint-mode=exact")
 				.run((context) -> {
 					client(context).get().uri("/date").retrieve().toBodilessEntity();
-					assertThat(local.slept()).as("server clock off by %s", offset).isEqualTo(Duration.ofSeconds(7));
+					assertThat(local.elapsed()).as("server clock off by %s", offset).isEqualTo(Duration.ofSeconds(7));
 				});
 		}
 	}
@@ -199,6 +200,24 @@ class RestClientRetryIntegrationTests {
 			assertThat(this.provider.totalRecords()).isEqualTo(1);
 			assertThat(outcome.get().outcome()).isEqualTo(Outcome.OUTCOME_UNKNOWN);
 		});
+	}
+
+	@Test
+	void bodyLargerThanTheReplayLimitIsSentOnce() {
+		this.provider.script("/upload", Reply.status(503).retryAfter("1"), Reply.ok());
+		run((client) -> {
+			ResponseEntity<Void> response = client.put()
+				.uri("/upload")
+				.body("x".repeat(2048))
+				.retrieve()
+				.onStatus((code) -> true, (request, resp) -> {
+				})
+				.toBodilessEntity();
+			assertThat(response.getStatusCode().value()).isEqualTo(503);
+			assertThat(this.provider.requests("/upload")).isEqualTo(1);
+			assertThat(this.events.last().outcome()).isEqualTo(Outcome.NOT_RETRYABLE);
+			assertThat(this.events.last().reason()).contains("cannot be replayed");
+		}, "retry.after.max-replay-body=1KB");
 	}
 
 	@Test

@@ -3,6 +3,7 @@ package io.github.retryafter.boot.testing;
 import java.net.ConnectException;
 import java.time.Duration;
 
+import io.github.retryafter.simulator.FakeClock;
 import io.github.retryafter.Cancellation;
 import io.github.retryafter.HeaderSource;
 import io.github.retryafter.boot.RetryAfterProviders;
@@ -31,7 +32,7 @@ public final class Drive {
 	 * Runs one GET operation whose attempts get the given statuses, in order (the last repeats).
 	 * @return how the operation ended
 	 */
-	public static Outcome operation(RetryAfterProviders providers, String provider, TestClock clock,
+	public static Outcome operation(RetryAfterProviders providers, String provider, FakeClock clock,
 			HeaderSource headers, int... statuses) {
 		RetryOperation operation = providers.get(provider)
 			.orElseThrow()
@@ -56,7 +57,7 @@ public final class Drive {
 	 * Runs one GET operation whose attempts get the given statuses, without headers.
 	 * @return how the operation ended
 	 */
-	public static Outcome operation(RetryAfterProviders providers, String provider, TestClock clock,
+	public static Outcome operation(RetryAfterProviders providers, String provider, FakeClock clock,
 			int... statuses) {
 		return operation(providers, provider, clock, HeaderSource.empty(), statuses);
 	}

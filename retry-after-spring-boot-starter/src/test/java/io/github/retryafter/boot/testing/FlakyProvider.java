@@ -27,7 +27,10 @@ import mockwebserver3.SocketEffect;
  */
 public final class FlakyProvider implements AutoCloseable {
 
-	private static final DateTimeFormatter HTTP_DATE = DateTimeFormatter.RFC_1123_DATE_TIME.withZone(ZoneOffset.UTC);
+	// IMF-fixdate: a two-digit day, unlike RFC_1123_DATE_TIME, which writes "1 Dec" and is refused by the planner
+	private static final DateTimeFormatter HTTP_DATE = DateTimeFormatter
+		.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", java.util.Locale.US)
+		.withZone(ZoneOffset.UTC);
 
 	private final MockWebServer server = new MockWebServer();
 

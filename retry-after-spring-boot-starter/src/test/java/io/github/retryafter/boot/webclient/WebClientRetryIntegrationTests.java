@@ -185,7 +185,9 @@ class WebClientRetryIntegrationTests {
 	void failedAttemptsReleaseTheirConnections() {
 		this.provider.script("/down", Reply.status(503).retryAfter("0"));
 		this.provider.script("/ok", Reply.ok());
-		this.realTimeRunner.withPropertyValues("retry.after.hint-mode=exact", "retry.after.max-attempts=3")
+		this.realTimeRunner
+			.withPropertyValues("retry.after.hint-mode=exact", "retry.after.max-attempts=3",
+					"retry.after.budget.capacity=1000", "retry.after.global-budget.capacity=1000")
 			.run((context) -> {
 				ConnectionProvider pool = ConnectionProvider.builder("two")
 					.maxConnections(2)

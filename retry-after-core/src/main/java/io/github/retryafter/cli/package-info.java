@@ -1,0 +1,5 @@
+/**
+ * The executable jar's command line: {@code explain} turns a block of response headers into the plan the library
+ * would make, as one line of JSON.
+ */
+package io.github.retryafter.cli;
