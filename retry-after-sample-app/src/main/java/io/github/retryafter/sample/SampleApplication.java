@@ -46,8 +46,7 @@ public class SampleApplication {
 	/**
 	 * The HTTP transport of the client side, shared by both clients: the JDK's client, on HTTP/1.1, opening as many
 	 * connections as a burst needs. Reactor Netty's default pool (16 connections and 32 queued requests) would fail a
-	 * burst of 200 before retry-after saw it, and its response body accepts only one subscriber, which retry-after's
-	 * WebClient filter exceeds when it retries (see the README's known issues).
+	 * burst of 200 before retry-after saw it.
 	 */
 	@Bean
 	java.net.http.HttpClient sampleHttpClient() {

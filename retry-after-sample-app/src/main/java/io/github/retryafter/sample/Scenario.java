@@ -50,11 +50,11 @@ public record Scenario(String name, String description, String provider, Client 
 			new Scenario("jitter",
 					"200 operations hit a 1 s outage whose gateway holds them, then answers all at once 503 Retry-After: 2; "
 							+ "the default floor-plus-jitter policy spreads the retries over 3.0-3.5 s",
-					"flaky", Client.REST_CLIENT, 200,
+					"flaky", Client.WEB_CLIENT, 200,
 					new ProviderConditions(OUTAGE, 503, RETRY_AFTER, RetryAfterForm.DELAY_SECONDS, Duration.ZERO, 0, true)),
 			new Scenario("herd",
 					"the same held outage, but hint-mode exact: every retry lands on the server's floor at once, a herd",
-					"flaky-exact", Client.REST_CLIENT, 200,
+					"flaky-exact", Client.WEB_CLIENT, 200,
 					new ProviderConditions(OUTAGE, 503, RETRY_AFTER, RetryAfterForm.DELAY_SECONDS, Duration.ZERO, 0, true)),
 			new Scenario("skew",
 					"50 operations through RestClient against a provider whose clock is an hour ahead, answering 503 "
