@@ -21,13 +21,17 @@ import io.github.retryafter.RandomSource;
 import io.github.retryafter.RetryAfterException;
 import io.github.retryafter.RetryAfterPlanner;
 import io.github.retryafter.RetryPlan;
+import io.github.retryafter.simulator.FleetReport;
+import io.github.retryafter.simulator.FleetSimulation;
+import io.github.retryafter.simulator.Workload;
 
 /**
  * The command line of {@code retry-after-core}'s executable jar. {@code explain} reads response header lines from
  * standard input (as {@code curl -sI} prints them) and prints, as one line of JSON on standard output, the plan the
- * library would make, why it refused, or that the response carried no instruction.
+ * library would make, why it refused, or that the response carried no instruction. {@code simulate} runs the
+ * deterministic {@link FleetSimulation} and prints its markdown table and histogram.
  * <p>
- * Exit codes: {@code 0} a plan, {@code 3} no {@code Retry-After}, {@code 2} a refusal, {@code 64} a usage error (help on
+ * Exit codes: {@code 0} a plan (or a simulation printed), {@code 3} no {@code Retry-After}, {@code 2} a refusal, {@code 64} a usage error (help on
  * standard error). {@link #run} holds all the logic so tests drive it without a process. Stateless and thread-safe.
  */
 public final class RetryAfterCli {
@@ -78,6 +82,28 @@ public final class RetryAfterCli {
 			  curl -sI https://example.com/busy | java -jar retry-after-core.jar explain --jitter none
 			""";
 
+	static final String SIMULATE_USAGE = """
+			Usage: java -jar retry-after-core.jar simulate [--workload episodes|shared] [--clients N] [--seed S]
+
+			Runs the deterministic fleet simulation (virtual time, no threads, no network) and prints a markdown
+			table comparing every retry policy, then a text histogram of retries reaching the provider per
+			policy. The same options always print the same output.
+
+			Options:
+			  --workload W   episodes: independent episodes, each with its own 1-25 s outage (seed 000's
+			                 canonical workload); shared: a fleet hit by one 20 s outage at once
+			                 (default: episodes)
+			  --clients N    episodes or clients, at least 1 (default: 1000)
+			  --seed S       the seed every random draw derives from (default: 1)
+			  --help         print this help
+			""";
+
+	/** The default number of clients of {@code simulate}. */
+	static final int DEFAULT_CLIENTS = 1000;
+
+	/** The default seed of {@code simulate}. */
+	static final long DEFAULT_SEED = 1;
+
 	private RetryAfterCli() {
 	}
 
@@ -108,8 +134,12 @@ public final class RetryAfterCli {
 		switch (command) {
 			case "explain":
 				return explain(rest, in, out, err, InstantSource.system());
+			case "simulate":
+				return simulate(rest, out, err);
 			case "--help", "-h", "help":
 				out.print(USAGE);
+				out.println();
+				out.print(SIMULATE_USAGE);
 				return EXIT_PLAN;
 			default:
 				return usage(err, "unknown subcommand \"" + command + "\"");
@@ -155,6 +185,61 @@ public final class RetryAfterCli {
 			out.println("{\"error\":" + quote(ex.code().name()) + ",\"message\":" + quote(ex.getMessage()) + "}");
 			return EXIT_REFUSED;
 		}
+	}
+
+	static int simulate(String[] args, PrintStream out, PrintStream err) {
+		String workload = "episodes";
+		long clients = DEFAULT_CLIENTS;
+		long seed = DEFAULT_SEED;
+		try {
+			for (int i = 0; i < args.length; i++) {
+				String name = args[i];
+				String value = null;
+				int equals = name.indexOf('=');
+				if (name.startsWith("--") && equals > 0) {
+					value = name.substring(equals + 1);
+					name = name.substring(0, equals);
+				}
+				if (name.equals("--help") || name.equals("-h")) {
+					out.print(SIMULATE_USAGE);
+					return EXIT_PLAN;
+				}
+				if (!name.equals("--workload") && !name.equals("--clients") && !name.equals("--seed")) {
+					throw new IllegalArgumentException("unknown option \"" + name + "\"");
+				}
+				if (value == null) {
+					if (i + 1 >= args.length) {
+						throw new IllegalArgumentException(name + " needs a value");
+					}
+					value = args[++i];
+				}
+				switch (name) {
+					case "--workload" -> {
+						if (!value.equals("episodes") && !value.equals("shared")) {
+							throw new IllegalArgumentException(
+									"--workload must be episodes or shared, not \"" + value + "\"");
+						}
+						workload = value;
+					}
+					case "--clients" -> {
+						clients = ExplainOptions.number(name, value, 1);
+						if (clients > 1_000_000) {
+							throw new IllegalArgumentException("--clients must be at most 1000000, not " + clients);
+						}
+					}
+					default -> seed = ExplainOptions.number(name, value, Long.MIN_VALUE);
+				}
+			}
+		}
+		catch (IllegalArgumentException ex) {
+			err.println("retry-after: " + ex.getMessage());
+			err.println();
+			err.print(SIMULATE_USAGE);
+			return EXIT_USAGE;
+		}
+		FleetReport report = FleetSimulation.run(Workload.named(workload, (int) clients), seed);
+		out.print(report.render());
+		return EXIT_PLAN;
 	}
 
 	private static RetryAfterPlanner planner(ExplainOptions options, InstantSource systemClock) {
@@ -313,7 +398,7 @@ public final class RetryAfterCli {
 			};
 		}
 
-		private static long number(String name, String value, long min) {
+		static long number(String name, String value, long min) {
 			long parsed;
 			try {
 				parsed = Long.parseLong(value);

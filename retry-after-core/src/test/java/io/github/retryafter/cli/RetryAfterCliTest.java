@@ -174,4 +174,40 @@ class RetryAfterCliTest {
 		assertThat(RetryAfterCli.quote("a\"b\\c\n\t\u0001\u2028é")).isEqualTo("\"a\\\"b\\\\c\\n\\t\\u0001\\u2028é\"");
 	}
 
+	@Test
+	void simulatePrintsTheTableAndTheHistogramTheSameWayEveryTime() {
+		int exit = run("", "simulate", "--workload", "shared", "--clients", "50", "--seed", "7");
+		assertThat(exit).isEqualTo(0);
+		String first = out();
+		assertThat(first).contains("### Workload `shared`, seed 7")
+			.contains("| policy | success | herd (10 ms) | amplification | early retries | p50 to success | p99 to success |")
+			.contains("| FLOOR_PLUS_JITTER random (default) | 100.0% |")
+			.contains("busiest 10 ms:");
+		this.out.reset();
+		assertThat(run("", "simulate", "--workload=shared", "--clients=50", "--seed=7")).isEqualTo(0);
+		assertThat(out()).isEqualTo(first);
+		assertThat(err()).isEmpty();
+	}
+
+	@Test
+	void simulateRunsTheEpisodesByDefault() {
+		assertThat(run("", "simulate", "--clients", "20")).isEqualTo(0);
+		assertThat(out()).startsWith("### Workload `episodes`, seed 1");
+	}
+
+	@Test
+	void simulateHelpGoesToStandardOutput() {
+		assertThat(run("", "simulate", "--help")).isEqualTo(0);
+		assertThat(out()).startsWith("Usage: java -jar retry-after-core.jar simulate");
+		assertThat(err()).isEmpty();
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "--workload=storm", "--clients=0", "--clients=x", "--seed", "--verbose" })
+	void simulateUsageErrorsExit64WithHelpOnStandardError(String argument) {
+		assertThat(run("", "simulate", argument)).isEqualTo(64);
+		assertThat(out()).isEmpty();
+		assertThat(err()).startsWith("retry-after: ").contains("Usage: java -jar retry-after-core.jar simulate");
+	}
+
 }

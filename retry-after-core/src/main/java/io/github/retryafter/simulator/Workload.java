@@ -1,0 +1,130 @@
+package io.github.retryafter.simulator;
+
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Objects;
+
+/**
+ * What a {@link FleetSimulation} runs: {@code clients} clients, each running one operation, against a provider. With
+ * {@code isolated} every client has its own provider with its own outage (independent episodes, aligned on a common
+ * start the way seed 000's harness measured them); otherwise the whole fleet shares one provider and one outage.
+ * <p>
+ * Immutable and thread-safe.
+ *
+ * @param name the workload's name, as the command line spells it
+ * @param clients how many clients, one operation each
+ * @param isolated whether each client has a provider of its own
+ * @param provider how the provider behaves
+ * @param client how the clients behave
+ */
+public record Workload(String name, int clients, boolean isolated, ProviderModel provider, ClientModel client) {
+
+	/** The hint cap of seed 000's harness: no provider asks for more than 5 s. */
+	public static final Duration SEED_HINT_CAP = Duration.ofSeconds(5);
+
+	/**
+	 * Validates eagerly.
+	 * @throws IllegalArgumentException naming the bad value
+	 */
+	public Workload {
+		Objects.requireNonNull(name, "name");
+		Objects.requireNonNull(provider, "provider");
+		Objects.requireNonNull(client, "client");
+		if (clients < 1) {
+			throw new IllegalArgumentException("clients must be at least 1 but was " + clients);
+		}
+	}
+
+	/**
+	 * Returns seed 000's "canonical workload" as independent episodes: each client meets its own outage, lasting
+	 * 1 to 25 s uniformly, so that about 83% of them (the seed: 835 of 1,000) outlast the provider's 5 s hint cap.
+	 * All episodes start at once, so equal hints land together, as they did in the seed's harness.
+	 * @param clients the number of episodes (the seed's: 1,000)
+	 * @return the workload
+	 */
+	public static Workload episodes(int clients) {
+		return new Workload("episodes", clients, true,
+				ProviderModel.outage(Duration.ofSeconds(1), Duration.ofSeconds(25), SEED_HINT_CAP),
+				ClientModel.defaults());
+	}
+
+	/**
+	 * Returns the production case the seed says its number understates: a fleet whose requests all reach one provider
+	 * within the same 10 ms when a 20 s outage begins, so every client is told the same thing at the same time.
+	 * @param clients the fleet's size
+	 * @return the workload
+	 */
+	public static Workload shared(int clients) {
+		return new Workload("shared", clients, false,
+				ProviderModel.outage(Duration.ofSeconds(20), Duration.ofSeconds(20), SEED_HINT_CAP),
+				ClientModel.defaults().withStartSpread(Duration.ofMillis(10)));
+	}
+
+	/**
+	 * Returns the named workload with the given number of clients.
+	 * @param name {@code episodes} or {@code shared}
+	 * @param clients the number of clients
+	 * @return the workload
+	 * @throws IllegalArgumentException for any other name
+	 */
+	public static Workload named(String name, int clients) {
+		return switch (name.toLowerCase(Locale.ROOT)) {
+			case "episodes" -> episodes(clients);
+			case "shared" -> shared(clients);
+			default -> throw new IllegalArgumentException("workload must be episodes or shared, not \"" + name + "\"");
+		};
+	}
+
+	/**
+	 * Returns a copy with another number of clients.
+	 * @param count the number of clients
+	 * @return a new workload
+	 */
+	public Workload withClients(int count) {
+		return new Workload(this.name, count, this.isolated, this.provider, this.client);
+	}
+
+	/**
+	 * Returns a copy with another provider.
+	 * @param model the provider
+	 * @return a new workload
+	 */
+	public Workload withProvider(ProviderModel model) {
+		return new Workload(this.name, this.clients, this.isolated, model, this.client);
+	}
+
+	/**
+	 * Returns a copy with other clients.
+	 * @param model the clients
+	 * @return a new workload
+	 */
+	public Workload withClient(ClientModel model) {
+		return new Workload(this.name, this.clients, this.isolated, this.provider, model);
+	}
+
+	/**
+	 * Returns one line describing the workload, for reports.
+	 * @return the description
+	 */
+	public String describe() {
+		ProviderModel p = this.provider;
+		ClientModel c = this.client;
+		String outage = p.outageMin().equals(p.outageMax()) ? "one " + seconds(p.outageMin()) + " outage"
+				: "outages of " + seconds(p.outageMin()) + " to " + seconds(p.outageMax());
+		return this.clients + " clients, " + (this.isolated ? "each against its own provider (" + outage + ")"
+				: "sharing one provider (" + outage + ")") + "; 503 with Retry-After as "
+				+ ((p.hintForm() == ProviderModel.HintForm.HTTP_DATE) ? "an HTTP-date with Date" : "delay-seconds")
+				+ ", capped at " + seconds(p.hintCap()) + p.rateLimit()
+					.map(r -> ", then " + r.perSecond() + " req/s (burst " + r.burst() + ")")
+					.orElse("")
+				+ "; clients: " + c.maxAttempts() + " attempts, " + seconds(c.deadline()) + " deadline, started within "
+				+ c.startSpread().toMillis() + " ms, latency " + c.latencyMin().toMillis() + "-" + c.latencyMax().toMillis()
+				+ " ms each way, skewed clocks (up to days)";
+	}
+
+	private static String seconds(Duration duration) {
+		return (duration.toMillis() % 1000 == 0) ? duration.toSeconds() + " s"
+				: String.format(Locale.ROOT, "%.3f s", duration.toMillis() / 1000.0);
+	}
+
+}
