@@ -3,7 +3,7 @@ package io.github.retryafter.budget;
 /**
  * A shared allowance of retries, so that during an outage retries cannot multiply the load on a failing dependency.
  * First attempts never consume it; each retry takes one token from its provider's allowance and one from the
- * client-wide one, when the retry is sent.
+ * client-wide one, when the retry is sent, and a retry that succeeds may give them back ({@link #refund}).
  * <p>
  * Implementations must be thread-safe: one budget is shared by every operation of a client.
  */
@@ -22,6 +22,16 @@ public interface RetryBudget {
 	 * @param provider the provider the attempt went to
 	 */
 	void recordSuccess(String provider);
+
+	/**
+	 * Records a retry whose attempt succeeded, giving back the token it took (the AWS SDKs' retry-quota refund): paced
+	 * retries that succeed cost almost nothing, while retries that fail again keep their tokens spent, so the retries
+	 * that failed never exceed what the budget admits. Does nothing by default: a budget that never refunds is only
+	 * stricter.
+	 * @param provider the provider the retry went to
+	 */
+	default void refund(String provider) {
+	}
 
 	/**
 	 * Returns what a retry to {@code provider} could take right now: the smaller of the provider's and the global

@@ -13,8 +13,9 @@ import io.github.retryafter.Ticker;
  * bucket allows, so other providers keep their own tokens.
  * <p>
  * Buckets start full and refill lazily, when read: by the per-second floor times the time elapsed on the injected
- * {@link Ticker}, and by a deposit for each successful first attempt, never beyond capacity. So the retries one bucket
- * admits never exceed {@code capacity + deposits + refillPerSecond × elapsed}.
+ * {@link Ticker}, by a deposit for each successful first attempt, and by the token a successful retry gives back
+ * ({@link #refund}), never beyond capacity. So the retries one bucket admits that did not succeed (failed, or still in
+ * flight) never exceed {@code capacity + deposits + refillPerSecond × elapsed}: each refund matches one success.
  * <p>
  * Thread-safe without a lock: each bucket holds an immutable level in an {@link AtomicReference} updated by
  * compare-and-set, so threads retrying different providers touch different memory except for the global bucket's one
@@ -70,6 +71,18 @@ public final class TokenBucketRetryBudget implements RetryBudget {
 		Bucket bucket = bucket(provider);
 		bucket.deposit(now, bucket.settings.depositRatio());
 		this.global.deposit(now, this.global.settings.depositRatio());
+	}
+
+	/**
+	 * Gives back the token a successful retry took, to the provider's bucket and the global one, never beyond
+	 * capacity.
+	 * @param provider the provider the retry went to
+	 */
+	@Override
+	public void refund(String provider) {
+		long now = this.ticker.read();
+		bucket(provider).giveBack(now);
+		this.global.giveBack(now);
 	}
 
 	@Override

@@ -2,8 +2,9 @@ package io.github.retryafter.engine;
 
 /**
  * How a logical operation ended. When several stops apply at once, the engine reports them in this priority: cancelled,
- * deadline, not retryable / outcome unknown, attempts, wait too long, wait exceeds deadline, total wait, and the budget
- * last, so no token is spent on a retry that would not happen.
+ * deadline, not retryable / outcome unknown, attempts, wait too long, wait exceeds deadline, total wait, the budget
+ * last, so no token is spent on a retry that would not happen. Before an attempt: cancelled, deadline, provider cooling
+ * down, then the budget, so no token is spent on a request the provider's gate holds back.
  */
 public enum Outcome {
 
@@ -33,6 +34,12 @@ public enum Outcome {
 
 	/** An unsafe request may have been applied and cannot be replayed safely: look the outcome up before sending again. */
 	OUTCOME_UNKNOWN,
+
+	/**
+	 * The provider is cooling down after a {@code Retry-After} (its own or another operation's) or paced, and the
+	 * operation's deadline cannot accommodate the wait, or pacing is fail-fast; no request was sent to it.
+	 */
+	PROVIDER_COOLING_DOWN,
 
 	/** The operation was cancelled; no further request was sent. */
 	CANCELLED

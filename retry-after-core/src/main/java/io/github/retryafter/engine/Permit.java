@@ -3,8 +3,11 @@ package io.github.retryafter.engine;
 import java.time.Duration;
 import java.util.Objects;
 
+import io.github.retryafter.pacing.GateHold;
+
 /**
- * The answer to {@link RetryOperation#beforeAttempt()}: send the attempt with this timeout, or do not send it.
+ * The answer to {@link RetryOperation#beforeAttempt()}: send the attempt with this timeout, wait for the provider's
+ * gate and ask again, or do not send it.
  */
 public sealed interface Permit {
 
@@ -23,6 +26,24 @@ public sealed interface Permit {
 			if (attempt < 1) {
 				throw new IllegalArgumentException("attempt must be at least 1 but was " + attempt);
 			}
+		}
+
+	}
+
+	/**
+	 * Do not send yet: the provider's gate holds the request. Wait until the engine's ticker reads at least
+	 * {@code notBeforeNanos} (cancellably), then call {@link RetryOperation#beforeAttempt()} again. Nothing was counted
+	 * or spent: no attempt, no budget token.
+	 * @param notBeforeNanos the ticker reading to wait for
+	 * @param reason whether the provider is cooling down or the request has a slot in its rate
+	 */
+	record Wait(long notBeforeNanos, GateHold reason) implements Permit {
+
+		/**
+		 * Checks the arguments.
+		 */
+		public Wait {
+			Objects.requireNonNull(reason, "reason");
 		}
 
 	}

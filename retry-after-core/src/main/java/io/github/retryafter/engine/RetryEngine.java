@@ -5,6 +5,7 @@ import java.time.InstantSource;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.retryafter.Cancellation;
 import io.github.retryafter.JitterMode;
@@ -17,6 +18,7 @@ import io.github.retryafter.RetryAfterPlanner;
 import io.github.retryafter.RetryPlan;
 import io.github.retryafter.Ticker;
 import io.github.retryafter.budget.RetryBudget;
+import io.github.retryafter.pacing.ProviderGate;
 
 /**
  * The transport-agnostic retry engine: after each attempt it decides whether to retry, after which delay and why, or to
@@ -47,6 +49,14 @@ import io.github.retryafter.budget.RetryBudget;
  * <li>{@link Outcome#BUDGET_EXHAUSTED} if the budget has no token for the provider, checked last and by peeking,
  * so no token is spent on a retry that would not happen; the token itself is taken when the retry is sent.</li>
  * </ol>
+ * With {@link RetryPolicy#pacing() pacing} on, every provider has a {@link ProviderGate}: {@link RetryOperation}
+ * asks it before every attempt (so a request may be told to {@link Permit.Wait wait} and ask again, or be refused with
+ * {@link Outcome#PROVIDER_COOLING_DOWN}) and reports every response to it: a usable {@code Retry-After} on a retryable,
+ * 429 or 503 response closes the gate until the instant the server named (measured from receipt, never shortened, and
+ * a hint too long for the planner's max wait still closes it), a 429 or 503 lowers the provider's rate, a success
+ * grows it. The gate reads the hint with its own planner, without jitter and without a max wait, so it draws no random
+ * numbers and an operation's own decisions are the same with pacing on or off.
+ * <p>
  * The wait from a {@code Retry-After} follows {@link RetryPolicy#hintMode()}: {@link HintMode#FLOOR_PLUS_JITTER} is the
  * planner's plan, {@link HintMode#EXACT} its floor, {@link HintMode#MAX_WITH_BACKOFF} {@code max(floor, backoff draw)}
  * plus the planner's jitter (the planner draws first, then the backoff), and {@link HintMode#CAPPED}
@@ -70,6 +80,10 @@ public final class RetryEngine {
 
 	private final RetryAfterPlanner planner;
 
+	private final RetryAfterPlanner gatePlanner;
+
+	private final ConcurrentHashMap<String, ProviderGate> gates = new ConcurrentHashMap<>();
+
 	private RetryEngine(Builder builder) {
 		this.policy = builder.policy;
 		this.budget = builder.budget;
@@ -79,6 +93,12 @@ public final class RetryEngine {
 		this.planner = RetryAfterPlanner.builder()
 			.options(plannerOptions(this.policy))
 			.random(this.random)
+			.ticker(this.ticker)
+			.wallClock(builder.wallClock)
+			.build();
+		this.gatePlanner = RetryAfterPlanner.builder()
+			.options(this.policy.planner().toBuilder().jitter(JitterMode.NONE).maxWait(null).build())
+			.random(() -> 0.0)
 			.ticker(this.ticker)
 			.wallClock(builder.wallClock)
 			.build();
@@ -132,6 +152,56 @@ public final class RetryEngine {
 	 */
 	public RetryAfterPlanner planner() {
 		return this.planner;
+	}
+
+	/**
+	 * Returns the gate of {@code provider}, created on first use with the policy's {@link RetryPolicy#pacing()}
+	 * settings. With pacing off the gate exists but nothing consults or feeds it.
+	 * @param provider a provider name; expected from configuration (a bounded set), never from URLs
+	 * @return the provider's gate
+	 */
+	public ProviderGate gate(String provider) {
+		Objects.requireNonNull(provider, "provider");
+		ProviderGate gate = this.gates.get(provider);
+		if (gate != null) {
+			return gate;
+		}
+		return this.gates.computeIfAbsent(provider,
+				(name) -> new ProviderGate(name, this.policy.pacing(), this.ticker));
+	}
+
+	/**
+	 * Reports an attempt's outcome to its provider's gate (pacing on only): a usable {@code Retry-After} on a retryable,
+	 * 429 or 503 response closes the gate until the instant it names; a 429 or 503 is a throttle; a success grows the
+	 * rate. An unusable hint is ignored here (the operation's own decision reports it).
+	 * @param state the operation after the attempt
+	 * @param outcome what the attempt produced
+	 */
+	void observe(OperationState state, AttemptOutcome outcome) {
+		if (!this.policy.pacing().enabled() || !(outcome instanceof AttemptOutcome.Response response)) {
+			return;
+		}
+		ProviderGate gate = gate(state.spec().provider());
+		int status = response.status();
+		boolean throttle = status == 429 || status == 503;
+		Classification classification = this.policy.classifier().classify(outcome);
+		if (classification == Classification.SUCCESS) {
+			gate.onSuccess(response.receivedAtNanos());
+			return;
+		}
+		if ((throttle || classification == Classification.RETRYABLE)
+				&& !response.headers().values("Retry-After").isEmpty()) {
+			try {
+				this.gatePlanner.plan(response.headers(), PlanRequest.forAttempt(state.attempts()))
+					.ifPresent((plan) -> gate.closeUntil(plan.deadlineNanos()));
+			}
+			catch (RetryAfterException ex) {
+				// unusable: treated as absent, as the operation's own decision does and reports
+			}
+		}
+		if (throttle) {
+			gate.onThrottle(response.sentAtNanos(), response.receivedAtNanos());
+		}
 	}
 
 	/**

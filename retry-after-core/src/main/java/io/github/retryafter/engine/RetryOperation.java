@@ -9,12 +9,21 @@ import java.util.Optional;
 
 import io.github.retryafter.Cancellation;
 import io.github.retryafter.RetryAfterError;
+import io.github.retryafter.pacing.ProviderGate;
 
 /**
  * One logical operation's state machine, started by {@link RetryEngine#start}. An adapter drives it:
  * <pre>{@code
  * RetryOperation operation = engine.start(spec, cancellation);
- * while (operation.beforeAttempt() instanceof Permit.Proceed proceed) {
+ * while (true) {
+ *     Permit permit = operation.beforeAttempt();
+ *     if (permit instanceof Permit.Wait wait) {
+ *         waitUntil(wait.notBeforeNanos(), cancellation);    // the provider's gate; then ask again
+ *         continue;
+ *     }
+ *     if (!(permit instanceof Permit.Proceed proceed)) {
+ *         break;                                            // refused: the operation is over
+ *     }
  *     AttemptOutcome outcome = send(proceed.timeout(), operation.idempotencyKey());
  *     if (operation.afterAttempt(outcome) instanceof Decision.Retry retry) {
  *         waitUntil(retry.notBeforeNanos(), cancellation);   // on the engine's ticker
@@ -22,7 +31,9 @@ import io.github.retryafter.RetryAfterError;
  * }
  * }</pre>
  * {@link #beforeAttempt()} re-checks cancellation and the deadline, refuses to be called before the scheduled retry
- * instant, and takes the retry's budget token at that moment (a retry is paid for when it is sent, after its wait).
+ * instant, asks the provider's gate when pacing is on (which may answer {@link Permit.Wait}), and takes the retry's
+ * budget token at that moment (a retry is paid for when it is sent, after its wait). A retry that succeeds gives its
+ * token back ({@link io.github.retryafter.budget.RetryBudget#refund}).
  * {@link #afterAttempt(AttemptOutcome)} asks the engine what follows. The operation emits the listener's events and
  * keeps an immutable {@link #trace()}.
  * <p>
@@ -63,6 +74,10 @@ public final class RetryOperation {
 
 	private Decision.Stop finalStop;
 
+	private ProviderGate.Admission.Hold held;
+
+	private ProviderGate queuedAt;
+
 	RetryOperation(RetryEngine engine, OperationSpec spec, Cancellation cancellation, long startedAtNanos,
 			long deadlineNanos) {
 		this.engine = engine;
@@ -76,11 +91,13 @@ public final class RetryOperation {
 	 * Asks whether the next attempt may be sent, and with which timeout. In order: a finished operation refuses with
 	 * its final stop; a cancelled one ends as {@link Outcome#CANCELLED}; calling before the scheduled retry's
 	 * {@link Decision.Retry#notBeforeNanos()} is a bug and throws; no more than {@link RetryPolicy#minAttemptTime()} left
-	 * of the deadline (after the reserve) ends as {@link Outcome#DEADLINE_EXCEEDED}; a retry the budget refuses ends as
+	 * of the deadline (after the reserve) ends as {@link Outcome#DEADLINE_EXCEEDED}; with pacing on, the provider's gate
+	 * may answer {@link Permit.Wait} (wait, then call again: nothing is counted or spent) or refuse, which ends the
+	 * operation as {@link Outcome#PROVIDER_COOLING_DOWN}; a retry the budget refuses ends as
 	 * {@link Outcome#BUDGET_EXHAUSTED}. Otherwise the attempt is counted, its token taken (retries only) and the
 	 * attempt event emitted.
-	 * @return proceed with the attempt number and timeout {@code min(attemptTimeout, remaining - reserve)}, or refused
-	 * with the stop that ended the operation
+	 * @return proceed with the attempt number and timeout {@code min(attemptTimeout, remaining - reserve)}, wait for
+	 * the provider's gate, or refused with the stop that ended the operation
 	 * @throws IllegalStateException if an attempt is in flight, or the scheduled retry instant has not been reached
 	 */
 	public Permit beforeAttempt() {
@@ -113,6 +130,27 @@ public final class RetryOperation {
 			return new Permit.Refused(finish(Outcome.DEADLINE_EXCEEDED, reason));
 		}
 		String provider = this.spec.provider();
+		if (policy.pacing().enabled()) {
+			ProviderGate gate = this.engine.gate(provider);
+			long latestStart = this.deadlineNanos - policy.deadlineReserve().toNanos() - policy.minAttemptTime().toNanos()
+					- 1;
+			ProviderGate.Admission admission = gate.admit(next == 1, now, latestStart, this.held);
+			if (admission instanceof ProviderGate.Admission.Hold hold) {
+				this.held = hold;
+				if (this.queuedAt == null) {
+					this.queuedAt = gate;
+					gate.enqueue();
+				}
+				return new Permit.Wait(hold.untilNanos(), hold.reason());
+			}
+			leaveQueue();
+			this.held = null;
+			if (admission instanceof ProviderGate.Admission.Refuse refuse) {
+				String reason = refuse.reason() + "; attempt " + next + " was not sent";
+				refusal(Optional.of(Outcome.PROVIDER_COOLING_DOWN), Optional.empty(), reason, now);
+				return new Permit.Refused(finish(Outcome.PROVIDER_COOLING_DOWN, reason));
+			}
+		}
 		double before = this.engine.budget().availableTokens(provider);
 		double after = before;
 		AttemptKind kind = (next == 1) ? AttemptKind.FIRST : AttemptKind.RETRY;
@@ -141,9 +179,10 @@ public final class RetryOperation {
 	}
 
 	/**
-	 * Records the outcome of the attempt in flight and asks the engine what follows. A retry adds its delay to the
-	 * total wait and must be waited out on the engine's ticker before {@link #beforeAttempt()}; a stop ends the
-	 * operation. A successful first attempt deposits into the budget.
+	 * Records the outcome of the attempt in flight, reports it to the provider's gate (pacing on) and asks the engine
+	 * what follows. A retry adds its delay to the total wait and must be waited out on the engine's ticker before
+	 * {@link #beforeAttempt()}; a stop ends the operation. A successful first attempt deposits into the budget; a
+	 * successful retry gives its token back.
 	 * @param outcome what the attempt produced
 	 * @return the engine's decision
 	 * @throws IllegalStateException if no attempt is in flight
@@ -158,6 +197,7 @@ public final class RetryOperation {
 		this.lastOutcome = outcome;
 		OperationState state = new OperationState(this.spec, this.attempts, this.startedAtNanos, this.deadlineNanos,
 				this.totalWait, this.cancellation.isCancelled());
+		this.engine.observe(state, outcome);
 		RetryEngine.Evaluation evaluation = this.engine.evaluate(state, outcome);
 		long now = this.engine.ticker().read();
 		Decision decision = evaluation.decision();
@@ -184,8 +224,13 @@ public final class RetryOperation {
 		if (evaluation.refusedRetry()) {
 			refusal(Optional.of(stop.outcome()), evaluation.hintError(), stop.reason(), now);
 		}
-		if (stop.outcome() == Outcome.SUCCESS && this.attempts == 1) {
-			this.engine.budget().recordSuccess(this.spec.provider());
+		if (stop.outcome() == Outcome.SUCCESS) {
+			if (this.attempts == 1) {
+				this.engine.budget().recordSuccess(this.spec.provider());
+			}
+			else {
+				this.engine.budget().refund(this.spec.provider());
+			}
 		}
 		return finish(stop.outcome(), stop.reason());
 	}
@@ -322,11 +367,20 @@ public final class RetryOperation {
 		}
 		this.finalStop = new Decision.Stop(outcome, reason);
 		this.phase = Phase.FINISHED;
+		leaveQueue();
+		this.held = null;
 		this.pendingRetry = null;
 		this.engine.listener()
 			.onOperationFinished(new OperationFinishedEvent(this.spec, outcome, reason, this.attempts, this.totalWait,
 					elapsedAt(now), Optional.ofNullable(this.lastOutcome)));
 		return this.finalStop;
+	}
+
+	private void leaveQueue() {
+		if (this.queuedAt != null) {
+			this.queuedAt.dequeue();
+			this.queuedAt = null;
+		}
 	}
 
 	private void refusal(Optional<Outcome> stop, Optional<RetryAfterError> hintError, String reason, long now) {

@@ -8,6 +8,7 @@ import java.util.Set;
 import java.util.TreeSet;
 
 import io.github.retryafter.PlannerOptions;
+import io.github.retryafter.pacing.PacingSettings;
 
 /**
  * How one client retries: how many attempts, within which deadline, waiting how long in total, for which statuses and
@@ -59,6 +60,8 @@ public final class RetryPolicy {
 
 	private final boolean subtractRoundTrip;
 
+	private final PacingSettings pacing;
+
 	private final ResponseClassifier customClassifier;
 
 	private final ResponseClassifier classifier;
@@ -78,6 +81,7 @@ public final class RetryPolicy {
 		this.backoff = builder.backoff;
 		this.planner = builder.planner;
 		this.subtractRoundTrip = builder.subtractRoundTrip;
+		this.pacing = builder.pacing;
 		this.customClassifier = builder.classifier;
 		this.classifier = (builder.classifier != null) ? builder.classifier
 				: defaultClassifier(this.retryableStatuses);
@@ -112,6 +116,7 @@ public final class RetryPolicy {
 		builder.backoff = this.backoff;
 		builder.planner = this.planner;
 		builder.subtractRoundTrip = this.subtractRoundTrip;
+		builder.pacing = this.pacing;
 		builder.classifier = this.customClassifier;
 		return builder;
 	}
@@ -260,6 +265,17 @@ public final class RetryPolicy {
 	}
 
 	/**
+	 * Returns how requests to the provider are paced: the gate that holds them while the provider cools down after a
+	 * {@code Retry-After}, and the adaptive rate that releases them afterwards. Default {@link PacingSettings#OFF} in the
+	 * core, so an engine behaves as each operation's own decisions say unless pacing is asked for; the Spring Boot
+	 * starter turns it on ({@link PacingSettings#DEFAULTS}).
+	 * @return the pacing settings
+	 */
+	public PacingSettings pacing() {
+		return this.pacing;
+	}
+
+	/**
 	 * Returns the classifier: the one set explicitly, or {@link #defaultClassifier(Set)} over
 	 * {@link #retryableStatuses()}.
 	 * @return the classifier
@@ -285,7 +301,7 @@ public final class RetryPolicy {
 				+ new TreeSet<>(this.retryableStatuses) + ", retryableMethods=" + new TreeSet<>(this.retryableMethods)
 				+ ", idempotencyKeyHeader=" + this.idempotencyKeyHeader + ", hintMode=" + this.hintMode + ", hintCap="
 				+ this.hintCap + ", backoff=" + this.backoff + ", planner=" + this.planner + ", subtractRoundTrip="
-				+ this.subtractRoundTrip + ", classifier=" + ((this.customClassifier != null) ? "custom" : "default")
+				+ this.subtractRoundTrip + ", pacing=" + this.pacing + ", classifier=" + ((this.customClassifier != null) ? "custom" : "default")
 				+ "]";
 	}
 
@@ -322,6 +338,8 @@ public final class RetryPolicy {
 		private PlannerOptions planner = PlannerOptions.builder().maxWait(Duration.ofSeconds(30)).build();
 
 		private boolean subtractRoundTrip;
+
+		private PacingSettings pacing = PacingSettings.OFF;
 
 		private ResponseClassifier classifier;
 
@@ -501,6 +519,16 @@ public final class RetryPolicy {
 		 */
 		public Builder subtractRoundTrip(boolean subtractRoundTrip) {
 			this.subtractRoundTrip = subtractRoundTrip;
+			return this;
+		}
+
+		/**
+		 * Sets how requests are paced per provider.
+		 * @param pacing the pacing settings; {@link PacingSettings#OFF} for none
+		 * @return this builder
+		 */
+		public Builder pacing(PacingSettings pacing) {
+			this.pacing = Objects.requireNonNull(pacing, "pacing");
 			return this;
 		}
 

@@ -21,7 +21,8 @@ import io.github.retryafter.Waiter;
 /**
  * The blocking runner for plain Java callers: it drives a {@link RetryOperation} with any attempt function, waits
  * between attempts with a {@link Waiter} on the engine's ticker and an injectable {@link Sleeper}, and returns a
- * {@link Result} instead of throwing.
+ * {@link Result} instead of throwing. It honours {@link Permit.Wait} (the provider's gate, with pacing on) the same way:
+ * it waits, then asks again.
  * <p>
  * Each attempt is a call of an {@link Attempt} with an {@link AttemptContext} (attempt number, timeout, the
  * idempotency key to send): the function sends the request, enforcing the timeout itself, and returns the response; a
@@ -134,6 +135,12 @@ public final class RetryRunner {
 			if (permit instanceof Permit.Refused refused) {
 				return result(operation, refused.stop(), response, failure);
 			}
+			if (permit instanceof Permit.Wait wait) {
+				if (!await(wait.notBeforeNanos(), cancellation)) {
+					return result(operation, operation.cancel(), response, failure);
+				}
+				continue;
+			}
 			Permit.Proceed proceed = (Permit.Proceed) permit;
 			AttemptContext context = new AttemptContext(spec, proceed.attempt(), proceed.timeout(),
 					operation.idempotencyKey(), this.engine.policy().idempotencyKeyHeader(), cancellation);
@@ -165,15 +172,20 @@ public final class RetryRunner {
 				return result(operation, stop, response, failure);
 			}
 			Decision.Retry retry = (Decision.Retry) decision;
-			try {
-				if (!this.waiter.awaitDeadline(retry.notBeforeNanos(), cancellation)) {
-					return result(operation, operation.cancel(), response, failure);
-				}
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
+			if (!await(retry.notBeforeNanos(), cancellation)) {
 				return result(operation, operation.cancel(), response, failure);
 			}
+		}
+	}
+
+	/** Waits on the engine's ticker; {@code false} when cancelled or interrupted (the flag is restored). */
+	private boolean await(long deadlineNanos, Cancellation cancellation) {
+		try {
+			return this.waiter.awaitDeadline(deadlineNanos, cancellation);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return false;
 		}
 	}
 

@@ -394,7 +394,7 @@ class RetryEngineRulesTest {
 	// Rule 6: the budget, from the operation's side
 
 	@Test
-	void theRetryTokenIsTakenWhenTheRetryIsSentAndFirstSuccessesDeposit() {
+	void theRetryTokenIsTakenWhenTheRetryIsSentFirstSuccessesDepositAndARetriedSuccessGivesItBack() {
 		TokenBucketRetryBudget budget = budget(2);
 		RetryEngine engine = engine(RetryPolicy.DEFAULTS, budget, 0.5);
 		RetryOperation operation = engine.start(OperationSpec.of("GET"), Cancellation.never());
@@ -405,15 +405,31 @@ class RetryEngineRulesTest {
 		assertThat(operation.beforeAttempt()).isInstanceOf(Permit.Proceed.class);
 		assertThat(budget.providerTokens(OperationSpec.DEFAULT_PROVIDER)).isEqualTo(1);
 		assertThat(operation.trace()).hasSize(1);
-		operation.afterAttempt(response(200));
-		assertThat(operation.trace().get(1).tokensBefore()).isEqualTo(2);
-		assertThat(operation.trace().get(1).tokensAfter()).isEqualTo(1);
-		assertThat(budget.providerTokens(OperationSpec.DEFAULT_PROVIDER)).as("a retried success deposits nothing")
-			.isEqualTo(1);
 		RetryOperation second = engine.start(OperationSpec.of("GET"), Cancellation.never());
 		second.beforeAttempt();
 		second.afterAttempt(response(200));
-		assertThat(budget.providerTokens(OperationSpec.DEFAULT_PROVIDER)).isEqualTo(1.2);
+		assertThat(budget.providerTokens(OperationSpec.DEFAULT_PROVIDER)).as("a first success deposits")
+			.isEqualTo(1.2);
+		operation.afterAttempt(response(200));
+		assertThat(operation.trace().get(1).tokensBefore()).isEqualTo(2);
+		assertThat(operation.trace().get(1).tokensAfter()).isEqualTo(1);
+		assertThat(budget.providerTokens(OperationSpec.DEFAULT_PROVIDER))
+			.as("a retried success gives its token back, never beyond capacity")
+			.isEqualTo(2);
+	}
+
+	@Test
+	void aRetryThatFailsAgainKeepsItsTokenSpent() {
+		TokenBucketRetryBudget budget = budget(2);
+		RetryEngine engine = engine(RetryPolicy.DEFAULTS.toBuilder().maxAttempts(2).build(), budget, 0.5);
+		RetryOperation operation = engine.start(OperationSpec.of("GET"), Cancellation.never());
+		operation.beforeAttempt();
+		Decision.Retry retry = (Decision.Retry) operation.afterAttempt(response(503));
+		this.sim.clock.advance(retry.delay());
+		operation.beforeAttempt();
+		assertThat(operation.afterAttempt(response(503))).isInstanceOfSatisfying(Decision.Stop.class,
+				(stop) -> assertThat(stop.outcome()).isEqualTo(Outcome.ATTEMPTS_EXHAUSTED));
+		assertThat(budget.providerTokens(OperationSpec.DEFAULT_PROVIDER)).isEqualTo(1);
 	}
 
 	@Test

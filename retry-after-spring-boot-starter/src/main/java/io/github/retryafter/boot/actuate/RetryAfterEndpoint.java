@@ -21,11 +21,13 @@ import io.github.retryafter.budget.TokenBucketRetryBudget;
 import io.github.retryafter.engine.HintMode;
 import io.github.retryafter.engine.OperationSpec;
 import io.github.retryafter.engine.RetryPolicy;
+import io.github.retryafter.pacing.PacingSettings;
+import io.github.retryafter.pacing.ProviderGate;
 
 /**
  * The {@code retryafter} Actuator endpoint ({@code /actuator/retryafter}): per provider, the settings in force, the
- * budget tokens left, operations and attempts, the amplification, the last clock skew, the last {@code Retry-After}
- * and the last refusal; {@code /actuator/retryafter/{provider}} shows one provider. Durations are ISO-8601 strings,
+ * budget tokens left, operations and attempts, the amplification, the last clock skew, the last {@code Retry-After},
+ * the last refusal and the provider's gate (pacing settings, rate in force, cooldown left, requests queued); {@code /actuator/retryafter/{provider}} shows one provider. Durations are ISO-8601 strings,
  * instants are ISO-8601 UTC strings, and token counts are {@code null} when the budget is unlimited.
  * <p>
  * Thread-safe: each read builds a new snapshot.
@@ -96,7 +98,8 @@ public class RetryAfterEndpoint {
 				new AmplificationDescriptor(snapshot.amplification().orElse(null), snapshot.window().toString()),
 				snapshot.lastSkew().map(SkewDescriptor::of).orElse(null),
 				snapshot.lastRetryAfter().map(LastRetryAfterDescriptor::of).orElse(null),
-				snapshot.lastRefusal().map(RefusalDescriptor::of).orElse(null));
+				snapshot.lastRefusal().map(RefusalDescriptor::of).orElse(null),
+				PacingDescriptor.of(provider.engine().gate(provider.name())));
 	}
 
 	private static Double finite(double tokens) {
@@ -128,10 +131,38 @@ public class RetryAfterEndpoint {
 	 * @param lastSkew the last measured clock skew, or {@code null}
 	 * @param lastRetryAfter the last {@code Retry-After} received, or {@code null}
 	 * @param lastRefusal the last refused retry or hint, or {@code null}
+	 * @param pacing the provider's gate: its settings, rate, cooldown and queue
 	 */
 	public record ProviderDescriptor(SettingsDescriptor settings, BudgetDescriptor budget, Map<String, Long> operations,
 			Map<String, Long> attempts, AmplificationDescriptor amplification, SkewDescriptor lastSkew,
-			LastRetryAfterDescriptor lastRetryAfter, RefusalDescriptor lastRefusal) implements OperationResponseBody {
+			LastRetryAfterDescriptor lastRetryAfter, RefusalDescriptor lastRefusal, PacingDescriptor pacing)
+			implements OperationResponseBody {
+	}
+
+	/**
+	 * A provider's gate.
+	 *
+	 * @param mode {@code HOLD}, {@code FAIL_FAST} or {@code OFF}
+	 * @param minRate the lowest adaptive rate, requests per second
+	 * @param maxRate the rate at which pacing lets go, requests per second
+	 * @param burst the requests each lane may send back to back
+	 * @param freshShare the share of the rate kept for fresh requests
+	 * @param decreaseFactor what a throttle multiplies the rate by
+	 * @param rate the rate in force, or {@code null} while the provider is not paced
+	 * @param cooldownRemaining how long the gate stays closed, zero when open
+	 * @param queued requests waiting at the gate
+	 */
+	public record PacingDescriptor(String mode, double minRate, double maxRate, int burst, double freshShare,
+			double decreaseFactor, Double rate, String cooldownRemaining, int queued) {
+
+		static PacingDescriptor of(ProviderGate gate) {
+			PacingSettings settings = gate.settings();
+			return new PacingDescriptor(settings.mode().name(), settings.minRate(), settings.maxRate(), settings.burst(),
+					settings.freshShare(), settings.decreaseFactor(),
+					gate.rate().isPresent() ? gate.rate().getAsDouble() : null, gate.cooldownRemaining().toString(),
+					gate.queued());
+		}
+
 	}
 
 	/**

@@ -100,6 +100,12 @@ public class PolicyProperties {
 	 */
 	private DataSize maxReplayBody;
 
+	/**
+	 * Provider pacing: one gate per provider that holds every request while the provider cools down after a
+	 * Retry-After, then releases them at an adaptive rate.
+	 */
+	private final Pacing pacing = new Pacing();
+
 	public Integer getMaxAttempts() {
 		return this.maxAttempts;
 	}
@@ -218,6 +224,10 @@ public class PolicyProperties {
 
 	public void setMaxReplayBody(DataSize maxReplayBody) {
 		this.maxReplayBody = maxReplayBody;
+	}
+
+	public Pacing getPacing() {
+		return this.pacing;
 	}
 
 	/**
@@ -376,6 +386,94 @@ public class PolicyProperties {
 
 		public void setRefillPerSecond(Double refillPerSecond) {
 			this.refillPerSecond = refillPerSecond;
+		}
+
+	}
+
+	/**
+	 * Provider pacing. The gate closes until the latest instant any Retry-After from the provider named, for fresh
+	 * requests and retries alike; after a 429 or 503 the provider's requests are released at a rate that drops by the
+	 * decrease factor on every throttle and grows back on successes.
+	 */
+	public static class Pacing {
+
+		/**
+		 * What a request does while its provider cools down: 'hold' (wait, if the deadline allows), 'fail-fast' (stop
+		 * with PROVIDER_COOLING_DOWN) or 'off' (no gate and no rate).
+		 */
+		private io.github.retryafter.pacing.PacingMode mode;
+
+		/**
+		 * Lowest rate, in requests per second, the adaptive rate drops to.
+		 */
+		private Double minRate;
+
+		/**
+		 * Rate, in requests per second, at or above which pacing lets go until the next throttle.
+		 */
+		private Double maxRate;
+
+		/**
+		 * Requests each lane may send back to back after being idle.
+		 */
+		private Integer burst;
+
+		/**
+		 * Share of the rate kept for fresh requests, so a backlog of retries cannot starve them; retries get the rest.
+		 */
+		private Double freshShare;
+
+		/**
+		 * Factor a throttle multiplies the rate by.
+		 */
+		private Double decreaseFactor;
+
+		public io.github.retryafter.pacing.PacingMode getMode() {
+			return this.mode;
+		}
+
+		public void setMode(io.github.retryafter.pacing.PacingMode mode) {
+			this.mode = mode;
+		}
+
+		public Double getMinRate() {
+			return this.minRate;
+		}
+
+		public void setMinRate(Double minRate) {
+			this.minRate = minRate;
+		}
+
+		public Double getMaxRate() {
+			return this.maxRate;
+		}
+
+		public void setMaxRate(Double maxRate) {
+			this.maxRate = maxRate;
+		}
+
+		public Integer getBurst() {
+			return this.burst;
+		}
+
+		public void setBurst(Integer burst) {
+			this.burst = burst;
+		}
+
+		public Double getFreshShare() {
+			return this.freshShare;
+		}
+
+		public void setFreshShare(Double freshShare) {
+			this.freshShare = freshShare;
+		}
+
+		public Double getDecreaseFactor() {
+			return this.decreaseFactor;
+		}
+
+		public void setDecreaseFactor(Double decreaseFactor) {
+			this.decreaseFactor = decreaseFactor;
 		}
 
 	}

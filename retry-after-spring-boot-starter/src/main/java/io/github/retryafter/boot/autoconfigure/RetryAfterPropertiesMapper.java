@@ -19,6 +19,7 @@ import io.github.retryafter.budget.BudgetSettings;
 import io.github.retryafter.engine.Backoff;
 import io.github.retryafter.engine.OperationSpec;
 import io.github.retryafter.engine.RetryPolicy;
+import io.github.retryafter.pacing.PacingSettings;
 
 /**
  * Maps {@link RetryAfterProperties} onto the core's immutable settings, in one place: each provider's value, else the
@@ -98,6 +99,7 @@ final class RetryAfterPropertiesMapper {
 		Duration backoffMax = resolve.value((p) -> p.getBackoff().getMaxDelay(), defaults.backoff().max());
 		resolve.check("backoff.delay", backoffDelay, () -> policy.backoff(new Backoff(backoffDelay, backoffMax)));
 		policy.planner(planner(resolve));
+		policy.pacing(pacing(resolve));
 		boolean keyEnabled = resolve.value((p) -> p.getIdempotencyKey().getEnabled(), false);
 		DataSize maxReplayBody = resolve.value(PolicyProperties::getMaxReplayBody, DEFAULT_MAX_REPLAY_BODY);
 		if (maxReplayBody.isNegative()) {
@@ -129,6 +131,21 @@ final class RetryAfterPropertiesMapper {
 		resolve.apply("spread.max", (p) -> p.getSpread().getMax(), defaults.maxSpread(), planner::maxSpread);
 		return resolve.check("spread.max", resolve.value((p) -> p.getSpread().getMax(), defaults.maxSpread()),
 				planner::build);
+	}
+
+	private PacingSettings pacing(Resolver resolve) {
+		PacingSettings defaults = PacingSettings.DEFAULTS;
+		PacingSettings.Builder pacing = PacingSettings.builder();
+		resolve.apply("pacing.mode", (p) -> p.getPacing().getMode(), defaults.mode(), pacing::mode);
+		resolve.apply("pacing.min-rate", (p) -> p.getPacing().getMinRate(), defaults.minRate(), pacing::minRate);
+		resolve.apply("pacing.max-rate", (p) -> p.getPacing().getMaxRate(), defaults.maxRate(), pacing::maxRate);
+		resolve.apply("pacing.burst", (p) -> p.getPacing().getBurst(), defaults.burst(), pacing::burst);
+		resolve.apply("pacing.fresh-share", (p) -> p.getPacing().getFreshShare(), defaults.freshShare(),
+				pacing::freshShare);
+		resolve.apply("pacing.decrease-factor", (p) -> p.getPacing().getDecreaseFactor(), defaults.decreaseFactor(),
+				pacing::decreaseFactor);
+		return resolve.check("pacing.max-rate", resolve.value((p) -> p.getPacing().getMaxRate(), defaults.maxRate()),
+				pacing::build);
 	}
 
 	private static BudgetSettings budget(String prefix, PolicyProperties.Budget own, PolicyProperties.Budget inherited,

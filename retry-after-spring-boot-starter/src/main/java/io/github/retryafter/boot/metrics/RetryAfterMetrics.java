@@ -33,6 +33,7 @@ import io.github.retryafter.engine.Outcome;
 import io.github.retryafter.engine.RefusalEvent;
 import io.github.retryafter.engine.RetryListener;
 import io.github.retryafter.engine.RetryScheduledEvent;
+import io.github.retryafter.pacing.ProviderGate;
 
 /**
  * Binds the retry engine's events to Micrometer meters. Every meter of every configured provider is registered when
@@ -52,6 +53,11 @@ import io.github.retryafter.engine.RetryScheduledEvent;
  * <tr><td>{@value #BUDGET_TOKENS}</td><td>gauge</td><td>provider, plus {@code global} for the global bucket</td></tr>
  * <tr><td>{@value #WAIT}</td><td>timer</td><td>provider, source ({@code RETRY_AFTER}, {@code BACKOFF})</td></tr>
  * <tr><td>{@value #HINT_REFUSALS}</td><td>counter</td><td>provider, error ({@link RetryAfterError} names)</td></tr>
+ * <tr><td>{@value #PACING_RATE}</td><td>gauge, requests per second</td><td>provider; the adaptive rate in force,
+ * {@code NaN} while the provider is not being paced</td></tr>
+ * <tr><td>{@value #COOLDOWN_REMAINING}</td><td>gauge, seconds</td><td>provider; how long the provider's gate stays
+ * closed, 0 when open</td></tr>
+ * <tr><td>{@value #PACING_QUEUED}</td><td>gauge</td><td>provider; requests waiting at the provider's gate</td></tr>
  * </table>
  * <p>
  * Counters are function counters over this component's own adders, so events are counted from the first one, even
@@ -90,6 +96,15 @@ public final class RetryAfterMetrics implements RetryListener, MeterBinder {
 
 	/** {@code Retry-After} fields that could not be used, by error. */
 	public static final String HINT_REFUSALS = "retry.after.hint.refusals";
+
+	/** The adaptive admission rate in force, in requests per second. */
+	public static final String PACING_RATE = "retry.after.pacing.rate";
+
+	/** How long the provider's gate stays closed, in seconds. */
+	public static final String COOLDOWN_REMAINING = "retry.after.cooldown.remaining";
+
+	/** Requests waiting at the provider's gate. */
+	public static final String PACING_QUEUED = "retry.after.pacing.queued";
 
 	/** The {@code provider} tag value of the global budget bucket. */
 	public static final String GLOBAL = "global";
@@ -200,7 +215,7 @@ public final class RetryAfterMetrics implements RetryListener, MeterBinder {
 		Map<String, ProviderMeters> result = new LinkedHashMap<>();
 		for (RetryAfterProviders.Provider provider : list) {
 			result.put(provider.name(), new ProviderMeters(provider.name(), provider.engine().budget(),
-					AmplificationWindow.standard(this.ticker)));
+					provider.engine().gate(provider.name()), AmplificationWindow.standard(this.ticker)));
 		}
 		this.globalBudget = all.get(OperationSpec.DEFAULT_PROVIDER)
 			.orElseGet(() -> list.iterator().next())
@@ -230,6 +245,8 @@ public final class RetryAfterMetrics implements RetryListener, MeterBinder {
 
 		private final RetryBudget budget;
 
+		private final ProviderGate gate;
+
 		private final AmplificationWindow window;
 
 		private final Map<Outcome, LongAdder> operations = adders(Outcome.class);
@@ -246,9 +263,10 @@ public final class RetryAfterMetrics implements RetryListener, MeterBinder {
 
 		private volatile double lastSkewSeconds = Double.NaN;
 
-		ProviderMeters(String name, RetryBudget budget, AmplificationWindow window) {
+		ProviderMeters(String name, RetryBudget budget, ProviderGate gate, AmplificationWindow window) {
 			this.name = name;
 			this.budget = budget;
+			this.gate = gate;
 			this.window = window;
 			for (DelaySource source : DelaySource.values()) {
 				this.waits.put(source, new CopyOnWriteArrayList<>());
@@ -285,6 +303,19 @@ public final class RetryAfterMetrics implements RetryListener, MeterBinder {
 			Gauge.builder(BUDGET_TOKENS, this, (meters) -> providerTokens(meters.budget, meters.name))
 				.tags(provider)
 				.description("Retry budget tokens left; provider 'global' is the bucket every provider also draws from")
+				.register(registry);
+			Gauge.builder(PACING_RATE, this.gate, (gate) -> gate.rate().orElse(Double.NaN))
+				.tags(provider)
+				.description("Adaptive admission rate in force, requests per second; NaN while the provider is not paced")
+				.register(registry);
+			Gauge.builder(COOLDOWN_REMAINING, this.gate, (gate) -> gate.cooldownRemaining().toNanos() / 1e9)
+				.tags(provider)
+				.baseUnit(SECONDS)
+				.description("How long the provider's gate stays closed after a Retry-After; 0 when open")
+				.register(registry);
+			Gauge.builder(PACING_QUEUED, this.gate, ProviderGate::queued)
+				.tags(provider)
+				.description("Requests waiting at the provider's gate, for its cooldown or a slot in its rate")
 				.register(registry);
 			addOnce(this.skewMagnitudes, DistributionSummary.builder(CLOCK_SKEW_MAGNITUDE)
 				.tags(provider)

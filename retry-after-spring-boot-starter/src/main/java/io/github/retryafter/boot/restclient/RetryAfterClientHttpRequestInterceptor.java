@@ -33,7 +33,8 @@ import io.github.retryafter.engine.RetryOperation;
  * A RestClient interceptor that retries the careful way: it asks the provider's engine after every attempt, waits
  * through the core's {@link Waiter} (interruptible, re-armed against the deadline on the monotonic clock, with an
  * injectable sleeper), re-sends the same body bytes, closes every failed response, and returns the final response
- * unchanged.
+ * unchanged. When the provider's gate holds a request ({@link Permit.Wait}: the provider is cooling down, or the request
+ * has a slot in its rate), it waits the same way, in the calling thread, and asks again.
  * <p>
  * Interrupting the calling thread during a wait ends the operation as {@code CANCELLED}, sends no further request and
  * throws {@link InterruptedIOException} with the interrupt flag restored. Thread-safe.
@@ -84,6 +85,10 @@ public final class RetryAfterClientHttpRequestInterceptor implements ClientHttpR
 			if (permit instanceof Permit.Refused refused) {
 				return stopped(prepared, operation, refused.stop(), previous, null);
 			}
+			if (permit instanceof Permit.Wait wait) {
+				await(operation, wait.notBeforeNanos(), started);
+				continue;
+			}
 			long sentAt = this.ticker.read();
 			ClientHttpResponse response;
 			try {
@@ -103,7 +108,7 @@ public final class RetryAfterClientHttpRequestInterceptor implements ClientHttpR
 					throw ex;
 				}
 				previous = null;
-				await(operation, (Decision.Retry) decision, started);
+				await(operation, ((Decision.Retry) decision).notBeforeNanos(), started);
 				continue;
 			}
 			long receivedAt = this.ticker.read();
@@ -115,13 +120,13 @@ public final class RetryAfterClientHttpRequestInterceptor implements ClientHttpR
 			}
 			previous = new HeadersOnlyResponse(response.getStatusCode(), response.getStatusText(), headers);
 			response.close();
-			await(operation, (Decision.Retry) decision, started);
+			await(operation, ((Decision.Retry) decision).notBeforeNanos(), started);
 		}
 	}
 
-	private void await(RetryOperation operation, Decision.Retry retry, Started started) throws InterruptedIOException {
+	private void await(RetryOperation operation, long notBeforeNanos, Started started) throws InterruptedIOException {
 		try {
-			this.waiter.awaitDeadline(retry.notBeforeNanos(), started.cancellation());
+			this.waiter.awaitDeadline(notBeforeNanos, started.cancellation());
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();

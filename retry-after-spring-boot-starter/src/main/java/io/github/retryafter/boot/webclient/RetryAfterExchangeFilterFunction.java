@@ -30,7 +30,9 @@ import io.github.retryafter.engine.RetryOperation;
  * A WebClient filter that retries the careful way: it asks the provider's engine after every attempt, waits without
  * blocking on an injectable {@link Scheduler}, re-arming against the deadline on the engine's {@link Ticker} (a timer
  * that fires early costs an extra delay, never an early retry), releases the body of every failed attempt, and gives
- * the caller the final response unchanged.
+ * the caller the final response unchanged. When the provider's gate holds a request ({@link Permit.Wait}: the provider
+ * is cooling down, or the request has a slot in its rate), it waits the same way, on the scheduler, and asks again:
+ * no thread is held per waiting request.
  * <p>
  * Cancelling the subscriber during a wait ends the operation as {@code CANCELLED} and sends no further request. For
  * virtual-time tests, give it a {@code VirtualTimeScheduler} and a ticker reading that scheduler's clock.
@@ -106,6 +108,9 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 			Permit permit = this.operation.beforeAttempt();
 			if (permit instanceof Permit.Refused refused) {
 				return stopped(refused.stop(), (previous != null) ? previous.toResponse() : null, null);
+			}
+			if (permit instanceof Permit.Wait wait) {
+				return waitUntil(wait.notBeforeNanos()).then(Mono.defer(() -> attempt(previous)));
 			}
 			Duration timeout = ((Permit.Proceed) permit).timeout();
 			long sentAt = RetryAfterExchangeFilterFunction.this.ticker.read();

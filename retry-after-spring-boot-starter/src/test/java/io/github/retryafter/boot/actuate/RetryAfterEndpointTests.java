@@ -71,7 +71,8 @@ class RetryAfterEndpointTests {
 			RetryAfterEndpoint.RetryAfterDescriptor all = context.getBean(RetryAfterEndpoint.class).retryAfter();
 			assertThat(all.providers()).containsOnlyKeys("default", "payments");
 			assertThat(all.globalBudget().capacity()).isEqualTo(100);
-			assertThat(all.globalBudget().tokens()).isEqualTo(97.2, org.assertj.core.api.Assertions.within(1e-9));
+			// a successful retry gives its token back, so only the exhausted operation's two retries are spent
+			assertThat(all.globalBudget().tokens()).isEqualTo(98.0, org.assertj.core.api.Assertions.within(1e-9));
 			RetryAfterEndpoint.ProviderDescriptor payments = all.providers().get("payments");
 			assertThat(payments.settings().hosts()).containsExactly("api.pay.example", "*.pay.example");
 			assertThat(payments.settings().maxAttempts()).isEqualTo(3);
@@ -81,8 +82,9 @@ class RetryAfterEndpointTests {
 			assertThat(payments.settings().jitter()).isEqualTo("RANDOM");
 			assertThat(payments.settings().retryableStatuses()).containsExactly(408, 429, 502, 503, 504);
 			assertThat(payments.budget().capacity()).isEqualTo(5);
-			// 3 retries taken, one deposit of 0.2 for the successful first attempt
-			assertThat(payments.budget().tokens()).isEqualTo(2.2, org.assertj.core.api.Assertions.within(1e-9));
+			// 3 retries taken, the successful one given back; the deposit of the successful first attempt found the
+			// bucket full
+			assertThat(payments.budget().tokens()).isEqualTo(3.0, org.assertj.core.api.Assertions.within(1e-9));
 			assertThat(payments.operations()).containsEntry("total", 3L)
 				.containsEntry("SUCCESS", 2L)
 				.containsEntry("ATTEMPTS_EXHAUSTED", 1L)
@@ -97,6 +99,8 @@ class RetryAfterEndpointTests {
 			assertThat(payments.lastRetryAfter().waitTime()).isEqualTo("PT2S");
 			assertThat(payments.lastRetryAfter().source()).isEqualTo("RETRY_AFTER");
 			assertThat(payments.lastRefusal().stop()).isEqualTo("ATTEMPTS_EXHAUSTED");
+			assertThat(payments.pacing()).isEqualTo(new RetryAfterEndpoint.PacingDescriptor("HOLD", 1.0, 1000.0, 10, 0.1,
+					0.7, null, "PT0S", 0));
 			RetryAfterEndpoint.ProviderDescriptor defaults = all.providers().get("default");
 			assertThat(defaults.operations()).containsEntry("total", 0L);
 			assertThat(defaults.amplification().ratio()).isNull();

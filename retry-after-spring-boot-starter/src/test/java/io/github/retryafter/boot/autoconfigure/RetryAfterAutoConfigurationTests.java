@@ -27,6 +27,8 @@ import io.github.retryafter.boot.webclient.RetryAfterExchangeFilterFunction;
 import io.github.retryafter.budget.RetryBudget;
 import io.github.retryafter.budget.TokenBucketRetryBudget;
 import io.github.retryafter.engine.HintMode;
+import io.github.retryafter.pacing.PacingMode;
+import io.github.retryafter.pacing.PacingSettings;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -180,6 +182,51 @@ class RetryAfterAutoConfigurationTests {
 				TokenBucketRetryBudget budget = (TokenBucketRetryBudget) context.getBean(RetryBudget.class);
 				assertThat(budget.settingsFor("payments").refillPerSecond()).isEqualTo(0.5);
 			});
+	}
+
+	@Test
+	void pacingHoldsByDefaultAndIsSetGloballyAndPerProvider() {
+		this.contextRunner
+			.withPropertyValues("retry.after.pacing.max-rate=400", "retry.after.pacing.fresh-share=0.2",
+					"retry.after.providers.payments.hosts=api.pay.example",
+					"retry.after.providers.payments.pacing.mode=fail-fast",
+					"retry.after.providers.payments.pacing.burst=3",
+					"retry.after.providers.payments.pacing.decrease-factor=0.5",
+					"retry.after.providers.legacy.pacing.mode=off", "retry.after.providers.legacy.pacing.min-rate=2")
+			.run((context) -> {
+				RetryAfterProviders providers = context.getBean(RetryAfterProviders.class);
+				PacingSettings defaults = providers.get("default").orElseThrow().settings().policy().pacing();
+				assertThat(defaults).isEqualTo(PacingSettings.builder().maxRate(400).freshShare(0.2).build());
+				PacingSettings payments = providers.get("payments").orElseThrow().settings().policy().pacing();
+				assertThat(payments).isEqualTo(PacingSettings.builder()
+					.mode(PacingMode.FAIL_FAST)
+					.maxRate(400)
+					.freshShare(0.2)
+					.burst(3)
+					.decreaseFactor(0.5)
+					.build());
+				PacingSettings legacy = providers.get("legacy").orElseThrow().settings().policy().pacing();
+				assertThat(legacy.enabled()).isFalse();
+				assertThat(legacy.minRate()).isEqualTo(2);
+			});
+		this.contextRunner.run((context) -> assertThat(
+				context.getBean(RetryAfterProviders.class).get("default").orElseThrow().settings().policy().pacing())
+			.isEqualTo(PacingSettings.DEFAULTS));
+	}
+
+	@Test
+	void badPacingValuesFailAtStartupNamingTheProperty() {
+		this.contextRunner.withPropertyValues("retry.after.providers.payments.pacing.fresh-share=1.5").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).rootCause()
+				.isInstanceOf(InvalidConfigurationPropertyValueException.class)
+				.hasMessageContaining("retry.after.providers.payments.pacing.fresh-share")
+				.hasMessageContaining("1.5");
+		});
+		this.contextRunner.withPropertyValues("retry.after.pacing.min-rate=50", "retry.after.pacing.max-rate=10")
+			.run((context) -> assertThat(context.getStartupFailure()).rootCause()
+				.hasMessageContaining("retry.after.pacing.max-rate")
+				.hasMessageContaining("at least minRate"));
 	}
 
 	@Test

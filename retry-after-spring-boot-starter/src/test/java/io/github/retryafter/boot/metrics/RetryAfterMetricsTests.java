@@ -47,7 +47,9 @@ import io.github.retryafter.engine.DelaySource;
 import io.github.retryafter.engine.OperationSpec;
 import io.github.retryafter.engine.Outcome;
 import io.github.retryafter.engine.RefusalEvent;
+import io.github.retryafter.engine.Permit;
 import io.github.retryafter.engine.RetryListener;
+import io.github.retryafter.engine.RetryOperation;
 import io.github.retryafter.engine.RetryScheduledEvent;
 
 import static io.github.retryafter.boot.testing.Drive.REFUSED;
@@ -78,12 +80,19 @@ class RetryAfterMetricsTests {
 			Map<String, Long> series = retryAfterMeters(registry).stream()
 				.collect(Collectors.groupingBy((meter) -> meter.getId().getName(), Collectors.counting()));
 			int providers = 2;
-			assertThat(series).containsExactlyInAnyOrderEntriesOf(Map.of(RetryAfterMetrics.OPERATIONS,
-					(long) Outcome.values().length * providers, RetryAfterMetrics.ATTEMPTS, 2L * providers,
-					RetryAfterMetrics.AMPLIFICATION, (long) providers, RetryAfterMetrics.CLOCK_SKEW, (long) providers,
-					RetryAfterMetrics.CLOCK_SKEW_MAGNITUDE, (long) providers, RetryAfterMetrics.BUDGET_REFUSALS,
-					(long) providers, RetryAfterMetrics.BUDGET_TOKENS, providers + 1L, RetryAfterMetrics.WAIT,
-					2L * providers, RetryAfterMetrics.HINT_REFUSALS, (long) RetryAfterError.values().length * providers));
+			assertThat(series).containsExactlyInAnyOrderEntriesOf(Map.ofEntries(
+					Map.entry(RetryAfterMetrics.OPERATIONS, (long) Outcome.values().length * providers),
+					Map.entry(RetryAfterMetrics.ATTEMPTS, 2L * providers),
+					Map.entry(RetryAfterMetrics.AMPLIFICATION, (long) providers),
+					Map.entry(RetryAfterMetrics.CLOCK_SKEW, (long) providers),
+					Map.entry(RetryAfterMetrics.CLOCK_SKEW_MAGNITUDE, (long) providers),
+					Map.entry(RetryAfterMetrics.BUDGET_REFUSALS, (long) providers),
+					Map.entry(RetryAfterMetrics.BUDGET_TOKENS, providers + 1L),
+					Map.entry(RetryAfterMetrics.WAIT, 2L * providers),
+					Map.entry(RetryAfterMetrics.HINT_REFUSALS, (long) RetryAfterError.values().length * providers),
+					Map.entry(RetryAfterMetrics.PACING_RATE, (long) providers),
+					Map.entry(RetryAfterMetrics.COOLDOWN_REMAINING, (long) providers),
+					Map.entry(RetryAfterMetrics.PACING_QUEUED, (long) providers)));
 			assertThat(registry.get(RetryAfterMetrics.BUDGET_TOKENS).tag("provider", "global").gauge().value())
 				.isEqualTo(100);
 			assertThat(registry.get(RetryAfterMetrics.CLOCK_SKEW).tag("provider", "payments").gauge().value()).isNaN();
@@ -113,10 +122,11 @@ class RetryAfterMetricsTests {
 				.count()).isZero();
 			assertThat(registry.get(RetryAfterMetrics.AMPLIFICATION).tag("provider", "payments").gauge().value())
 				.isEqualTo(3.0);
+			// two retries took a token each; the one that succeeded gave its token back
 			assertThat(registry.get(RetryAfterMetrics.BUDGET_TOKENS).tag("provider", "payments").gauge().value())
-				.isEqualTo(18);
+				.isEqualTo(19);
 			assertThat(registry.get(RetryAfterMetrics.BUDGET_TOKENS).tag("provider", "global").gauge().value())
-				.isEqualTo(98);
+				.isEqualTo(99);
 		});
 	}
 
@@ -229,6 +239,32 @@ class RetryAfterMetricsTests {
 	}
 
 	@Test
+	void pacingGaugesShowTheCooldownTheRateAndTheQueueOfTheProvidersGate() {
+		this.contextRunner.run((context) -> {
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			RetryEngine engine = context.getBean(RetryAfterProviders.class).get("payments").orElseThrow().engine();
+			RetryOperation throttled = engine.start(OperationSpec.of("GET").withProvider("payments"), Cancellation.create());
+			throttled.beforeAttempt();
+			long now = this.clock.read();
+			throttled.afterAttempt(new AttemptOutcome.Response(429,
+					HeaderSource.of(Map.of("Retry-After", List.of("3"))), now, now));
+			RetryOperation fresh = engine.start(OperationSpec.of("GET").withProvider("payments"), Cancellation.create());
+			assertThat(fresh.beforeAttempt()).isInstanceOf(Permit.Wait.class);
+			assertThat(registry.get(RetryAfterMetrics.COOLDOWN_REMAINING).tag("provider", "payments").gauge().value())
+				.isEqualTo(3.0);
+			assertThat(registry.get(RetryAfterMetrics.PACING_QUEUED).tag("provider", "payments").gauge().value())
+				.isEqualTo(1.0);
+			// one request sent in the last second, times the decrease of 0.7, held at the minimum rate of 1/s
+			assertThat(registry.get(RetryAfterMetrics.PACING_RATE).tag("provider", "payments").gauge().value())
+				.isEqualTo(1.0);
+			assertThat(registry.get(RetryAfterMetrics.PACING_RATE).tag("provider", "default").gauge().value()).isNaN();
+			fresh.cancel();
+			assertThat(registry.get(RetryAfterMetrics.PACING_QUEUED).tag("provider", "payments").gauge().value())
+				.isZero();
+		});
+	}
+
+	@Test
 	void everySeriesOfAMeterHasTheSameTagKeys() {
 		this.contextRunner.run((context) -> {
 			MeterRegistry registry = context.getBean(MeterRegistry.class);
@@ -237,7 +273,7 @@ class RetryAfterMetricsTests {
 				.collect(Collectors.groupingBy((meter) -> meter.getId().getName(), Collectors.mapping(
 						(meter) -> meter.getId().getTags().stream().map(Tag::getKey).sorted().toList(),
 						Collectors.toSet())));
-			assertThat(keysByName).hasSize(9).allSatisfy((name, keys) -> assertThat(keys).as(name).hasSize(1));
+			assertThat(keysByName).hasSize(12).allSatisfy((name, keys) -> assertThat(keys).as(name).hasSize(1));
 		});
 	}
 
@@ -254,7 +290,10 @@ class RetryAfterMetricsTests {
 						"retry_after_clock_skew_seconds{provider=\"payments\"} NaN",
 						"retry_after_clock_skew_magnitude_seconds_count{provider=\"payments\"} 0",
 						"retry_after_budget_refusals_total{provider=\"payments\"} 0.0",
-						"retry_after_budget_tokens{provider=\"global\"} 99.0",
+						"retry_after_budget_tokens{provider=\"global\"} 100.0",
+						"retry_after_pacing_rate{provider=\"payments\"} NaN",
+						"retry_after_cooldown_remaining_seconds{provider=\"payments\"} 0.0",
+						"retry_after_pacing_queued{provider=\"payments\"} 0.0",
 						"retry_after_wait_seconds_count{provider=\"payments\",source=\"BACKOFF\"} 1",
 						"retry_after_wait_seconds_sum{provider=\"payments\",source=\"BACKOFF\"} 0.05",
 						"retry_after_wait_seconds_max{provider=\"payments\",source=\"BACKOFF\"} 0.05",

@@ -17,7 +17,7 @@ import io.github.retryafter.engine.RetryOperation;
 
 /**
  * Drives one real {@link RetryOperation} of a provider's engine through scripted attempts, waiting on the test clock
- * (so nothing really waits). A status of {@link #REFUSED} stands for a connection refused: an I/O failure before the
+ * (so nothing really waits) for retries and for the provider's gate. A status of {@link #REFUSED} stands for a connection refused: an I/O failure before the
  * request was sent, which every method may retry and which needs no {@code Retry-After} planning.
  */
 public final class Drive {
@@ -39,7 +39,15 @@ public final class Drive {
 			.engine()
 			.start(OperationSpec.of("GET").withProvider(provider), Cancellation.create());
 		int index = 0;
-		while (operation.beforeAttempt() instanceof Permit.Proceed) {
+		while (true) {
+			Permit permit = operation.beforeAttempt();
+			if (permit instanceof Permit.Wait wait) {
+				clock.sleep(Duration.ofNanos(wait.notBeforeNanos() - clock.read()), Cancellation.never());
+				continue;
+			}
+			if (!(permit instanceof Permit.Proceed)) {
+				break;
+			}
 			int status = statuses[Math.min(index++, statuses.length - 1)];
 			long sent = clock.read();
 			AttemptOutcome outcome = (status == REFUSED)

@@ -1,0 +1,360 @@
+package io.github.retryafter.pacing;
+
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.OptionalDouble;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+import io.github.retryafter.Ticker;
+
+/**
+ * One provider's gate: a cooldown and an adaptive admission rate shared by every request to that provider.
+ * <p>
+ * <b>Cooldown.</b> {@link #closeUntil(long)} closes the gate until the instant a {@code Retry-After} named; the gate
+ * opens at the latest instant any hint named: a later instant extends it, an earlier one never shortens it. While it
+ * is closed, {@link #admit} holds every request, fresh or retry, until it opens ({@link PacingMode#HOLD}), or refuses
+ * it ({@link PacingMode#FAIL_FAST}, or when the request could not start a useful attempt by then).
+ * <p>
+ * <b>Rate.</b> The first throttle ({@link #onThrottle}) turns on a rate limit of {@code decreaseFactor} times the rate
+ * requests were sent at over the last second; each throttle of a request sent after the previous decrease multiplies it
+ * by {@code decreaseFactor} again, and successes ({@link #onSuccess}) grow it back along a cubic curve until it reaches
+ * {@code maxRate}, where the limit lets go (see {@link PacingSettings}). While it is on, each request reserves a slot
+ * (generic cell rate algorithm: theoretical arrival times, no timer and no queue) in one of two lanes: retries in a lane
+ * paced at {@code rate × (1 − freshShare)}, fresh requests in a lane paced at {@code rate × freshShare} or in the retry
+ * lane, whichever slot comes first. So a backlog drains at about the provider's rate, in the order requests became
+ * eligible, and fresh requests always have a share of their own. A throttle starts a new epoch: slots reserved before
+ * it are void, and their holders reserve again when they wake, at the lower rate and after the cooldown.
+ * <p>
+ * Every instant is a reading of the gate's {@link Ticker}. Thread-safe without a lock: the cooldown is an
+ * {@link AtomicLong} raised by compare-and-set, the rate and both lanes one immutable state swapped by
+ * compare-and-set, so the only shared write on the success path of an unthrottled provider is a counter increment.
+ */
+public final class ProviderGate {
+
+	private static final double NANOS_PER_SECOND = 1_000_000_000.0;
+
+	private final String provider;
+
+	private final PacingSettings settings;
+
+	private final Ticker ticker;
+
+	private final AtomicLong cooldownUntil;
+
+	private final AtomicReference<RateState> state;
+
+	private final SendMeter meter;
+
+	private final AtomicInteger queued = new AtomicInteger();
+
+	/**
+	 * Creates an open gate with its rate limit off.
+	 * @param provider the provider's configured name, for messages
+	 * @param settings how to pace it
+	 * @param ticker the monotonic clock every instant is read on
+	 */
+	public ProviderGate(String provider, PacingSettings settings, Ticker ticker) {
+		this.provider = Objects.requireNonNull(provider, "provider");
+		this.settings = Objects.requireNonNull(settings, "settings");
+		this.ticker = Objects.requireNonNull(ticker, "ticker");
+		long now = ticker.read();
+		this.cooldownUntil = new AtomicLong(now);
+		this.state = new AtomicReference<>(new RateState(false, 0, 0, now, 0, now, now));
+		this.meter = new SendMeter(now);
+	}
+
+	/**
+	 * Returns the provider's name.
+	 * @return the name
+	 */
+	public String provider() {
+		return this.provider;
+	}
+
+	/**
+	 * Returns the settings.
+	 * @return the settings
+	 */
+	public PacingSettings settings() {
+		return this.settings;
+	}
+
+	/**
+	 * Closes the gate until {@code instantNanos}, unless it is already closed until later.
+	 * @param instantNanos the instant a {@code Retry-After} named, on the gate's ticker
+	 */
+	public void closeUntil(long instantNanos) {
+		this.cooldownUntil.accumulateAndGet(instantNanos, (current, next) -> (next - current > 0) ? next : current);
+	}
+
+	/**
+	 * Records a throttle (a 429 or 503) of a request sent at {@code sentAtNanos}: turns the rate limit on, or lowers
+	 * it if the request was sent after the previous decrease (the responses to a burst sent before a decrease say
+	 * nothing new). Either way, slots reserved so far become void and both lanes restart at the end of the cooldown.
+	 * @param sentAtNanos when the throttled request was sent
+	 * @param nowNanos when the throttle arrived
+	 */
+	public void onThrottle(long sentAtNanos, long nowNanos) {
+		while (true) {
+			RateState current = this.state.get();
+			if (current.engaged() && sentAtNanos - current.lastDecreaseNanos() <= 0) {
+				return;
+			}
+			double before = current.engaged() ? current.rate() : clamp(this.meter.rate(nowNanos));
+			double rate = Math.max(this.settings.minRate(), before * this.settings.decreaseFactor());
+			long restart = Math.max(nowNanos, this.cooldownUntil.get());
+			RateState next = new RateState(true, rate, before, nowNanos, current.epoch() + 1, restart, restart);
+			if (this.state.compareAndSet(current, next)) {
+				return;
+			}
+		}
+	}
+
+	/**
+	 * Records a success: while the rate limit is on, grows the rate along the cubic curve from the last decrease, and
+	 * lets go once it reaches {@code maxRate}.
+	 * @param nowNanos when the success arrived
+	 */
+	public void onSuccess(long nowNanos) {
+		while (true) {
+			RateState current = this.state.get();
+			if (!current.engaged()) {
+				return;
+			}
+			double grown = cubic(current, nowNanos);
+			RateState next;
+			if (grown >= this.settings.maxRate()) {
+				next = new RateState(false, 0, 0, current.lastDecreaseNanos(), current.epoch() + 1, nowNanos, nowNanos);
+			}
+			else if (grown > current.rate() * 1.01) {
+				next = new RateState(true, grown, current.rateBeforeDecrease(), current.lastDecreaseNanos(),
+						current.epoch(), current.retryTat(), current.freshTat());
+			}
+			else {
+				return;
+			}
+			if (this.state.compareAndSet(current, next)) {
+				return;
+			}
+		}
+	}
+
+	/**
+	 * Asks whether a request may be sent now.
+	 * @param fresh whether it is an operation's first attempt (fresh requests may use their reserved share)
+	 * @param nowNanos now, on the gate's ticker
+	 * @param latestStartNanos the last instant at which the request could still start a useful attempt
+	 * @param held the slot this request was told to wait for, or {@code null}
+	 * @return go, hold until an instant (then ask again, passing the hold back), or refuse
+	 */
+	public Admission admit(boolean fresh, long nowNanos, long latestStartNanos, Admission.Hold held) {
+		long cooldown = this.cooldownUntil.get();
+		if (cooldown - nowNanos > 0) {
+			if (this.settings.mode() == PacingMode.FAIL_FAST) {
+				return new Admission.Refuse("provider '" + this.provider + "' is cooling down for another "
+						+ seconds(cooldown - nowNanos) + " as its Retry-After asked, and pacing is fail-fast");
+			}
+			if (cooldown - latestStartNanos > 0) {
+				return new Admission.Refuse("provider '" + this.provider + "' is cooling down for another "
+						+ seconds(cooldown - nowNanos) + " as its Retry-After asked, past the last instant ("
+						+ seconds(latestStartNanos - nowNanos) + " from now) a useful attempt could start");
+			}
+			return new Admission.Hold(cooldown, GateHold.COOLDOWN, -1);
+		}
+		RateState current = this.state.get();
+		if (!current.engaged()) {
+			this.meter.record(nowNanos);
+			return Admission.GO;
+		}
+		if (held != null && held.reason() == GateHold.RATE && held.epoch() == current.epoch()) {
+			if (held.untilNanos() - nowNanos > 0) {
+				return held;
+			}
+			this.meter.record(nowNanos);
+			return Admission.GO;
+		}
+		while (true) {
+			current = this.state.get();
+			if (!current.engaged()) {
+				this.meter.record(nowNanos);
+				return Admission.GO;
+			}
+			double share = this.settings.freshShare();
+			long retryInterval = interval(current.rate() * (1.0 - share));
+			long retrySlot = slot(current.retryTat(), retryInterval, nowNanos);
+			long slot = retrySlot;
+			boolean freshLane = false;
+			long freshInterval = 0;
+			if (fresh && share > 0) {
+				freshInterval = interval(current.rate() * share);
+				long freshSlot = slot(current.freshTat(), freshInterval, nowNanos);
+				if (freshSlot - retrySlot < 0) {
+					slot = freshSlot;
+					freshLane = true;
+				}
+			}
+			if (slot - latestStartNanos > 0) {
+				return new Admission.Refuse("provider '" + this.provider + "' is paced at "
+						+ String.format(Locale.ROOT, "%.1f", current.rate()) + " requests/s and its next slot is "
+						+ seconds(slot - nowNanos) + " away, past the last instant (" + seconds(latestStartNanos - nowNanos)
+						+ " from now) a useful attempt could start");
+			}
+			RateState next = freshLane
+					? current.withFreshTat(Math.max(current.freshTat(), slot) + freshInterval)
+					: current.withRetryTat(Math.max(current.retryTat(), slot) + retryInterval);
+			if (this.state.compareAndSet(current, next)) {
+				if (slot - nowNanos <= 0) {
+					this.meter.record(nowNanos);
+					return Admission.GO;
+				}
+				return new Admission.Hold(slot, GateHold.RATE, current.epoch());
+			}
+		}
+	}
+
+	/** Counts a request that starts waiting at this gate. */
+	public void enqueue() {
+		this.queued.incrementAndGet();
+	}
+
+	/** Counts a request that stopped waiting at this gate. */
+	public void dequeue() {
+		this.queued.decrementAndGet();
+	}
+
+	/**
+	 * Returns how many requests are waiting at this gate.
+	 * @return the count
+	 */
+	public int queued() {
+		return this.queued.get();
+	}
+
+	/**
+	 * Returns the rate limit in force.
+	 * @return requests per second, empty while the rate limit is off
+	 */
+	public OptionalDouble rate() {
+		RateState current = this.state.get();
+		return current.engaged() ? OptionalDouble.of(current.rate()) : OptionalDouble.empty();
+	}
+
+	/**
+	 * Returns how long the gate stays closed, read now on the gate's ticker.
+	 * @return the remaining cooldown, zero when open
+	 */
+	public Duration cooldownRemaining() {
+		long remaining = this.cooldownUntil.get() - this.ticker.read();
+		return (remaining > 0) ? Duration.ofNanos(remaining) : Duration.ZERO;
+	}
+
+	/**
+	 * Returns the instant the gate opens.
+	 * @return a reading of the gate's ticker, in the past when the gate is open
+	 */
+	public long cooldownUntilNanos() {
+		return this.cooldownUntil.get();
+	}
+
+	@Override
+	public String toString() {
+		return "ProviderGate[" + this.provider + ", mode=" + this.settings.mode() + ", rate="
+				+ (rate().isPresent() ? String.format(Locale.ROOT, "%.1f/s", rate().getAsDouble()) : "off")
+				+ ", cooldown=" + cooldownRemaining() + ", queued=" + queued() + "]";
+	}
+
+	private double clamp(double rate) {
+		return Math.min(this.settings.maxRate(), Math.max(this.settings.minRate(), rate));
+	}
+
+	private double cubic(RateState state, long nowNanos) {
+		double w = state.rateBeforeDecrease();
+		double c = this.settings.growthScale();
+		double k = Math.cbrt(w * (1.0 - this.settings.decreaseFactor()) / c);
+		double t = Math.max(0, nowNanos - state.lastDecreaseNanos()) / NANOS_PER_SECOND;
+		double x = t - k;
+		return Math.max(this.settings.minRate(), c * x * x * x + w);
+	}
+
+	private long slot(long tat, long interval, long nowNanos) {
+		long tolerance = (this.settings.burst() - 1) * interval;
+		long earliest = tat - tolerance;
+		return (earliest - nowNanos > 0) ? earliest : nowNanos;
+	}
+
+	private static long interval(double rate) {
+		return Math.max(1, (long) Math.ceil(NANOS_PER_SECOND / rate));
+	}
+
+	private static String seconds(long nanos) {
+		return String.format(Locale.ROOT, "%.3f s", nanos / NANOS_PER_SECOND);
+	}
+
+	/**
+	 * The rate limit and both lanes' theoretical arrival times, swapped whole by compare-and-set.
+	 */
+	private record RateState(boolean engaged, double rate, double rateBeforeDecrease, long lastDecreaseNanos,
+			long epoch, long retryTat, long freshTat) {
+
+		RateState withRetryTat(long tat) {
+			return new RateState(this.engaged, this.rate, this.rateBeforeDecrease, this.lastDecreaseNanos, this.epoch,
+					tat, this.freshTat);
+		}
+
+		RateState withFreshTat(long tat) {
+			return new RateState(this.engaged, this.rate, this.rateBeforeDecrease, this.lastDecreaseNanos, this.epoch,
+					this.retryTat, tat);
+		}
+
+	}
+
+	/**
+	 * The gate's answer to {@link #admit}.
+	 */
+	public sealed interface Admission {
+
+		/** Send now. */
+		Admission GO = new Go();
+
+		/** Send now. */
+		record Go() implements Admission {
+		}
+
+		/**
+		 * Wait until {@code untilNanos}, then ask again, passing this hold back.
+		 * @param untilNanos the instant to wait for, on the gate's ticker
+		 * @param reason why
+		 * @param epoch the rate epoch a {@link GateHold#RATE} slot was reserved in, {@code -1} for a cooldown
+		 */
+		record Hold(long untilNanos, GateHold reason, long epoch) implements Admission {
+
+			/**
+			 * Checks the arguments.
+			 */
+			public Hold {
+				Objects.requireNonNull(reason, "reason");
+			}
+
+		}
+
+		/**
+		 * Do not send: the request cannot be admitted in time, or the gate is closed and pacing is fail-fast.
+		 * @param reason a sentence with the numbers
+		 */
+		record Refuse(String reason) implements Admission {
+
+			/**
+			 * Checks the arguments.
+			 */
+			public Refuse {
+				Objects.requireNonNull(reason, "reason");
+			}
+
+		}
+
+	}
+
+}

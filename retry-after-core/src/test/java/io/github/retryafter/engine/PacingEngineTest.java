@@ -1,0 +1,170 @@
+package io.github.retryafter.engine;
+
+import java.time.Duration;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import io.github.retryafter.Cancellation;
+import io.github.retryafter.HeaderSource;
+import io.github.retryafter.budget.BudgetSettings;
+import io.github.retryafter.budget.TokenBucketRetryBudget;
+import io.github.retryafter.pacing.GateHold;
+import io.github.retryafter.pacing.PacingMode;
+import io.github.retryafter.pacing.PacingSettings;
+import io.github.retryafter.simulator.ScriptedRandom;
+import io.github.retryafter.simulator.ScriptedTransport;
+import io.github.retryafter.simulator.ScriptedTransport.Step;
+import io.github.retryafter.simulator.SimResponse;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The engine with pacing on: the provider's gate holds fresh requests and retries alike, the operation state machine
+ * answers {@link Permit.Wait}, and the runner honours it.
+ */
+class PacingEngineTest {
+
+	private static final RetryPolicy PACED = RetryPolicy.DEFAULTS.toBuilder().pacing(PacingSettings.DEFAULTS).build();
+
+	private final Sim sim = new Sim();
+
+	private AttemptOutcome.Response response(int status, String... headerLines) {
+		long now = this.sim.clock.read();
+		return new AttemptOutcome.Response(status, HeaderSource.parse(String.join("\n", headerLines) + "\n"), now, now);
+	}
+
+	private RetryOperation start(RetryEngine engine) {
+		return engine.start(OperationSpec.of("GET"), Cancellation.never());
+	}
+
+	@Test
+	void aRetryAfterHoldsFreshRequestsToTheProviderUntilTheInstantItNamed() {
+		RetryEngine engine = this.sim.engine(PACED, ScriptedRandom.of(0.0));
+		RetryOperation first = start(engine);
+		assertThat(first.beforeAttempt()).isInstanceOf(Permit.Proceed.class);
+		first.afterAttempt(response(429, "Retry-After: 2"));
+		this.sim.clock.advance(Duration.ofMillis(500));
+		RetryOperation fresh = start(engine);
+		assertThat(fresh.beforeAttempt()).isEqualTo(new Permit.Wait(Duration.ofSeconds(2).toNanos(), GateHold.COOLDOWN));
+		assertThat(engine.gate("default").queued()).isEqualTo(1);
+		assertThat(fresh.attempts()).isZero();
+		this.sim.clock.advance(Duration.ofMillis(1500));
+		assertThat(fresh.beforeAttempt()).isInstanceOf(Permit.Proceed.class);
+		assertThat(engine.gate("default").queued()).isZero();
+	}
+
+	@Test
+	void aShorterHintNeverShortensTheCooldownAndTheRetryWaitsForTheLaterInstant() {
+		RetryEngine engine = this.sim.engine(PACED, ScriptedRandom.of(0.0, 0.0));
+		RetryOperation longer = start(engine);
+		RetryOperation shorter = start(engine);
+		longer.beforeAttempt();
+		shorter.beforeAttempt();
+		longer.afterAttempt(response(503, "Retry-After: 5"));
+		Decision.Retry retry = (Decision.Retry) shorter.afterAttempt(response(503, "Retry-After: 1"));
+		assertThat(retry.delay()).isEqualTo(Duration.ofSeconds(1));
+		this.sim.clock.advance(retry.delay());
+		assertThat(shorter.beforeAttempt()).isEqualTo(new Permit.Wait(Duration.ofSeconds(5).toNanos(), GateHold.COOLDOWN));
+		assertThat(engine.gate("default").cooldownRemaining()).isEqualTo(Duration.ofSeconds(4));
+	}
+
+	@Test
+	void aHintTooLongToWaitForStillClosesTheGateAndAFreshRequestItsDeadlineCannotCoverIsRefused() {
+		RetryEngine engine = this.sim.engine(PACED, ScriptedRandom.of());
+		RetryOperation first = start(engine);
+		first.beforeAttempt();
+		assertThat(first.afterAttempt(response(429, "Retry-After: 120"))).isInstanceOfSatisfying(Decision.Stop.class,
+				(stop) -> assertThat(stop.outcome()).isEqualTo(Outcome.WAIT_TOO_LONG));
+		RetryOperation fresh = start(engine);
+		assertThat(fresh.beforeAttempt()).isInstanceOfSatisfying(Permit.Refused.class,
+				(refused) -> assertThat(refused.stop().outcome()).isEqualTo(Outcome.PROVIDER_COOLING_DOWN));
+		assertThat(fresh.attempts()).isZero();
+		assertThat(fresh.finalStop().orElseThrow().reason()).contains("cooling down for another 120.000 s")
+			.contains("attempt 1 was not sent");
+		assertThat(this.sim.recorder.render()).contains("PROVIDER_COOLING_DOWN");
+	}
+
+	@Test
+	void failFastStopsAFreshRequestAtOnceWhileTheProviderCoolsDown() {
+		RetryPolicy failFast = RetryPolicy.DEFAULTS.toBuilder()
+			.pacing(PacingSettings.builder().mode(PacingMode.FAIL_FAST).build())
+			.build();
+		RetryEngine engine = this.sim.engine(failFast, ScriptedRandom.of(0.0));
+		RetryOperation first = start(engine);
+		first.beforeAttempt();
+		first.afterAttempt(response(503, "Retry-After: 1"));
+		assertThat(start(engine).beforeAttempt()).isInstanceOfSatisfying(Permit.Refused.class,
+				(refused) -> assertThat(refused.stop().reason()).contains("fail-fast"));
+	}
+
+	@Test
+	void withPacingOffAnotherOperationsHintHoldsNobody() {
+		RetryEngine engine = this.sim.engine(RetryPolicy.DEFAULTS, ScriptedRandom.of(0.0));
+		RetryOperation first = start(engine);
+		first.beforeAttempt();
+		first.afterAttempt(response(429, "Retry-After: 2"));
+		assertThat(start(engine).beforeAttempt()).isInstanceOf(Permit.Proceed.class);
+		assertThat(engine.gate("default").cooldownRemaining()).isZero();
+	}
+
+	@Test
+	void anUnusableHintDoesNotCloseTheGate() {
+		RetryEngine engine = this.sim.engine(PACED, ScriptedRandom.of(0.0));
+		RetryOperation first = start(engine);
+		first.beforeAttempt();
+		first.afterAttempt(response(503, "Retry-After: soon"));
+		assertThat(engine.gate("default").cooldownRemaining()).isZero();
+	}
+
+	@Test
+	void cancellingAnOperationHeldAtTheGateTakesItOffTheQueue() {
+		RetryEngine engine = this.sim.engine(PACED, ScriptedRandom.of(0.0));
+		engine.gate("default").closeUntil(Duration.ofSeconds(3).toNanos());
+		RetryOperation held = start(engine);
+		assertThat(held.beforeAttempt()).isInstanceOf(Permit.Wait.class);
+		assertThat(held.beforeAttempt()).as("asking again early waits again").isInstanceOf(Permit.Wait.class);
+		assertThat(engine.gate("default").queued()).isEqualTo(1);
+		held.cancel();
+		assertThat(engine.gate("default").queued()).isZero();
+	}
+
+	@Test
+	void theRunnerWaitsForTheGateThenSends() {
+		RetryEngine engine = this.sim.engine(PACED, ScriptedRandom.of());
+		engine.gate("default").closeUntil(Duration.ofSeconds(2).toNanos());
+		ScriptedTransport transport = ScriptedTransport.on(this.sim.clock).then(Step.respond(200)).build();
+		RetryRunner.Result<SimResponse> result = this.sim.runner(engine)
+			.run(OperationSpec.of("GET"), SimResponse.ADAPTER, transport.attempt("GET", "/", ""));
+		assertThat(result.outcome()).isEqualTo(Outcome.SUCCESS);
+		assertThat(result.attempts()).isEqualTo(1);
+		assertThat(this.sim.clock.sleeps()).containsExactly(Duration.ofSeconds(2));
+	}
+
+	@Test
+	void aSingleOperationWaitsExactlyAsLongWithPacingOnAsOff() {
+		List<Duration> on = sleepsOfOneOperation(PACED);
+		List<Duration> off = sleepsOfOneOperation(RetryPolicy.DEFAULTS);
+		assertThat(on).isEqualTo(off).hasSize(3);
+	}
+
+	private List<Duration> sleepsOfOneOperation(RetryPolicy policy) {
+		Sim fresh = new Sim();
+		TokenBucketRetryBudget budget = TokenBucketRetryBudget.builder()
+			.ticker(fresh.clock)
+			.providerDefaults(BudgetSettings.ofCapacity(10))
+			.build();
+		RetryEngine engine = fresh.engine(policy, ScriptedRandom.of(0.3, 0.6, 0.9), budget);
+		ScriptedTransport transport = ScriptedTransport.on(fresh.clock)
+			.then(Step.respond(503, "Retry-After: 1"), Step.respond(429, "Retry-After: 2"), Step.respond(503),
+					Step.respond(200))
+			.build();
+		RetryRunner.Result<SimResponse> result = fresh.runner(engine)
+			.run(OperationSpec.of("GET"), SimResponse.ADAPTER, transport.attempt("GET", "/", ""));
+		assertThat(result.outcome()).isEqualTo(Outcome.SUCCESS);
+		assertThat(budget.providerTokens("default")).as("three retries took three tokens; the one that succeeded gave its back")
+			.isEqualTo(8);
+		return fresh.clock.sleeps();
+	}
+
+}

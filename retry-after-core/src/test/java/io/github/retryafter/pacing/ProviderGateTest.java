@@ -1,0 +1,200 @@
+package io.github.retryafter.pacing;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.junit.jupiter.api.Test;
+
+import io.github.retryafter.pacing.ProviderGate.Admission;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+class ProviderGateTest {
+
+	private static final long S = 1_000_000_000L;
+
+	private static final long FAR = 1000 * S;
+
+	private final AtomicLong now = new AtomicLong();
+
+	private ProviderGate gate(PacingSettings settings) {
+		return new ProviderGate("p", settings, this.now::get);
+	}
+
+	private ProviderGate gate() {
+		return gate(PacingSettings.DEFAULTS);
+	}
+
+	@Test
+	void theGateOpensAtTheLatestInstantAnyHintNamedAndAShorterHintNeverShortensIt() {
+		ProviderGate gate = gate();
+		gate.closeUntil(5 * S);
+		gate.closeUntil(3 * S);
+		this.now.set(S);
+		assertThat(gate.admit(true, S, FAR, null)).isEqualTo(new Admission.Hold(5 * S, GateHold.COOLDOWN, -1));
+		gate.closeUntil(7 * S);
+		assertThat(gate.admit(false, S, FAR, null)).isEqualTo(new Admission.Hold(7 * S, GateHold.COOLDOWN, -1));
+		assertThat(gate.cooldownRemaining()).hasSeconds(6);
+		this.now.set(7 * S);
+		assertThat(gate.admit(true, 7 * S, FAR, null)).isEqualTo(Admission.GO);
+		assertThat(gate.cooldownRemaining()).isZero();
+	}
+
+	@Test
+	void aCooldownTheDeadlineCannotAccommodateIsRefusedAndFailFastRefusesAnyCooldown() {
+		ProviderGate hold = gate();
+		hold.closeUntil(5 * S);
+		assertThat(hold.admit(true, 0, 5 * S - 1, null)).isInstanceOfSatisfying(Admission.Refuse.class,
+				(refuse) -> assertThat(refuse.reason()).contains("cooling down for another 5.000 s"));
+		assertThat(hold.admit(true, 0, 5 * S, null)).isInstanceOf(Admission.Hold.class);
+		ProviderGate failFast = gate(PacingSettings.builder().mode(PacingMode.FAIL_FAST).build());
+		failFast.closeUntil(S);
+		assertThat(failFast.admit(false, 0, FAR, null)).isInstanceOfSatisfying(Admission.Refuse.class,
+				(refuse) -> assertThat(refuse.reason()).contains("fail-fast"));
+	}
+
+	@Test
+	void theRateIsOffUntilTheFirstThrottleWhichStartsItAtTheDecreaseTimesTheMeasuredRate() {
+		ProviderGate gate = gate();
+		for (int i = 0; i < 300; i++) {
+			assertThat(gate.admit(true, 0, FAR, null)).isEqualTo(Admission.GO);
+		}
+		assertThat(gate.rate()).isEmpty();
+		gate.onThrottle(0, 10_000_000);
+		assertThat(gate.rate()).hasValueCloseTo(210.0, within(1e-9));
+	}
+
+	@Test
+	void onlyAThrottleOfARequestSentAfterTheLastDecreaseLowersTheRateAgain() {
+		ProviderGate gate = gate();
+		for (int i = 0; i < 100; i++) {
+			gate.admit(true, 0, FAR, null);
+		}
+		gate.onThrottle(0, 10_000_000);
+		gate.onThrottle(5_000_000, 12_000_000);
+		assertThat(gate.rate()).hasValueCloseTo(70.0, within(1e-9));
+		gate.onThrottle(11_000_000, 20_000_000);
+		assertThat(gate.rate()).hasValueCloseTo(49.0, within(1e-9));
+	}
+
+	@Test
+	void theRateNeverDropsBelowItsMinimum() {
+		ProviderGate gate = gate(PacingSettings.builder().minRate(5).build());
+		gate.onThrottle(0, 0);
+		assertThat(gate.rate()).hasValueCloseTo(5.0, within(1e-9));
+	}
+
+	@Test
+	void aBacklogDrainsAtTheRetryShareOfTheRateAfterABurst() {
+		ProviderGate gate = engagedAt(70.0, PacingSettings.DEFAULTS);
+		long start = this.now.get();
+		List<Long> slots = new ArrayList<>();
+		for (int i = 0; i < 100; i++) {
+			Admission admission = gate.admit(false, start, FAR, null);
+			slots.add((admission instanceof Admission.Hold hold) ? hold.untilNanos() : start);
+		}
+		assertThat(slots.subList(0, 10)).containsOnly(start);
+		long interval = interval(gate.rate().getAsDouble() * 0.9);
+		assertThat(slots.get(10)).isEqualTo(start + interval);
+		assertThat(slots.get(99)).isEqualTo(start + 90 * interval);
+		assertThat(slots).isSorted();
+	}
+
+	@Test
+	void freshRequestsKeepTheirShareBehindABacklogOfRetries() {
+		ProviderGate gate = engagedAt(70.0, PacingSettings.DEFAULTS);
+		long start = this.now.get();
+		long freshInterval = interval(gate.rate().getAsDouble() * 0.1);
+		for (int i = 0; i < 1000; i++) {
+			gate.admit(false, start, FAR, null);
+		}
+		for (int i = 0; i < 10; i++) {
+			assertThat(gate.admit(true, start, FAR, null)).as("fresh burst").isEqualTo(Admission.GO);
+		}
+		assertThat(gate.admit(true, start, FAR, null)).isInstanceOfSatisfying(Admission.Hold.class,
+				(hold) -> assertThat(hold.untilNanos() - start).isEqualTo(freshInterval));
+		assertThat(gate.admit(false, start, FAR, null)).isInstanceOfSatisfying(Admission.Hold.class,
+				(hold) -> assertThat(hold.untilNanos() - start).isGreaterThan(10 * S));
+	}
+
+	@Test
+	void aHeldSlotIsHonouredWhenItComesAndASlotPastTheLastUsefulStartIsRefusedWithoutBeingTaken() {
+		ProviderGate gate = engagedAt(7.0, PacingSettings.builder().burst(1).freshShare(0).build());
+		long start = this.now.get();
+		long interval = interval(gate.rate().getAsDouble());
+		assertThat(gate.admit(false, start, FAR, null)).isEqualTo(Admission.GO);
+		Admission.Hold held = (Admission.Hold) gate.admit(false, start, FAR, null);
+		assertThat(held.untilNanos() - start).isEqualTo(interval);
+		assertThat(gate.admit(false, start + 50_000_000L, FAR, held)).isEqualTo(held);
+		assertThat(gate.admit(false, held.untilNanos(), FAR, held)).isEqualTo(Admission.GO);
+		assertThat(gate.admit(false, held.untilNanos(), held.untilNanos() + 50_000_000L, null))
+			.isInstanceOf(Admission.Refuse.class);
+		assertThat(gate.admit(false, held.untilNanos(), FAR, null)).isInstanceOfSatisfying(Admission.Hold.class,
+				(hold) -> assertThat(hold.untilNanos()).isEqualTo(held.untilNanos() + interval));
+	}
+
+	@Test
+	void aThrottleVoidsHeldSlotsAndRestartsTheLanesAtTheEndOfTheCooldown() {
+		ProviderGate gate = engagedAt(7.0, PacingSettings.builder().burst(1).freshShare(0).build());
+		long start = this.now.get();
+		gate.admit(false, start, FAR, null);
+		Admission.Hold held = (Admission.Hold) gate.admit(false, start, FAR, null);
+		gate.closeUntil(start + 2 * S);
+		gate.onThrottle(start + 1, start + 10_000_000L);
+		assertThat(gate.rate()).hasValueCloseTo(4.9, within(1e-9));
+		assertThat(gate.admit(false, held.untilNanos(), FAR, held)).isInstanceOfSatisfying(Admission.Hold.class,
+				(hold) -> assertThat(hold.reason()).isEqualTo(GateHold.COOLDOWN));
+		assertThat(gate.admit(false, start + 2 * S, FAR, held)).isEqualTo(Admission.GO);
+		assertThat(gate.admit(false, start + 2 * S, FAR, null)).isInstanceOfSatisfying(Admission.Hold.class,
+				(hold) -> assertThat(hold.untilNanos() - (start + 2 * S)).isEqualTo(interval(gate.rate().getAsDouble())));
+	}
+
+	@Test
+	void successesGrowTheRateAlongTheCubicCurveAndPacingLetsGoAtTheMaximum() {
+		ProviderGate gate = gate(PacingSettings.builder().maxRate(200).build());
+		for (int i = 0; i < 100; i++) {
+			gate.admit(true, 0, FAR, null);
+		}
+		gate.onThrottle(0, 0);
+		assertThat(gate.rate()).hasValueCloseTo(70.0, within(1e-9));
+		double k = Math.cbrt(100 * 0.3 / 0.4);
+		gate.onSuccess((long) (k * S));
+		assertThat(gate.rate()).hasValueCloseTo(100.0, within(0.01));
+		gate.onSuccess((long) ((k + 1) * S));
+		assertThat(gate.rate()).as("100.4 is within 1% of 100: not worth a write").hasValueCloseTo(100.0, within(0.01));
+		gate.onSuccess((long) ((k + 2) * S));
+		assertThat(gate.rate()).hasValueCloseTo(103.2, within(0.01));
+		gate.onSuccess((long) ((k + 7) * S));
+		assertThat(gate.rate()).as("0.4 × 7³ + 100 = 237 > 200: let go").isEmpty();
+		assertThat(gate.admit(false, (long) ((k + 7) * S), FAR, null)).isEqualTo(Admission.GO);
+	}
+
+	@Test
+	void queuedCountsRequestsWaitingAtTheGate() {
+		ProviderGate gate = gate();
+		gate.enqueue();
+		gate.enqueue();
+		gate.dequeue();
+		assertThat(gate.queued()).isEqualTo(1);
+	}
+
+	private static long interval(double rate) {
+		return (long) Math.ceil(1e9 / rate);
+	}
+
+	/** A gate whose rate is on at exactly {@code rate}: sends at rate / 0.7 over one second, then one throttle. */
+	private ProviderGate engagedAt(double rate, PacingSettings settings) {
+		ProviderGate gate = gate(settings);
+		int sends = (int) Math.round(rate / settings.decreaseFactor());
+		assertThat(sends * settings.decreaseFactor()).as("a rate the sends can make exactly").isCloseTo(rate, within(1e-9));
+		for (int i = 0; i < sends; i++) {
+			gate.admit(true, 0, FAR, null);
+		}
+		gate.onThrottle(0, 0);
+		assertThat(gate.rate()).hasValueCloseTo(rate, within(1e-6));
+		return gate;
+	}
+
+}
