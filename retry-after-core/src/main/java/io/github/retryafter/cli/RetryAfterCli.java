@@ -83,7 +83,8 @@ public final class RetryAfterCli {
 			""";
 
 	static final String SIMULATE_USAGE = """
-			Usage: java -jar retry-after-core.jar simulate [--workload episodes|shared] [--clients N] [--seed S]
+			Usage: java -jar retry-after-core.jar simulate [--workload episodes|shared|outage-rate-limit]
+			                                               [--clients N] [--seed S]
 
 			Runs the deterministic fleet simulation (virtual time, no threads, no network) and prints a markdown
 			table comparing every retry policy, then a text histogram of retries reaching the provider per
@@ -91,8 +92,9 @@ public final class RetryAfterCli {
 
 			Options:
 			  --workload W   episodes: independent episodes, each with its own 1-25 s outage (seed 000's
-			                 canonical workload); shared: a fleet hit by one 20 s outage at once
-			                 (default: episodes)
+			                 canonical workload); shared: a fleet hit by one 20 s outage at once;
+			                 outage-rate-limit: one application's operations hit by a 2 s outage,
+			                 then a provider admitting 250 requests/s (default: episodes)
 			  --clients N    episodes or clients, at least 1 (default: 1000)
 			  --seed S       the seed every random draw derives from (default: 1)
 			  --help         print this help
@@ -215,9 +217,9 @@ public final class RetryAfterCli {
 				}
 				switch (name) {
 					case "--workload" -> {
-						if (!value.equals("episodes") && !value.equals("shared")) {
+						if (!value.equals("episodes") && !value.equals("shared") && !value.equals("outage-rate-limit")) {
 							throw new IllegalArgumentException(
-									"--workload must be episodes or shared, not \"" + value + "\"");
+									"--workload must be episodes, shared or outage-rate-limit, not \"" + value + "\"");
 						}
 						workload = value;
 					}

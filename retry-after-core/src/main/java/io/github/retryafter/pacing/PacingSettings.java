@@ -5,9 +5,10 @@ import java.util.Objects;
 /**
  * How one provider is paced: the cooldown mode and the bounds and shape of the adaptive admission rate.
  * <p>
- * The rate is off until the provider first throttles (a 429 or 503). It then starts at {@code decreaseFactor} times
- * the rate requests were being sent at over the last second (within {@code [minRate, maxRate]}), is multiplied by
- * {@code decreaseFactor} again on every later throttle of a request sent after the previous decrease, and grows back on
+ * The rate is off until the provider first throttles (a 429 or 503). It then starts at {@code decreaseFactor × maxRate}
+ * (a measured send rate would be read while the burst that drew the throttle is still being sent, and understate it),
+ * is multiplied by {@code decreaseFactor} again on every later throttle of a request sent after the previous decrease
+ * once the provider has admitted a request since, never below {@code minRate}, and grows back on
  * successes along a cubic curve, {@code rate(t) = growthScale × (t − K)³ + rateBeforeDecrease} with
  * {@code K = ∛(rateBeforeDecrease × (1 − decreaseFactor) / growthScale)}: fast far from the last known good rate, flat
  * near it (CUBIC, as in the AWS SDKs' adaptive retry mode, whose constants 0.7 and 0.4 are the defaults). Once the

@@ -18,10 +18,12 @@ import io.github.retryafter.Ticker;
  * is closed, {@link #admit} holds every request, fresh or retry, until it opens ({@link PacingMode#HOLD}), or refuses
  * it ({@link PacingMode#FAIL_FAST}, or when the request could not start a useful attempt by then).
  * <p>
- * <b>Rate.</b> The first throttle ({@link #onThrottle}) turns on a rate limit of {@code decreaseFactor} times the rate
- * requests were sent at over the last second; each throttle of a request sent after the previous decrease multiplies it
+ * <b>Rate.</b> The first throttle ({@link #onThrottle}) turns on a rate limit of {@code decreaseFactor × maxRate}; each
+ * throttle of a request sent after the previous decrease multiplies it
  * by {@code decreaseFactor} again, and successes ({@link #onSuccess}) grow it back along a cubic curve until it reaches
- * {@code maxRate}, where the limit lets go (see {@link PacingSettings}). While it is on, each request reserves a slot
+ * {@code maxRate}, where the limit lets go (see {@link PacingSettings}). A throttle only lowers the rate again once the
+ * provider has admitted a request since the last decrease: a provider answering nothing but 503s is down, and its
+ * cooldowns already pace the probes. While it is on, each request reserves a slot
  * (generic cell rate algorithm: theoretical arrival times, no timer and no queue) in one of two lanes: retries in a lane
  * paced at {@code rate × (1 − freshShare)}, fresh requests in a lane paced at {@code rate × freshShare} or in the retry
  * lane, whichever slot comes first. So a backlog drains at about the provider's rate, in the order requests became
@@ -30,7 +32,7 @@ import io.github.retryafter.Ticker;
  * <p>
  * Every instant is a reading of the gate's {@link Ticker}. Thread-safe without a lock: the cooldown is an
  * {@link AtomicLong} raised by compare-and-set, the rate and both lanes one immutable state swapped by
- * compare-and-set, so the only shared write on the success path of an unthrottled provider is a counter increment.
+ * compare-and-set, so the success path of an unthrottled provider reads two fields and writes nothing.
  */
 public final class ProviderGate {
 
@@ -46,8 +48,6 @@ public final class ProviderGate {
 
 	private final AtomicReference<RateState> state;
 
-	private final SendMeter meter;
-
 	private final AtomicInteger queued = new AtomicInteger();
 
 	/**
@@ -62,8 +62,7 @@ public final class ProviderGate {
 		this.ticker = Objects.requireNonNull(ticker, "ticker");
 		long now = ticker.read();
 		this.cooldownUntil = new AtomicLong(now);
-		this.state = new AtomicReference<>(new RateState(false, 0, 0, now, 0, now, now));
-		this.meter = new SendMeter(now);
+		this.state = new AtomicReference<>(new RateState(false, 0, 0, now, false, 0, now, now));
 	}
 
 	/**
@@ -93,20 +92,24 @@ public final class ProviderGate {
 	/**
 	 * Records a throttle (a 429 or 503) of a request sent at {@code sentAtNanos}: turns the rate limit on, or lowers
 	 * it if the request was sent after the previous decrease (the responses to a burst sent before a decrease say
-	 * nothing new). Either way, slots reserved so far become void and both lanes restart at the end of the cooldown.
+	 * nothing new) and the provider admitted a request since (a provider that admits nothing is down, not rate
+	 * limiting: its cooldowns pace the probes, and compounding decreases would leave the rate far below what it admits
+	 * once it is back). When the rate changes, slots reserved so far become void and both lanes restart at the end of
+	 * the cooldown.
 	 * @param sentAtNanos when the throttled request was sent
 	 * @param nowNanos when the throttle arrived
 	 */
 	public void onThrottle(long sentAtNanos, long nowNanos) {
 		while (true) {
 			RateState current = this.state.get();
-			if (current.engaged() && sentAtNanos - current.lastDecreaseNanos() <= 0) {
+			if (current.engaged()
+					&& (sentAtNanos - current.lastDecreaseNanos() <= 0 || !current.admittedSinceDecrease())) {
 				return;
 			}
-			double before = current.engaged() ? current.rate() : clamp(this.meter.rate(nowNanos));
+			double before = current.engaged() ? current.rate() : this.settings.maxRate();
 			double rate = Math.max(this.settings.minRate(), before * this.settings.decreaseFactor());
 			long restart = Math.max(nowNanos, this.cooldownUntil.get());
-			RateState next = new RateState(true, rate, before, nowNanos, current.epoch() + 1, restart, restart);
+			RateState next = new RateState(true, rate, before, nowNanos, false, current.epoch() + 1, restart, restart);
 			if (this.state.compareAndSet(current, next)) {
 				return;
 			}
@@ -127,11 +130,12 @@ public final class ProviderGate {
 			double grown = cubic(current, nowNanos);
 			RateState next;
 			if (grown >= this.settings.maxRate()) {
-				next = new RateState(false, 0, 0, current.lastDecreaseNanos(), current.epoch() + 1, nowNanos, nowNanos);
+				next = new RateState(false, 0, 0, current.lastDecreaseNanos(), false, current.epoch() + 1, nowNanos,
+						nowNanos);
 			}
-			else if (grown > current.rate() * 1.01) {
-				next = new RateState(true, grown, current.rateBeforeDecrease(), current.lastDecreaseNanos(),
-						current.epoch(), current.retryTat(), current.freshTat());
+			else if (grown > current.rate() * 1.01 || !current.admittedSinceDecrease()) {
+				next = new RateState(true, Math.max(grown, current.rate()), current.rateBeforeDecrease(),
+						current.lastDecreaseNanos(), true, current.epoch(), current.retryTat(), current.freshTat());
 			}
 			else {
 				return;
@@ -166,20 +170,17 @@ public final class ProviderGate {
 		}
 		RateState current = this.state.get();
 		if (!current.engaged()) {
-			this.meter.record(nowNanos);
 			return Admission.GO;
 		}
 		if (held != null && held.reason() == GateHold.RATE && held.epoch() == current.epoch()) {
 			if (held.untilNanos() - nowNanos > 0) {
 				return held;
 			}
-			this.meter.record(nowNanos);
 			return Admission.GO;
 		}
 		while (true) {
 			current = this.state.get();
 			if (!current.engaged()) {
-				this.meter.record(nowNanos);
 				return Admission.GO;
 			}
 			double share = this.settings.freshShare();
@@ -207,7 +208,6 @@ public final class ProviderGate {
 					: current.withRetryTat(Math.max(current.retryTat(), slot) + retryInterval);
 			if (this.state.compareAndSet(current, next)) {
 				if (slot - nowNanos <= 0) {
-					this.meter.record(nowNanos);
 					return Admission.GO;
 				}
 				return new Admission.Hold(slot, GateHold.RATE, current.epoch());
@@ -266,10 +266,6 @@ public final class ProviderGate {
 				+ ", cooldown=" + cooldownRemaining() + ", queued=" + queued() + "]";
 	}
 
-	private double clamp(double rate) {
-		return Math.min(this.settings.maxRate(), Math.max(this.settings.minRate(), rate));
-	}
-
 	private double cubic(RateState state, long nowNanos) {
 		double w = state.rateBeforeDecrease();
 		double c = this.settings.growthScale();
@@ -297,16 +293,16 @@ public final class ProviderGate {
 	 * The rate limit and both lanes' theoretical arrival times, swapped whole by compare-and-set.
 	 */
 	private record RateState(boolean engaged, double rate, double rateBeforeDecrease, long lastDecreaseNanos,
-			long epoch, long retryTat, long freshTat) {
+			boolean admittedSinceDecrease, long epoch, long retryTat, long freshTat) {
 
 		RateState withRetryTat(long tat) {
-			return new RateState(this.engaged, this.rate, this.rateBeforeDecrease, this.lastDecreaseNanos, this.epoch,
-					tat, this.freshTat);
+			return new RateState(this.engaged, this.rate, this.rateBeforeDecrease, this.lastDecreaseNanos,
+					this.admittedSinceDecrease, this.epoch, tat, this.freshTat);
 		}
 
 		RateState withFreshTat(long tat) {
-			return new RateState(this.engaged, this.rate, this.rateBeforeDecrease, this.lastDecreaseNanos, this.epoch,
-					this.retryTat, tat);
+			return new RateState(this.engaged, this.rate, this.rateBeforeDecrease, this.lastDecreaseNanos,
+					this.admittedSinceDecrease, this.epoch, this.retryTat, tat);
 		}
 
 	}

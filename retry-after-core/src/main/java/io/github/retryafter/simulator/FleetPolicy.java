@@ -4,6 +4,7 @@ import java.util.Optional;
 
 import io.github.retryafter.JitterMode;
 import io.github.retryafter.engine.HintMode;
+import io.github.retryafter.pacing.PacingSettings;
 
 /**
  * The retry policies a {@link FleetSimulation} compares in one run. The hint modes run the real
@@ -40,7 +41,14 @@ public enum FleetPolicy {
 	FLOOR_PLUS_JITTER("FLOOR_PLUS_JITTER random (default)", HintMode.FLOOR_PLUS_JITTER, JitterMode.RANDOM),
 
 	/** The floor plus jitter at a position derived from the client's identity and the attempt number. */
-	FLOOR_PLUS_JITTER_KEYED("FLOOR_PLUS_JITTER keyed", HintMode.FLOOR_PLUS_JITTER, JitterMode.KEYED);
+	FLOOR_PLUS_JITTER_KEYED("FLOOR_PLUS_JITTER keyed", HintMode.FLOOR_PLUS_JITTER, JitterMode.KEYED),
+
+	/**
+	 * The default with provider pacing as the starter applies it ({@link PacingSettings#DEFAULTS}): every client is an
+	 * operation of one application, so they share one engine and one gate per provider (with independent episodes,
+	 * each client's provider has a gate of its own).
+	 */
+	FLOOR_PLUS_JITTER_PACED("FLOOR_PLUS_JITTER + pacing (starter)", HintMode.FLOOR_PLUS_JITTER, JitterMode.RANDOM);
 
 	private final String label;
 
@@ -60,6 +68,15 @@ public enum FleetPolicy {
 	 */
 	public String label() {
 		return this.label;
+	}
+
+	/**
+	 * Returns the provider pacing the policy runs with.
+	 * @return {@link PacingSettings#DEFAULTS} for {@link #FLOOR_PLUS_JITTER_PACED}, {@link PacingSettings#OFF} for
+	 * every other policy
+	 */
+	public PacingSettings pacing() {
+		return (this == FLOOR_PLUS_JITTER_PACED) ? PacingSettings.DEFAULTS : PacingSettings.OFF;
 	}
 
 	/**

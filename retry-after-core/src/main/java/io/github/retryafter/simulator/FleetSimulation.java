@@ -37,7 +37,9 @@ import io.github.retryafter.internal.HttpDate;
  * implemented here with the same attempt limit, deadline and minimum useful attempt (100 ms, the engine's default).
  * Every client of every policy meets the same scenario: the same start, skew and outage, drawn from the seed. Budgets
  * are unlimited: each client is one process running one operation, so a per-process budget would only cap attempts,
- * which the attempt limit already does.
+ * which the attempt limit already does. The exception is {@link FleetPolicy#FLOOR_PLUS_JITTER_PACED}: its clients are
+ * the operations of one application, sharing one engine (one gate per provider, the first client's clock, one random
+ * source), which is what provider pacing is for.
  * <p>
  * What is measured, per policy: success rate, amplification (attempts per operation), the herd (the largest share of
  * all retries reaching the provider within {@link PolicyResult#HERD_WINDOW}), early retries (retries reaching the
@@ -112,6 +114,7 @@ public final class FleetSimulation {
 			.hintMode(policy.hintMode().orElseThrow(() -> new IllegalArgumentException(policy + " has no hint mode")))
 			.hintCap(workload.provider().hintCap())
 			.planner(PlannerOptions.builder().maxWait(client.deadline()).jitter(policy.jitter().orElseThrow()).build())
+			.pacing(policy.pacing())
 			.build();
 	}
 
@@ -206,8 +209,14 @@ public final class FleetSimulation {
 				this.tokens = Math.min(limit.burst(), this.tokens + (now - this.refilledAt) * limit.perSecond() / SECOND);
 				this.refilledAt = now;
 				if (this.tokens < 1) {
-					long hint = hintSeconds((long) Math.ceil((1 - this.tokens) / limit.perSecond() * SECOND));
-					return new Answer(429, Long.toString(hint), date, now + hint * SECOND);
+					long untilToken = (long) Math.ceil((1 - this.tokens) / limit.perSecond() * SECOND);
+					if (this.model.hintForm() == ProviderModel.HintForm.DELAY_SECONDS) {
+						long hint = hintSeconds(untilToken);
+						return new Answer(429, Long.toString(hint), date, now + hint * SECOND);
+					}
+					long dateNanos = (dateSecond - ORIGIN.getEpochSecond()) * SECOND - this.offsetNanos;
+					long hint = hintSeconds(now + untilToken - dateNanos);
+					return new Answer(429, HttpDate.format(dateSecond + hint), date, dateNanos + hint * SECOND);
 				}
 				this.tokens -= 1;
 			}
@@ -312,6 +321,17 @@ public final class FleetSimulation {
 			Provider shared = workload.isolated() ? null : new Provider(workload.provider(), scenario.outageEnd()[0]);
 			RetryPolicy enginePolicy = policy.hintMode().isPresent() ? enginePolicy(workload, policy) : null;
 			this.clients = new Client[workload.clients()];
+			RetryEngine application = null;
+			if (enginePolicy != null && enginePolicy.pacing().enabled()) {
+				// One application: one engine, one gate per provider, one wall clock and one random source.
+				long skew = scenario.skew()[0];
+				application = RetryEngine.builder()
+					.policy(enginePolicy)
+					.ticker(() -> this.now)
+					.wallClock(() -> ORIGIN.plusNanos(this.now + skew))
+					.random(SeededRandom.of(mix(seed, policy.ordinal(), -1)))
+					.build();
+			}
 			for (int i = 0; i < this.clients.length; i++) {
 				Provider provider = workload.isolated() ? new Provider(workload.provider(), scenario.outageEnd()[i])
 						: shared;
@@ -319,7 +339,10 @@ public final class FleetSimulation {
 				Client client = new Client(i, start, start + model.deadline().toNanos(), scenario.skew()[i], provider,
 						new SplittableRandom(mix(seed, 1_000 + policy.ordinal(), i)),
 						SeededRandom.of(mix(seed, policy.ordinal(), i)));
-				if (enginePolicy != null) {
+				if (application != null) {
+					client.engine = application;
+				}
+				else if (enginePolicy != null) {
 					long skew = client.skew;
 					InstantSource wallClock = () -> ORIGIN.plusNanos(this.now + skew);
 					RetryEngine engine = RetryEngine.builder()
@@ -354,11 +377,20 @@ public final class FleetSimulation {
 		private void send(Client client) {
 			if (client.engine != null && client.operation == null) {
 				// The operation starts when the client does: start() reads the ticker for its deadline.
-				client.operation = client.engine.start(OperationSpec.of("GET").withJitterKey("client-" + client.index),
+				String provider = this.workload.isolated() ? "provider-" + client.index : OperationSpec.DEFAULT_PROVIDER;
+				client.operation = client.engine.start(
+						OperationSpec.of("GET").withProvider(provider).withJitterKey("client-" + client.index),
 						Cancellation.never());
 			}
-			if (client.operation != null && client.operation.beforeAttempt() instanceof Permit.Refused) {
-				return;
+			if (client.operation != null) {
+				Permit permit = client.operation.beforeAttempt();
+				if (permit instanceof Permit.Wait wait) {
+					schedule(wait.notBeforeNanos(), client, SEND);
+					return;
+				}
+				if (permit instanceof Permit.Refused) {
+					return;
+				}
 			}
 			client.attempts++;
 			client.sentAt = this.now;

@@ -8,7 +8,7 @@ import java.util.Optional;
  * How the simulated provider of a {@link Workload} behaves: an outage that starts when the workload starts and lasts a
  * duration drawn uniformly from {@code [outageMin, outageMax]} (one draw per provider), then, optionally, a
  * token-bucket rate limit. During the outage it answers {@code 503} with a {@code Retry-After} in the given
- * {@link HintForm}, always with its own {@code Date}; a refusal by the rate limit is a {@code 429} with delay-seconds.
+ * {@link HintForm}, always with its own {@code Date}; a refusal by the rate limit is a {@code 429} in the same form.
  * Either way the hint is the time left until the provider expects to accept the request, rounded up to whole seconds,
  * at least 1 s and capped at {@code hintCap} the way real services cap what they ask for (seed 000's harness capped at
  * 5 s). Anything else is a {@code 200}.

@@ -1,8 +1,10 @@
 package io.github.retryafter.simulator;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * What a {@link FleetSimulation} runs: {@code clients} clients, each running one operation, against a provider. With
@@ -61,8 +63,24 @@ public record Workload(String name, int clients, boolean isolated, ProviderModel
 	}
 
 	/**
+	 * Returns issue 7's workload: {@code clients} operations of one application started together, a 2 s outage
+	 * answered with {@code 503} and {@code Retry-After: 2}, then a provider admitting 250 requests a second (burst 25)
+	 * and answering {@code 429} with {@code Retry-After: 1} to the excess; 6 attempts and a 20 s deadline, clocks
+	 * exact on the client (one application has one clock), latency 1 to 5 ms each way.
+	 * @param clients the number of operations (the issue's: 1,000)
+	 * @return the workload
+	 */
+	public static Workload outageThenRateLimit(int clients) {
+		ProviderModel provider = new ProviderModel(Duration.ofSeconds(2), Duration.ofSeconds(2), SEED_HINT_CAP,
+				ProviderModel.HintForm.DELAY_SECONDS, Optional.of(new ProviderModel.RateLimit(250, 25)), Duration.ZERO);
+		ClientModel client = new ClientModel(6, Duration.ofSeconds(20), Duration.ZERO,
+				List.of(ClientModel.SkewBand.exactly(Duration.ZERO)), Duration.ofMillis(1), Duration.ofMillis(5));
+		return new Workload("outage-rate-limit", clients, false, provider, client);
+	}
+
+	/**
 	 * Returns the named workload with the given number of clients.
-	 * @param name {@code episodes} or {@code shared}
+	 * @param name {@code episodes}, {@code shared} or {@code outage-rate-limit}
 	 * @param clients the number of clients
 	 * @return the workload
 	 * @throws IllegalArgumentException for any other name
@@ -71,7 +89,9 @@ public record Workload(String name, int clients, boolean isolated, ProviderModel
 		return switch (name.toLowerCase(Locale.ROOT)) {
 			case "episodes" -> episodes(clients);
 			case "shared" -> shared(clients);
-			default -> throw new IllegalArgumentException("workload must be episodes or shared, not \"" + name + "\"");
+			case "outage-rate-limit" -> outageThenRateLimit(clients);
+			default -> throw new IllegalArgumentException(
+					"workload must be episodes, shared or outage-rate-limit, not \"" + name + "\"");
 		};
 	}
 

@@ -196,6 +196,13 @@ class RetryAfterCliTest {
 	}
 
 	@Test
+	void simulateRunsTheOutageThenRateLimitWorkloadWithThePacedPolicy() {
+		assertThat(run("", "simulate", "--workload", "outage-rate-limit", "--clients", "200")).isEqualTo(0);
+		assertThat(out()).startsWith("### Workload `outage-rate-limit`, seed 1")
+			.contains("| FLOOR_PLUS_JITTER + pacing (starter) | 100.0% |");
+	}
+
+	@Test
 	void simulateHelpGoesToStandardOutput() {
 		assertThat(run("", "simulate", "--help")).isEqualTo(0);
 		assertThat(out()).startsWith("Usage: java -jar retry-after-core.jar simulate");

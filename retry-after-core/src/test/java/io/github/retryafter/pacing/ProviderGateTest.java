@@ -56,32 +56,44 @@ class ProviderGateTest {
 	}
 
 	@Test
-	void theRateIsOffUntilTheFirstThrottleWhichStartsItAtTheDecreaseTimesTheMeasuredRate() {
+	void theRateIsOffUntilTheFirstThrottleWhichStartsItAtTheDecreaseTimesTheMaximum() {
 		ProviderGate gate = gate();
 		for (int i = 0; i < 300; i++) {
 			assertThat(gate.admit(true, 0, FAR, null)).isEqualTo(Admission.GO);
 		}
 		assertThat(gate.rate()).isEmpty();
 		gate.onThrottle(0, 10_000_000);
-		assertThat(gate.rate()).hasValueCloseTo(210.0, within(1e-9));
+		assertThat(gate.rate()).hasValueCloseTo(700.0, within(1e-9));
 	}
 
 	@Test
 	void onlyAThrottleOfARequestSentAfterTheLastDecreaseLowersTheRateAgain() {
 		ProviderGate gate = gate();
-		for (int i = 0; i < 100; i++) {
-			gate.admit(true, 0, FAR, null);
-		}
 		gate.onThrottle(0, 10_000_000);
+		gate.onSuccess(11_000_000);
 		gate.onThrottle(5_000_000, 12_000_000);
-		assertThat(gate.rate()).hasValueCloseTo(70.0, within(1e-9));
+		double grown = gate.rate().getAsDouble();
+		assertThat(grown).as("a millisecond of cubic growth").isCloseTo(700.0, within(0.1));
 		gate.onThrottle(11_000_000, 20_000_000);
-		assertThat(gate.rate()).hasValueCloseTo(49.0, within(1e-9));
+		assertThat(gate.rate()).hasValueCloseTo(grown * 0.7, within(1e-9));
+	}
+
+	@Test
+	void aProviderThatAdmitsNothingIsDownNotRateLimitingSoItsThrottlesDoNotCompound() {
+		ProviderGate gate = gate();
+		gate.onThrottle(0, 10_000_000);
+		gate.onThrottle(S, S + 10_000_000);
+		gate.onThrottle(2 * S, 2 * S + 10_000_000);
+		assertThat(gate.rate()).hasValueCloseTo(700.0, within(1e-9));
+		gate.onSuccess(2 * S + 20_000_000);
+		double grown = gate.rate().getAsDouble();
+		gate.onThrottle(2 * S + 30_000_000, 2 * S + 40_000_000);
+		assertThat(gate.rate()).hasValueCloseTo(grown * 0.7, within(1e-9));
 	}
 
 	@Test
 	void theRateNeverDropsBelowItsMinimum() {
-		ProviderGate gate = gate(PacingSettings.builder().minRate(5).build());
+		ProviderGate gate = gate(PacingSettings.builder().minRate(5).maxRate(6).build());
 		gate.onThrottle(0, 0);
 		assertThat(gate.rate()).hasValueCloseTo(5.0, within(1e-9));
 	}
@@ -142,8 +154,9 @@ class ProviderGateTest {
 		gate.admit(false, start, FAR, null);
 		Admission.Hold held = (Admission.Hold) gate.admit(false, start, FAR, null);
 		gate.closeUntil(start + 2 * S);
+		gate.onSuccess(start + 1);
 		gate.onThrottle(start + 1, start + 10_000_000L);
-		assertThat(gate.rate()).hasValueCloseTo(4.9, within(1e-9));
+		assertThat(gate.rate()).hasValueCloseTo(4.9, within(1e-6));
 		assertThat(gate.admit(false, held.untilNanos(), FAR, held)).isInstanceOfSatisfying(Admission.Hold.class,
 				(hold) -> assertThat(hold.reason()).isEqualTo(GateHold.COOLDOWN));
 		assertThat(gate.admit(false, start + 2 * S, FAR, held)).isEqualTo(Admission.GO);
@@ -154,21 +167,20 @@ class ProviderGateTest {
 	@Test
 	void successesGrowTheRateAlongTheCubicCurveAndPacingLetsGoAtTheMaximum() {
 		ProviderGate gate = gate(PacingSettings.builder().maxRate(200).build());
-		for (int i = 0; i < 100; i++) {
-			gate.admit(true, 0, FAR, null);
-		}
 		gate.onThrottle(0, 0);
-		assertThat(gate.rate()).hasValueCloseTo(70.0, within(1e-9));
-		double k = Math.cbrt(100 * 0.3 / 0.4);
+		gate.onSuccess(0);
+		gate.onThrottle(1, 1);
+		assertThat(gate.rate()).as("0.7 × 0.7 × 200").hasValueCloseTo(98.0, within(1e-6));
+		double k = Math.cbrt(140 * 0.3 / 0.4);
 		gate.onSuccess((long) (k * S));
-		assertThat(gate.rate()).hasValueCloseTo(100.0, within(0.01));
+		assertThat(gate.rate()).as("back at the rate before the decrease").hasValueCloseTo(140.0, within(0.01));
 		gate.onSuccess((long) ((k + 1) * S));
-		assertThat(gate.rate()).as("100.4 is within 1% of 100: not worth a write").hasValueCloseTo(100.0, within(0.01));
+		assertThat(gate.rate()).as("140.4 is within 1% of 140: not worth a write").hasValueCloseTo(140.0, within(0.01));
 		gate.onSuccess((long) ((k + 2) * S));
-		assertThat(gate.rate()).hasValueCloseTo(103.2, within(0.01));
-		gate.onSuccess((long) ((k + 7) * S));
-		assertThat(gate.rate()).as("0.4 × 7³ + 100 = 237 > 200: let go").isEmpty();
-		assertThat(gate.admit(false, (long) ((k + 7) * S), FAR, null)).isEqualTo(Admission.GO);
+		assertThat(gate.rate()).hasValueCloseTo(143.2, within(0.01));
+		gate.onSuccess((long) ((k + 6) * S));
+		assertThat(gate.rate()).as("0.4 × 6³ + 140 = 226.4 > 200: let go").isEmpty();
+		assertThat(gate.admit(false, (long) ((k + 6) * S), FAR, null)).isEqualTo(Admission.GO);
 	}
 
 	@Test
@@ -184,14 +196,9 @@ class ProviderGateTest {
 		return (long) Math.ceil(1e9 / rate);
 	}
 
-	/** A gate whose rate is on at exactly {@code rate}: sends at rate / 0.7 over one second, then one throttle. */
+	/** A gate whose rate is on at {@code rate}: a maximum of rate / decrease, then one throttle. */
 	private ProviderGate engagedAt(double rate, PacingSettings settings) {
-		ProviderGate gate = gate(settings);
-		int sends = (int) Math.round(rate / settings.decreaseFactor());
-		assertThat(sends * settings.decreaseFactor()).as("a rate the sends can make exactly").isCloseTo(rate, within(1e-9));
-		for (int i = 0; i < sends; i++) {
-			gate.admit(true, 0, FAR, null);
-		}
+		ProviderGate gate = gate(settings.toBuilder().maxRate(rate / settings.decreaseFactor()).build());
 		gate.onThrottle(0, 0);
 		assertThat(gate.rate()).hasValueCloseTo(rate, within(1e-6));
 		return gate;

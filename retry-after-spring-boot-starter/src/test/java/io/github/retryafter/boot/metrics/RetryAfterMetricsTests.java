@@ -254,9 +254,9 @@ class RetryAfterMetricsTests {
 				.isEqualTo(3.0);
 			assertThat(registry.get(RetryAfterMetrics.PACING_QUEUED).tag("provider", "payments").gauge().value())
 				.isEqualTo(1.0);
-			// one request sent in the last second, times the decrease of 0.7, held at the minimum rate of 1/s
+			// the first throttle turns the rate on at 0.7 × max-rate
 			assertThat(registry.get(RetryAfterMetrics.PACING_RATE).tag("provider", "payments").gauge().value())
-				.isEqualTo(1.0);
+				.isEqualTo(700.0);
 			assertThat(registry.get(RetryAfterMetrics.PACING_RATE).tag("provider", "default").gauge().value()).isNaN();
 			fresh.cancel();
 			assertThat(registry.get(RetryAfterMetrics.PACING_QUEUED).tag("provider", "payments").gauge().value())

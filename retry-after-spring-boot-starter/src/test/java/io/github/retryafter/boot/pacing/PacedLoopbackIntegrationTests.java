@@ -1,0 +1,112 @@
+package io.github.retryafter.boot.pacing;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.http.client.autoconfigure.HttpClientAutoConfiguration;
+import org.springframework.boot.http.client.autoconfigure.imperative.ImperativeHttpClientAutoConfiguration;
+import org.springframework.boot.http.client.autoconfigure.reactive.ReactiveHttpClientAutoConfiguration;
+import org.springframework.boot.restclient.autoconfigure.RestClientAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.webclient.autoconfigure.WebClientAutoConfiguration;
+import org.springframework.web.client.RestClient;
+import org.springframework.web.reactive.function.client.WebClient;
+import reactor.core.publisher.Flux;
+
+import io.github.retryafter.boot.autoconfigure.RetryAfterAutoConfiguration;
+import io.github.retryafter.boot.autoconfigure.RetryAfterRestClientAutoConfiguration;
+import io.github.retryafter.boot.autoconfigure.RetryAfterWebClientAutoConfiguration;
+import io.github.retryafter.boot.testing.RateLimitedProvider;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Provider pacing over real HTTP, in real time: a loopback provider that is down for 300 ms (503,
+ * {@code Retry-After: 1}) and then admits 400 requests a second (429, {@code Retry-After: 1}, to the excess), and a few
+ * hundred operations started together through the auto-configured clients, with the starter's defaults (pacing on).
+ * Every operation must succeed, the server must see few attempts per operation, and no request may reach it before
+ * the instant a refusal of the same operation named, judged on the server's own clock. The waits are real, and short:
+ * a 1 s Retry-After and a few seconds of draining in all. The margins hold on two busy cores: the bound on attempts is
+ * looser than the simulation's 2.5, because a slow scheduler widens the window of requests in flight when a 429
+ * closes the gate.
+ */
+class PacedLoopbackIntegrationTests {
+
+	private final RateLimitedProvider provider = new RateLimitedProvider(300, 400, 40, 1);
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(RetryAfterAutoConfiguration.class,
+				RetryAfterWebClientAutoConfiguration.class, RetryAfterRestClientAutoConfiguration.class,
+				HttpClientAutoConfiguration.class, ReactiveHttpClientAutoConfiguration.class,
+				ImperativeHttpClientAutoConfiguration.class, WebClientAutoConfiguration.class,
+				RestClientAutoConfiguration.class))
+		.withPropertyValues("retry.after.max-attempts=6", "retry.after.deadline=20s");
+
+	@AfterEach
+	void stop() {
+		this.provider.close();
+	}
+
+	@Test
+	void twoHundredWebClientOperationsAllSucceedWithFewAttemptsAndNoneEarly() {
+		int operations = 200;
+		this.contextRunner.run((context) -> {
+			WebClient client = context.getBean(WebClient.Builder.class).build();
+			List<Integer> statuses = Flux.range(0, operations)
+				.flatMap((i) -> client.get()
+					.uri(this.provider.uri("/items/" + i))
+					.header(RateLimitedProvider.OPERATION, "web-" + i)
+					.retrieve()
+					.toBodilessEntity()
+					.map((response) -> response.getStatusCode().value()), operations)
+				.collectList()
+				.block(Duration.ofSeconds(30));
+			assertThat(statuses).hasSize(operations).containsOnly(200);
+			assertThat(this.provider.successes()).isEqualTo(operations);
+			assertThat(this.provider.earlyArrivals()).as("requests before the server's instant").isZero();
+			assertThat(this.provider.requests()).as("attempts the server saw for %d operations", operations)
+				.isLessThanOrEqualTo(3 * operations);
+		});
+	}
+
+	@Test
+	void sixtyRestClientOperationsOnTheirOwnThreadsAllSucceedWithFewAttemptsAndNoneEarly() throws Exception {
+		int operations = 60;
+		ExecutorService threads = Executors.newFixedThreadPool(operations);
+		try {
+			this.contextRunner.run((context) -> {
+				RestClient client = context.getBean(RestClient.Builder.class).build();
+				List<Future<Integer>> calls = new ArrayList<>();
+				for (int i = 0; i < operations; i++) {
+					String operation = "rest-" + i;
+					calls.add(threads.submit(() -> client.get()
+						.uri(this.provider.uri("/items/" + operation))
+						.header(RateLimitedProvider.OPERATION, operation)
+						.retrieve()
+						.toBodilessEntity()
+						.getStatusCode()
+						.value()));
+				}
+				for (Future<Integer> call : calls) {
+					assertThat(call.get(30, TimeUnit.SECONDS)).isEqualTo(200);
+				}
+				assertThat(this.provider.successes()).isEqualTo(operations);
+				assertThat(this.provider.earlyArrivals()).as("requests before the server's instant").isZero();
+				assertThat(this.provider.requests()).as("attempts the server saw for %d operations", operations)
+					.isLessThanOrEqualTo(3 * operations);
+			});
+		}
+		finally {
+			threads.shutdownNow();
+		}
+	}
+
+}

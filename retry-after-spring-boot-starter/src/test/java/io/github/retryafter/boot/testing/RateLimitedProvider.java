@@ -1,0 +1,158 @@
+package io.github.retryafter.boot.testing;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+
+/**
+ * A real HTTP server on loopback that behaves like issue 7's provider, judged entirely on its own clock: for
+ * {@code outage} after the first request it answers {@code 503} with {@code Retry-After}, then it admits
+ * {@code perSecond} requests a second through a token bucket of {@code burst} and answers {@code 429} with
+ * {@code Retry-After} to the excess. Each refusal records, for the operation named in the {@code X-Operation} header,
+ * the instant its {@code Retry-After} names on the server's clock (the moment the response was written plus the
+ * delay); a later request of that operation arriving before that instant is an early arrival. The server's clock is
+ * {@link System#nanoTime()} read in the handler, so early arrivals are judged at its resolution.
+ */
+public final class RateLimitedProvider implements AutoCloseable {
+
+	/** The header naming the logical operation a request belongs to. */
+	public static final String OPERATION = "X-Operation";
+
+	private static final long SECOND = 1_000_000_000L;
+
+	private final HttpServer server;
+
+	private final ExecutorService executor = Executors.newFixedThreadPool(8);
+
+	private final long outageNanos;
+
+	private final double perSecond;
+
+	private final int burst;
+
+	private final int retryAfterSeconds;
+
+	private final Map<String, Long> notBefore = new ConcurrentHashMap<>();
+
+	private final AtomicInteger requests = new AtomicInteger();
+
+	private final AtomicInteger early = new AtomicInteger();
+
+	private final AtomicInteger successes = new AtomicInteger();
+
+	private boolean started;
+
+	private long firstRequest;
+
+	private boolean refilling;
+
+	private double tokens;
+
+	private long refilledAt;
+
+	public RateLimitedProvider(long outageMillis, double perSecond, int burst, int retryAfterSeconds) {
+		this.outageNanos = TimeUnit.MILLISECONDS.toNanos(outageMillis);
+		this.perSecond = perSecond;
+		this.burst = burst;
+		this.retryAfterSeconds = retryAfterSeconds;
+		try {
+			this.server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 512);
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException(ex);
+		}
+		this.server.createContext("/", this::handle);
+		this.server.setExecutor(this.executor);
+		this.server.start();
+	}
+
+	public URI uri(String path) {
+		return URI.create("http://" + this.server.getAddress().getHostString() + ":" + this.server.getAddress().getPort()
+				+ path);
+	}
+
+	/** Requests received, every attempt counted. */
+	public int requests() {
+		return this.requests.get();
+	}
+
+	/** Requests answered 200. */
+	public int successes() {
+		return this.successes.get();
+	}
+
+	/** Requests that arrived before the instant a previous refusal of the same operation named. */
+	public int earlyArrivals() {
+		return this.early.get();
+	}
+
+	private void handle(HttpExchange exchange) throws IOException {
+		try (exchange) {
+			long now = System.nanoTime();
+			this.requests.incrementAndGet();
+			String operation = exchange.getRequestHeaders().getFirst(OPERATION);
+			Long due = (operation != null) ? this.notBefore.get(operation) : null;
+			if (due != null && now - due < 0) {
+				this.early.incrementAndGet();
+			}
+			int status = admit(now);
+			byte[] body = ((status == 200) ? "ok" : "later").getBytes(StandardCharsets.UTF_8);
+			if (status != 200) {
+				exchange.getResponseHeaders().set("Retry-After", Integer.toString(this.retryAfterSeconds));
+				if (operation != null) {
+					// delay-seconds count from the moment the response is generated: now, on this clock
+					this.notBefore.merge(operation, now + this.retryAfterSeconds * SECOND, Math::max);
+				}
+			}
+			else {
+				this.successes.incrementAndGet();
+			}
+			exchange.sendResponseHeaders(status, body.length);
+			try (OutputStream out = exchange.getResponseBody()) {
+				out.write(body);
+			}
+		}
+	}
+
+	private synchronized int admit(long now) {
+		if (!this.started) {
+			this.started = true;
+			this.firstRequest = now;
+		}
+		long outageEnd = this.firstRequest + this.outageNanos;
+		if (now - outageEnd < 0) {
+			return 503;
+		}
+		if (!this.refilling) {
+			this.refilling = true;
+			this.refilledAt = outageEnd;
+			this.tokens = this.burst;
+		}
+		this.tokens = Math.min(this.burst, this.tokens + (now - this.refilledAt) * this.perSecond / SECOND);
+		this.refilledAt = now;
+		if (this.tokens < 1) {
+			return 429;
+		}
+		this.tokens -= 1;
+		return 200;
+	}
+
+	@Override
+	public void close() {
+		this.server.stop(0);
+		this.executor.shutdownNow();
+	}
+
+}
