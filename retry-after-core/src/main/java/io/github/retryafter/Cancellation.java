@@ -1,9 +1,8 @@
 package io.github.retryafter;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -16,9 +15,10 @@ public final class Cancellation {
 
 	private static final Cancellation NEVER = new Cancellation();
 
-	private final CountDownLatch latch = new CountDownLatch(1);
+	private volatile boolean cancelled;
 
-	private final List<Runnable> callbacks = new CopyOnWriteArrayList<>();
+	/** Callbacks to run on cancel; allocated on first registration, so most cancellations allocate nothing more. */
+	private List<Runnable> callbacks;
 
 	private Cancellation() {
 	}
@@ -47,14 +47,20 @@ public final class Cancellation {
 		if (this == NEVER) {
 			throw new IllegalStateException("Cancellation.never() cannot be cancelled; use Cancellation.create()");
 		}
+		List<Runnable> toRun;
 		synchronized (this) {
-			if (this.latch.getCount() == 0) {
+			if (this.cancelled) {
 				return;
 			}
-			this.latch.countDown();
+			this.cancelled = true;
+			toRun = this.callbacks;
+			this.callbacks = null;
+			notifyAll();
 		}
-		for (Runnable callback : this.callbacks) {
-			callback.run();
+		if (toRun != null) {
+			for (Runnable callback : toRun) {
+				callback.run();
+			}
 		}
 	}
 
@@ -63,7 +69,7 @@ public final class Cancellation {
 	 * @return {@code true} once cancelled
 	 */
 	public boolean isCancelled() {
-		return this.latch.getCount() == 0;
+		return this.cancelled;
 	}
 
 	/**
@@ -74,10 +80,16 @@ public final class Cancellation {
 		if (this == NEVER) {
 			return;
 		}
-		this.callbacks.add(callback);
-		if (isCancelled() && this.callbacks.remove(callback)) {
-			callback.run();
+		synchronized (this) {
+			if (!this.cancelled) {
+				if (this.callbacks == null) {
+					this.callbacks = new ArrayList<>(2);
+				}
+				this.callbacks.add(callback);
+				return;
+			}
 		}
+		callback.run();
 	}
 
 	/**
@@ -95,7 +107,17 @@ public final class Cancellation {
 			TimeUnit.NANOSECONDS.sleep(nanos);
 			return false;
 		}
-		return this.latch.await(nanos, TimeUnit.NANOSECONDS);
+		long end = System.nanoTime() + nanos;
+		synchronized (this) {
+			while (!this.cancelled) {
+				long left = end - System.nanoTime();
+				if (left <= 0) {
+					return false;
+				}
+				TimeUnit.NANOSECONDS.timedWait(this, left);
+			}
+			return true;
+		}
 	}
 
 	private static long saturatedNanos(Duration duration) {
@@ -103,7 +125,7 @@ public final class Cancellation {
 			return duration.toNanos();
 		}
 		catch (ArithmeticException ex) {
-			return Long.MAX_VALUE;
+			return Long.MAX_VALUE / 2;
 		}
 	}
 

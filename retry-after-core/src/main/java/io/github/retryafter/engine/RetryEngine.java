@@ -239,6 +239,9 @@ public final class RetryEngine {
 
 	}
 
+	/** The success path's evaluation, shared: success is the common case and its reason needs no numbers. */
+	private static final Evaluation SUCCEEDED = Evaluation.stop(Outcome.SUCCESS, "the attempt succeeded", false);
+
 	Evaluation evaluate(OperationState state, AttemptOutcome outcome) {
 		Objects.requireNonNull(state, "state");
 		Objects.requireNonNull(outcome, "outcome");
@@ -247,7 +250,7 @@ public final class RetryEngine {
 		Classification classification = Objects.requireNonNull(this.policy.classifier().classify(outcome),
 				"classifier returned null");
 		if (classification == Classification.SUCCESS) {
-			return Evaluation.stop(Outcome.SUCCESS, "attempt " + attempt + " succeeded: " + describe(outcome), false);
+			return SUCCEEDED;
 		}
 		if (state.cancelled()) {
 			return Evaluation.stop(Outcome.CANCELLED,

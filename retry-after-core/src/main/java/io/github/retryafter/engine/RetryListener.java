@@ -53,29 +53,59 @@ public interface RetryListener {
 	 * @return a listener, thread-safe if each of {@code listeners} is
 	 */
 	static RetryListener composite(List<? extends RetryListener> listeners) {
-		List<RetryListener> copy = List.copyOf(listeners);
+		RetryListener[] all = listeners.toArray(new RetryListener[0]);
+		if (all.length == 0) {
+			return NOOP;
+		}
+		// plain loops: an event is delivered without allocating, as it is on every request
 		return new RetryListener() {
 
 			@Override
 			public void onAttempt(AttemptEvent event) {
-				copy.forEach((listener) -> safely(listener, "onAttempt", () -> listener.onAttempt(event)));
+				for (RetryListener listener : all) {
+					try {
+						listener.onAttempt(event);
+					}
+					catch (RuntimeException ex) {
+						warn(listener, "onAttempt", ex);
+					}
+				}
 			}
 
 			@Override
 			public void onRetryScheduled(RetryScheduledEvent event) {
-				copy.forEach(
-						(listener) -> safely(listener, "onRetryScheduled", () -> listener.onRetryScheduled(event)));
+				for (RetryListener listener : all) {
+					try {
+						listener.onRetryScheduled(event);
+					}
+					catch (RuntimeException ex) {
+						warn(listener, "onRetryScheduled", ex);
+					}
+				}
 			}
 
 			@Override
 			public void onRefusal(RefusalEvent event) {
-				copy.forEach((listener) -> safely(listener, "onRefusal", () -> listener.onRefusal(event)));
+				for (RetryListener listener : all) {
+					try {
+						listener.onRefusal(event);
+					}
+					catch (RuntimeException ex) {
+						warn(listener, "onRefusal", ex);
+					}
+				}
 			}
 
 			@Override
 			public void onOperationFinished(OperationFinishedEvent event) {
-				copy.forEach((listener) -> safely(listener, "onOperationFinished",
-						() -> listener.onOperationFinished(event)));
+				for (RetryListener listener : all) {
+					try {
+						listener.onOperationFinished(event);
+					}
+					catch (RuntimeException ex) {
+						warn(listener, "onOperationFinished", ex);
+					}
+				}
 			}
 
 		};
@@ -91,14 +121,9 @@ public interface RetryListener {
 		return composite(List.of(listener));
 	}
 
-	private static void safely(RetryListener listener, String method, Runnable call) {
-		try {
-			call.run();
-		}
-		catch (RuntimeException ex) {
-			System.getLogger(RetryListener.class.getName())
-				.log(Level.WARNING, "RetryListener " + listener + " threw from " + method + "; ignored", ex);
-		}
+	private static void warn(RetryListener listener, String method, RuntimeException ex) {
+		System.getLogger(RetryListener.class.getName())
+			.log(Level.WARNING, "RetryListener " + listener + " threw from " + method + "; ignored", ex);
 	}
 
 }

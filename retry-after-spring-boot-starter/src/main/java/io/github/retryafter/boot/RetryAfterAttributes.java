@@ -92,6 +92,9 @@ public final class RetryAfterAttributes {
 	 * @return the options found
 	 */
 	public static RequestOptions read(Map<String, Object> attributes) {
+		if (attributes.isEmpty()) {
+			return RequestOptions.NONE;
+		}
 		return new RequestOptions(Optional.ofNullable((String) attributes.get(PROVIDER)),
 				Optional.ofNullable((String) attributes.get(IDEMPOTENCY_KEY)),
 				Optional.ofNullable((Duration) attributes.get(DEADLINE)),
@@ -114,6 +117,11 @@ public final class RetryAfterAttributes {
 	 */
 	public record RequestOptions(Optional<String> provider, Optional<String> idempotencyKey,
 			Optional<Duration> deadline, boolean disabled, Optional<Consumer<RetryOutcome>> outcomeListener) {
+
+		/** The options of a request that sets none. */
+		public static final RequestOptions NONE = new RequestOptions(Optional.empty(), Optional.empty(),
+				Optional.empty(), false, Optional.empty());
+
 	}
 
 }

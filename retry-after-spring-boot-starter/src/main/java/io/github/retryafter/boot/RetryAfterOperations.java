@@ -7,10 +7,12 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
 import io.github.retryafter.Cancellation;
+import io.github.retryafter.JitterMode;
 import io.github.retryafter.boot.RetryAfterAttributes.RequestOptions;
 import io.github.retryafter.boot.RetryAfterProviders.Provider;
 import io.github.retryafter.engine.OperationSpec;
@@ -31,7 +33,7 @@ public final class RetryAfterOperations {
 
 	private final AtomicLong sequence = new AtomicLong();
 
-	private final Set<Cancellation> pending = java.util.concurrent.ConcurrentHashMap.newKeySet();
+	private final Set<Cancellation> pending = ConcurrentHashMap.newKeySet();
 
 	private volatile boolean closed;
 
@@ -79,26 +81,35 @@ public final class RetryAfterOperations {
 			keyToAdd = key;
 		}
 		boolean replayable = bodySize >= 0 && bodySize <= settings.maxReplayBodyBytes();
-		String operationIdentity = key.orElseGet(() -> Long.toString(this.sequence.incrementAndGet()));
 		OperationSpec spec = new OperationSpec(provider.name(), upperMethod, key, options.deadline(),
-				Optional.of(this.instanceKey + "/" + operationIdentity), replayable);
+				jitterKey(settings, key), replayable);
 		boolean disabled = options.disabled() || this.closed;
 		return new Prepared(provider, spec, keyToAdd.map(value -> Map.entry(headerName, value)), options, disabled);
 	}
 
 	/**
-	 * Starts a prepared operation, registering it so that {@link #close()} cancels it.
+	 * Returns the key keyed jitter derives a position from: this instance's identity and the operation's (its
+	 * idempotency key, else a sequence number), so the operations of one instance do not share a slot. Built only
+	 * for providers whose jitter is keyed.
+	 */
+	private Optional<String> jitterKey(ProviderSettings settings, Optional<String> idempotencyKey) {
+		if (settings.policy().planner().jitter() != JitterMode.KEYED) {
+			return Optional.empty();
+		}
+		String operation = idempotencyKey.orElseGet(() -> Long.toString(this.sequence.incrementAndGet()));
+		return Optional.of(this.instanceKey + "/" + operation);
+	}
+
+	/**
+	 * Starts a prepared operation. It is registered for {@link #close()} only when it first has to wait
+	 * ({@link Started#beforeWait()}), so an operation that succeeds at once costs no registration.
 	 * @param prepared the prepared operation
 	 * @return the running operation and its cancellation
 	 */
 	public Started start(Prepared prepared) {
 		Cancellation cancellation = Cancellation.create();
-		this.pending.add(cancellation);
-		if (this.closed) {
-			cancellation.cancel();
-		}
 		RetryOperation operation = prepared.provider().engine().start(prepared.spec(), cancellation);
-		return new Started(operation, cancellation, () -> this.pending.remove(cancellation));
+		return new Started(this, operation, cancellation);
 	}
 
 	/**
@@ -125,13 +136,64 @@ public final class RetryAfterOperations {
 	}
 
 	/**
-	 * A running operation.
-	 *
-	 * @param operation the engine's state machine
-	 * @param cancellation cancels it
-	 * @param deregister to call once it has ended
+	 * A running operation: the engine's state machine, its cancellation, and its registration for shutdown. Used by
+	 * one thread or one reactive subscriber at a time.
 	 */
-	public record Started(RetryOperation operation, Cancellation cancellation, Runnable deregister) {
+	public static final class Started {
+
+		private final RetryAfterOperations owner;
+
+		private final RetryOperation operation;
+
+		private final Cancellation cancellation;
+
+		private volatile boolean tracked;
+
+		Started(RetryAfterOperations owner, RetryOperation operation, Cancellation cancellation) {
+			this.owner = owner;
+			this.operation = operation;
+			this.cancellation = cancellation;
+		}
+
+		/**
+		 * Returns the engine's state machine.
+		 * @return the operation
+		 */
+		public RetryOperation operation() {
+			return this.operation;
+		}
+
+		/**
+		 * Returns the operation's cancellation, fired by the caller or by shutdown.
+		 * @return the cancellation
+		 */
+		public Cancellation cancellation() {
+			return this.cancellation;
+		}
+
+		/**
+		 * Registers the operation so that shutdown cancels its wait; call before every wait. If shutdown has
+		 * already begun, the cancellation fires at once and the next {@code beforeAttempt()} refuses.
+		 */
+		public void beforeWait() {
+			if (!this.tracked) {
+				this.tracked = true;
+				this.owner.pending.add(this.cancellation);
+				if (this.owner.closed) {
+					this.cancellation.cancel();
+				}
+			}
+		}
+
+		/**
+		 * Deregisters the operation once it has ended.
+		 */
+		public void end() {
+			if (this.tracked) {
+				this.owner.pending.remove(this.cancellation);
+			}
+		}
+
 	}
 
 }

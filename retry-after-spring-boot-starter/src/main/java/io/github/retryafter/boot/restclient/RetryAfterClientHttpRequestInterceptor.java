@@ -73,7 +73,7 @@ public final class RetryAfterClientHttpRequestInterceptor implements ClientHttpR
 			return run(prepared, started.operation(), request, body, execution, started);
 		}
 		finally {
-			started.deregister().run();
+			started.end();
 		}
 	}
 
@@ -125,6 +125,7 @@ public final class RetryAfterClientHttpRequestInterceptor implements ClientHttpR
 	}
 
 	private void await(RetryOperation operation, long notBeforeNanos, Started started) throws InterruptedIOException {
+		started.beforeWait();
 		try {
 			this.waiter.awaitDeadline(notBeforeNanos, started.cancellation());
 		}

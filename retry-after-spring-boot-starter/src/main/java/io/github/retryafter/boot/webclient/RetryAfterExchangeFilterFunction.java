@@ -9,6 +9,7 @@ import org.springframework.web.reactive.function.client.ClientResponse;
 import org.springframework.web.reactive.function.client.ExchangeFilterFunction;
 import org.springframework.web.reactive.function.client.ExchangeFunction;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.SignalType;
 import reactor.core.scheduler.Scheduler;
 
 import io.github.retryafter.HeaderSource;
@@ -70,9 +71,12 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 			.orElse(request);
 		return Mono.defer(() -> {
 			Started started = this.operations.start(prepared);
-			return new Run(prepared, started, keyed, next).attempt(null)
-				.doOnCancel(() -> started.operation().cancel())
-				.doFinally(signal -> started.deregister().run());
+			return new Run(prepared, started, keyed, next).attempt(null).doFinally((signal) -> {
+				if (signal == SignalType.CANCEL) {
+					started.operation().cancel();
+				}
+				started.end();
+			});
 		});
 	}
 
@@ -170,6 +174,7 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 		 * when the operation is cancelled (the next {@code beforeAttempt} then refuses).
 		 */
 		private Mono<Void> waitUntil(long deadlineNanos) {
+			this.started.beforeWait();
 			Mono<Void> cancelled = Mono.create(sink -> this.started.cancellation().onCancel(sink::success));
 			return Mono.firstWithSignal(rearm(deadlineNanos), cancelled);
 		}
