@@ -73,6 +73,8 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 			daemon.setDaemon(true);
 			return daemon;
 		});
+		// System.nanoTime() may be negative: the first probe is due now, not at reading 0
+		this.nextProbeNanos = System.nanoTime();
 		long interval = settings.flushInterval().toNanos();
 		this.thread.scheduleWithFixedDelay(this::tick, 0, interval, TimeUnit.NANOSECONDS);
 	}
