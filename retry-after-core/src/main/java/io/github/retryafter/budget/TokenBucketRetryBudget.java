@@ -155,29 +155,36 @@ public final class TokenBucketRetryBudget implements RetryBudget {
 			this.level = new AtomicReference<>(new Level(settings.capacity(), nowNanos));
 		}
 
-		/** The level at {@code now}: refilled by the floor, capped; never moves its reading backwards. */
-		private Level refilled(Level current, long now) {
+		/**
+		 * The tokens at {@code now}: refilled by the floor, capped. Computed without allocating, so a read (every
+		 * request's) costs nothing; only a write allocates the next level.
+		 */
+		private double tokensAt(Level current, long now) {
 			long elapsed = now - current.atNanos();
 			if (elapsed <= 0 || this.settings.refillPerSecond() == 0) {
-				return (elapsed > 0) ? new Level(current.tokens(), now) : current;
+				return current.tokens();
 			}
-			double tokens = Math.min(this.settings.capacity(),
+			return Math.min(this.settings.capacity(),
 					current.tokens() + this.settings.refillPerSecond() * (elapsed / NANOS_PER_SECOND));
-			return new Level(tokens, now);
+		}
+
+		/** The reading a new level is stamped with: never moves backwards. */
+		private static long readingAt(Level current, long now) {
+			return (now - current.atNanos() > 0) ? now : current.atNanos();
 		}
 
 		double tokens(long now) {
-			return refilled(this.level.get(), now).tokens();
+			return tokensAt(this.level.get(), now);
 		}
 
 		boolean tryTake(long now) {
 			while (true) {
 				Level current = this.level.get();
-				Level refilled = refilled(current, now);
-				if (refilled.tokens() < 1.0) {
+				double tokens = tokensAt(current, now);
+				if (tokens < 1.0) {
 					return false;
 				}
-				if (this.level.compareAndSet(current, new Level(refilled.tokens() - 1.0, refilled.atNanos()))) {
+				if (this.level.compareAndSet(current, new Level(tokens - 1.0, readingAt(current, now)))) {
 					return true;
 				}
 			}
@@ -193,9 +200,8 @@ public final class TokenBucketRetryBudget implements RetryBudget {
 			}
 			while (true) {
 				Level current = this.level.get();
-				Level refilled = refilled(current, now);
-				Level next = new Level(Math.min(this.settings.capacity(), refilled.tokens() + amount),
-						refilled.atNanos());
+				Level next = new Level(Math.min(this.settings.capacity(), tokensAt(current, now) + amount),
+						readingAt(current, now));
 				if (this.level.compareAndSet(current, next)) {
 					return;
 				}
