@@ -20,6 +20,7 @@ import io.github.retryafter.RandomSource;
 import io.github.retryafter.Sleeper;
 import io.github.retryafter.Ticker;
 import io.github.retryafter.boot.ProviderSettings;
+import io.github.retryafter.boot.RetryAfterLogging;
 import io.github.retryafter.boot.RetryAfterOperations;
 import io.github.retryafter.boot.RetryAfterProviders;
 import io.github.retryafter.budget.RetryBudget;
@@ -52,6 +53,12 @@ public final class RetryAfterAutoConfiguration {
 	@ConditionalOnMissingBean
 	Sleeper retryAfterSleeper() {
 		return Sleeper.system();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RetryAfterLogging retryAfterLogging() {
+		return new RetryAfterLogging();
 	}
 
 	@Bean

@@ -1,0 +1,95 @@
+package io.github.retryafter.boot;
+
+import java.util.List;
+import java.util.Map;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+
+import io.github.retryafter.Cancellation;
+import io.github.retryafter.HeaderSource;
+import io.github.retryafter.RandomSource;
+import io.github.retryafter.Ticker;
+import io.github.retryafter.boot.autoconfigure.RetryAfterAutoConfiguration;
+import io.github.retryafter.engine.AttemptOutcome;
+import io.github.retryafter.engine.Decision;
+import io.github.retryafter.engine.FailureKind;
+import io.github.retryafter.engine.OperationSpec;
+import io.github.retryafter.engine.RetryOperation;
+import io.github.retryafter.simulator.FakeClock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The debug line per retry, and the warning for an outcome a person has to look up.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class RetryAfterLoggingTests {
+
+	private final FakeClock clock = FakeClock.create();
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(RetryAfterAutoConfiguration.class))
+		.withBean(Ticker.class, () -> this.clock)
+		.withBean(RandomSource.class, () -> () -> 0.5)
+		.withPropertyValues("retry.after.providers.payments.hosts=api.pay.example");
+
+	private final Logger logger = (Logger) LoggerFactory.getLogger("io.github.retryafter");
+
+	private Level before;
+
+	@BeforeEach
+	void debug() {
+		this.before = this.logger.getLevel();
+		this.logger.setLevel(Level.DEBUG);
+	}
+
+	@AfterEach
+	void restore() {
+		this.logger.setLevel(this.before);
+	}
+
+	@Test
+	void logsEachScheduledRetryWithItsWaitAndFloor(CapturedOutput output) {
+		this.contextRunner.run((context) -> {
+			RetryOperation operation = context.getBean(RetryAfterProviders.class)
+				.get("payments")
+				.orElseThrow()
+				.engine()
+				.start(OperationSpec.of("GET").withProvider("payments"), Cancellation.create());
+			operation.beforeAttempt();
+			long now = this.clock.read();
+			Decision decision = operation.afterAttempt(new AttemptOutcome.Response(429,
+					HeaderSource.of(Map.of("Retry-After", List.of("3"))), now, now));
+			assertThat(decision).isInstanceOf(Decision.Retry.class);
+			assertThat(output).contains("retry-after: provider 'payments' GET attempt 1 failed; retrying in 3375 ms")
+				.contains("server floor 3000 ms");
+		});
+	}
+
+	@Test
+	void warnsWhenAnUnsafeRequestMayHaveBeenApplied(CapturedOutput output) {
+		this.contextRunner.run((context) -> {
+			RetryOperation operation = context.getBean(RetryAfterProviders.class)
+				.get("default")
+				.orElseThrow()
+				.engine()
+				.start(OperationSpec.of("POST"), Cancellation.create());
+			operation.beforeAttempt();
+			long now = this.clock.read();
+			operation.afterAttempt(new AttemptOutcome.Failure(FailureKind.TIMED_OUT,
+					new java.net.SocketTimeoutException("read timed out"), now, now));
+			assertThat(output).contains("WARN").contains("retry-after: provider 'default' POST may have been applied");
+		});
+	}
+
+}
