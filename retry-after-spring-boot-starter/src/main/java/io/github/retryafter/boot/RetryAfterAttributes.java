@@ -95,10 +95,17 @@ public final class RetryAfterAttributes {
 		if (attributes.isEmpty()) {
 			return RequestOptions.NONE;
 		}
-		return new RequestOptions(Optional.ofNullable((String) attributes.get(PROVIDER)),
-				Optional.ofNullable((String) attributes.get(IDEMPOTENCY_KEY)),
-				Optional.ofNullable((Duration) attributes.get(DEADLINE)),
-				Boolean.TRUE.equals(attributes.get(DISABLED)), outcomeListener(attributes));
+		Object provider = attributes.get(PROVIDER);
+		Object key = attributes.get(IDEMPOTENCY_KEY);
+		Object deadline = attributes.get(DEADLINE);
+		Object disabled = attributes.get(DISABLED);
+		Object listener = attributes.get(OUTCOME_LISTENER);
+		if (provider == null && key == null && deadline == null && disabled == null && listener == null) {
+			// the common case: a client's own attributes (URI template...) and none of ours
+			return RequestOptions.NONE;
+		}
+		return new RequestOptions(Optional.ofNullable((String) provider), Optional.ofNullable((String) key),
+				Optional.ofNullable((Duration) deadline), Boolean.TRUE.equals(disabled), outcomeListener(attributes));
 	}
 
 	@SuppressWarnings("unchecked")

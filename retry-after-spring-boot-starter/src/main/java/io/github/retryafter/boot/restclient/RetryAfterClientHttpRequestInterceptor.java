@@ -141,12 +141,15 @@ public final class RetryAfterClientHttpRequestInterceptor implements ClientHttpR
 
 	private ClientHttpResponse stopped(Prepared prepared, RetryOperation operation, Decision.Stop stop,
 			ClientHttpResponse response, Exception failure) throws IOException {
-		RetryOutcome outcome = RetryOutcome.of(operation, stop.outcome(), stop.reason());
-		prepared.options().outcomeListener().ifPresent(listener -> listener.accept(outcome));
+		java.util.function.Consumer<RetryOutcome> listener = prepared.options().outcomeListener().orElse(null);
+		if (listener != null) {
+			listener.accept(RetryOutcome.of(operation, stop.outcome(), stop.reason()));
+		}
 		if (response != null) {
 			return response;
 		}
-		RetryAfterOutcomeException exception = new RetryAfterOutcomeException(outcome);
+		RetryAfterOutcomeException exception = new RetryAfterOutcomeException(
+				RetryOutcome.of(operation, stop.outcome(), stop.reason()));
 		if (failure != null) {
 			failure.addSuppressed(exception);
 			return null;

@@ -156,12 +156,15 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 		}
 
 		private Mono<ClientResponse> stopped(Decision.Stop stop, ClientResponse response, Throwable failure) {
-			RetryOutcome outcome = RetryOutcome.of(this.operation, stop.outcome(), stop.reason());
-			this.prepared.options().outcomeListener().ifPresent(listener -> listener.accept(outcome));
+			java.util.function.Consumer<RetryOutcome> listener = this.prepared.options().outcomeListener().orElse(null);
+			if (listener != null) {
+				listener.accept(RetryOutcome.of(this.operation, stop.outcome(), stop.reason()));
+			}
 			if (response != null) {
 				return Mono.just(response);
 			}
-			RetryAfterOutcomeException exception = new RetryAfterOutcomeException(outcome);
+			RetryAfterOutcomeException exception = new RetryAfterOutcomeException(
+					RetryOutcome.of(this.operation, stop.outcome(), stop.reason()));
 			if (failure != null) {
 				failure.addSuppressed(exception);
 				return Mono.error(failure);
