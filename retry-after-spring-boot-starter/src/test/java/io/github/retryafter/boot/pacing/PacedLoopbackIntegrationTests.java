@@ -31,7 +31,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Provider pacing over real HTTP, in real time: a loopback provider that is down for 300 ms (503,
  * {@code Retry-After: 1}) and then admits 400 requests a second (429, {@code Retry-After: 1}, to the excess), and a few
- * hundred operations started together through the auto-configured clients, with the starter's defaults (pacing on).
+ * hundred operations started together through the auto-configured clients, with the starter's defaults (pacing on)
+ * but a retry budget large enough for the burst.
  * Every operation must succeed, the server must see few attempts per operation, and no request may reach it before
  * the instant a refusal of the same operation named, judged on the server's own clock. The waits are real, and short:
  * a 1 s Retry-After and a few seconds of draining in all. The margins hold on two busy cores: the bound on attempts is
@@ -48,7 +49,11 @@ class PacedLoopbackIntegrationTests {
 				HttpClientAutoConfiguration.class, ReactiveHttpClientAutoConfiguration.class,
 				ImperativeHttpClientAutoConfiguration.class, WebClientAutoConfiguration.class,
 				RestClientAutoConfiguration.class))
-		.withPropertyValues("retry.after.max-attempts=6", "retry.after.deadline=20s");
+		// The retry budget is sized for the burst so that this test measures pacing, not the budget: with the
+		// default 20 tokens, a loaded machine's slow round trips keep enough paced retries in flight at once to empty
+		// it (by design: tokens come back only when a retry succeeds), and an operation would end BUDGET_EXHAUSTED.
+		.withPropertyValues("retry.after.max-attempts=6", "retry.after.deadline=20s", "retry.after.budget.capacity=400",
+				"retry.after.global-budget.capacity=400");
 
 	@AfterEach
 	void stop() {
