@@ -9,13 +9,18 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 import io.github.retryafter.Cancellation;
 import io.github.retryafter.JitterMode;
 import io.github.retryafter.boot.RetryAfterAttributes.RequestOptions;
 import io.github.retryafter.boot.RetryAfterProviders.Provider;
+import io.github.retryafter.engine.AttemptOutcome;
+import io.github.retryafter.engine.Decision;
+import io.github.retryafter.engine.FailureKind;
 import io.github.retryafter.engine.OperationSpec;
+import io.github.retryafter.engine.Outcome;
 import io.github.retryafter.engine.RetryOperation;
 
 /**
@@ -109,7 +114,7 @@ public final class RetryAfterOperations {
 	public Started start(Prepared prepared) {
 		Cancellation cancellation = Cancellation.create();
 		RetryOperation operation = prepared.provider().engine().start(prepared.spec(), cancellation);
-		return new Started(this, operation, cancellation);
+		return new Started(this, prepared, operation, cancellation);
 	}
 
 	/**
@@ -143,14 +148,17 @@ public final class RetryAfterOperations {
 
 		private final RetryAfterOperations owner;
 
+		private final Prepared prepared;
+
 		private final RetryOperation operation;
 
 		private final Cancellation cancellation;
 
 		private volatile boolean tracked;
 
-		Started(RetryAfterOperations owner, RetryOperation operation, Cancellation cancellation) {
+		Started(RetryAfterOperations owner, Prepared prepared, RetryOperation operation, Cancellation cancellation) {
 			this.owner = owner;
+			this.prepared = prepared;
 			this.operation = operation;
 			this.cancellation = cancellation;
 		}
@@ -169,6 +177,47 @@ public final class RetryAfterOperations {
 		 */
 		public Cancellation cancellation() {
 			return this.cancellation;
+		}
+
+		/**
+		 * Records an attempt that ended in an exception: a transport failure is classified by what it means for
+		 * side effects ({@link IoFailures}) and handed to the engine; anything else (a codec error, a bug) ends the
+		 * operation as {@code NOT_RETRYABLE}.
+		 * @param failure the attempt's exception
+		 * @param sentAtNanos when the attempt was sent
+		 * @param failedAtNanos when the exception was observed
+		 * @return the engine's decision
+		 */
+		public Decision afterFailure(Throwable failure, long sentAtNanos, long failedAtNanos) {
+			Optional<FailureKind> kind = IoFailures.classify(failure);
+			if (kind.isEmpty()) {
+				return this.operation.stop(Outcome.NOT_RETRYABLE,
+						"not a transport failure: " + failure.getClass().getName());
+			}
+			return this.operation.afterAttempt(new AttemptOutcome.Failure(kind.get(), failure, sentAtNanos,
+					failedAtNanos));
+		}
+
+		/**
+		 * Tells the request's outcome listener ({@link RetryAfterAttributes#onOutcome}), if it has one, how the
+		 * operation ended. Builds nothing when there is no listener.
+		 * @param stop how it ended
+		 */
+		public void report(Decision.Stop stop) {
+			Consumer<RetryOutcome> listener = this.prepared.options().outcomeListener().orElse(null);
+			if (listener != null) {
+				listener.accept(RetryOutcome.of(this.operation, stop.outcome(), stop.reason()));
+			}
+		}
+
+		/**
+		 * Returns the exception that tells the caller how the operation ended, to throw when there is no response
+		 * to return, or to attach to the last attempt's own exception.
+		 * @param stop how it ended
+		 * @return the exception
+		 */
+		public RetryAfterOutcomeException outcomeException(Decision.Stop stop) {
+			return new RetryAfterOutcomeException(RetryOutcome.of(this.operation, stop.outcome(), stop.reason()));
 		}
 
 		/**

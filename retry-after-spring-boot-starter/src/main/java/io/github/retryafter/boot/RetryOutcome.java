@@ -22,6 +22,7 @@ public record RetryOutcome(String provider, Outcome outcome, int attempts, Strin
 	/**
 	 * Reads the outcome of a finished operation.
 	 * @param operation the operation
+	 * @param outcome how it ended
 	 * @param reason why it ended
 	 * @return the outcome
 	 */

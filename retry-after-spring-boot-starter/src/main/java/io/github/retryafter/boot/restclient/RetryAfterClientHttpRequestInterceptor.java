@@ -5,7 +5,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.util.Objects;
-import java.util.Optional;
 
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpRequest;
@@ -16,16 +15,11 @@ import org.springframework.http.client.ClientHttpResponse;
 
 import io.github.retryafter.Ticker;
 import io.github.retryafter.Waiter;
-import io.github.retryafter.boot.IoFailures;
 import io.github.retryafter.boot.RetryAfterOperations;
 import io.github.retryafter.boot.RetryAfterOperations.Prepared;
 import io.github.retryafter.boot.RetryAfterOperations.Started;
-import io.github.retryafter.boot.RetryAfterOutcomeException;
-import io.github.retryafter.boot.RetryOutcome;
 import io.github.retryafter.engine.AttemptOutcome;
 import io.github.retryafter.engine.Decision;
-import io.github.retryafter.engine.FailureKind;
-import io.github.retryafter.engine.Outcome;
 import io.github.retryafter.engine.Permit;
 import io.github.retryafter.engine.RetryOperation;
 
@@ -70,20 +64,21 @@ public final class RetryAfterClientHttpRequestInterceptor implements ClientHttpR
 		prepared.headerToAdd().ifPresent(header -> request.getHeaders().set(header.getKey(), header.getValue()));
 		Started started = this.operations.start(prepared);
 		try {
-			return run(prepared, started.operation(), request, body, execution, started);
+			return run(started, request, body, execution);
 		}
 		finally {
 			started.end();
 		}
 	}
 
-	private ClientHttpResponse run(Prepared prepared, RetryOperation operation, HttpRequest request, byte[] body,
-			ClientHttpRequestExecution execution, Started started) throws IOException {
+	private ClientHttpResponse run(Started started, HttpRequest request, byte[] body,
+			ClientHttpRequestExecution execution) throws IOException {
+		RetryOperation operation = started.operation();
 		ClientHttpResponse previous = null;
 		while (true) {
 			Permit permit = operation.beforeAttempt();
 			if (permit instanceof Permit.Refused refused) {
-				return stopped(prepared, operation, refused.stop(), previous, null);
+				return stopped(started, refused.stop(), previous);
 			}
 			if (permit instanceof Permit.Wait wait) {
 				await(operation, wait.notBeforeNanos(), started);
@@ -95,16 +90,10 @@ public final class RetryAfterClientHttpRequestInterceptor implements ClientHttpR
 				response = execution.execute(request, body);
 			}
 			catch (IOException | RuntimeException ex) {
-				long failedAt = this.ticker.read();
-				Optional<FailureKind> kind = IoFailures.classify(ex);
-				if (kind.isEmpty()) {
-					stopped(prepared, operation, operation.stop(Outcome.NOT_RETRYABLE,
-							"not a transport failure: " + ex.getClass().getName()), null, ex);
-					throw ex;
-				}
-				Decision decision = operation.afterAttempt(new AttemptOutcome.Failure(kind.get(), ex, sentAt, failedAt));
+				Decision decision = started.afterFailure(ex, sentAt, this.ticker.read());
 				if (decision instanceof Decision.Stop stop) {
-					stopped(prepared, operation, stop, null, ex);
+					started.report(stop);
+					ex.addSuppressed(started.outcomeException(stop));
 					throw ex;
 				}
 				previous = null;
@@ -116,7 +105,8 @@ public final class RetryAfterClientHttpRequestInterceptor implements ClientHttpR
 			Decision decision = operation.afterAttempt(
 					new AttemptOutcome.Response(response.getStatusCode().value(), headers::getOrEmpty, sentAt, receivedAt));
 			if (decision instanceof Decision.Stop stop) {
-				return stopped(prepared, operation, stop, response, null);
+				started.report(stop);
+				return response;
 			}
 			previous = new HeadersOnlyResponse(response.getStatusCode(), response.getStatusText(), headers);
 			response.close();
@@ -139,22 +129,13 @@ public final class RetryAfterClientHttpRequestInterceptor implements ClientHttpR
 		}
 	}
 
-	private ClientHttpResponse stopped(Prepared prepared, RetryOperation operation, Decision.Stop stop,
-			ClientHttpResponse response, Exception failure) throws IOException {
-		java.util.function.Consumer<RetryOutcome> listener = prepared.options().outcomeListener().orElse(null);
-		if (listener != null) {
-			listener.accept(RetryOutcome.of(operation, stop.outcome(), stop.reason()));
+	private ClientHttpResponse stopped(Started started, Decision.Stop stop, ClientHttpResponse previous)
+			throws IOException {
+		started.report(stop);
+		if (previous != null) {
+			return previous;
 		}
-		if (response != null) {
-			return response;
-		}
-		RetryAfterOutcomeException exception = new RetryAfterOutcomeException(
-				RetryOutcome.of(operation, stop.outcome(), stop.reason()));
-		if (failure != null) {
-			failure.addSuppressed(exception);
-			return null;
-		}
-		throw exception;
+		throw started.outcomeException(stop);
 	}
 
 	/**

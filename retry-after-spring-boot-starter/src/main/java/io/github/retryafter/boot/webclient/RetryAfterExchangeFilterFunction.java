@@ -2,7 +2,6 @@ package io.github.retryafter.boot.webclient;
 
 import java.time.Duration;
 import java.util.Objects;
-import java.util.Optional;
 
 import org.springframework.web.reactive.function.client.ClientRequest;
 import org.springframework.web.reactive.function.client.ClientResponse;
@@ -14,16 +13,11 @@ import reactor.core.scheduler.Scheduler;
 
 import io.github.retryafter.HeaderSource;
 import io.github.retryafter.Ticker;
-import io.github.retryafter.boot.IoFailures;
 import io.github.retryafter.boot.RetryAfterOperations;
 import io.github.retryafter.boot.RetryAfterOperations.Prepared;
 import io.github.retryafter.boot.RetryAfterOperations.Started;
-import io.github.retryafter.boot.RetryAfterOutcomeException;
-import io.github.retryafter.boot.RetryOutcome;
 import io.github.retryafter.engine.AttemptOutcome;
 import io.github.retryafter.engine.Decision;
-import io.github.retryafter.engine.FailureKind;
-import io.github.retryafter.engine.Outcome;
 import io.github.retryafter.engine.Permit;
 import io.github.retryafter.engine.RetryOperation;
 
@@ -71,7 +65,7 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 			.orElse(request);
 		return Mono.defer(() -> {
 			Started started = this.operations.start(prepared);
-			return new Run(prepared, started, keyed, next).attempt(null).doFinally((signal) -> {
+			return new Run(started, keyed, next).attempt(null).doFinally((signal) -> {
 				if (signal == SignalType.CANCEL) {
 					started.operation().cancel();
 				}
@@ -85,8 +79,6 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 	 */
 	private final class Run {
 
-		private final Prepared prepared;
-
 		private final RetryOperation operation;
 
 		private final Started started;
@@ -95,8 +87,7 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 
 		private final ExchangeFunction next;
 
-		Run(Prepared prepared, Started started, ClientRequest request, ExchangeFunction next) {
-			this.prepared = prepared;
+		Run(Started started, ClientRequest request, ExchangeFunction next) {
 			this.started = started;
 			this.operation = started.operation();
 			this.request = request;
@@ -141,14 +132,8 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 		}
 
 		private Mono<ClientResponse> onFailure(Throwable failure, long sentAt) {
-			long failedAt = RetryAfterExchangeFilterFunction.this.ticker.read();
-			Optional<FailureKind> kind = IoFailures.classify(failure);
-			if (kind.isEmpty()) {
-				Decision.Stop stop = this.operation.stop(Outcome.NOT_RETRYABLE,
-						"not a transport failure: " + failure.getClass().getName());
-				return stopped(stop, null, failure);
-			}
-			Decision decision = this.operation.afterAttempt(new AttemptOutcome.Failure(kind.get(), failure, sentAt, failedAt));
+			Decision decision = this.started.afterFailure(failure, sentAt,
+					RetryAfterExchangeFilterFunction.this.ticker.read());
 			if (decision instanceof Decision.Retry retry) {
 				return waitUntil(retry.notBeforeNanos()).then(Mono.defer(() -> attempt(null)));
 			}
@@ -156,20 +141,15 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 		}
 
 		private Mono<ClientResponse> stopped(Decision.Stop stop, ClientResponse response, Throwable failure) {
-			java.util.function.Consumer<RetryOutcome> listener = this.prepared.options().outcomeListener().orElse(null);
-			if (listener != null) {
-				listener.accept(RetryOutcome.of(this.operation, stop.outcome(), stop.reason()));
-			}
+			this.started.report(stop);
 			if (response != null) {
 				return Mono.just(response);
 			}
-			RetryAfterOutcomeException exception = new RetryAfterOutcomeException(
-					RetryOutcome.of(this.operation, stop.outcome(), stop.reason()));
 			if (failure != null) {
-				failure.addSuppressed(exception);
+				failure.addSuppressed(this.started.outcomeException(stop));
 				return Mono.error(failure);
 			}
-			return Mono.error(exception);
+			return Mono.error(this.started.outcomeException(stop));
 		}
 
 		/**
