@@ -176,15 +176,15 @@ public final class RetryEngine {
 	 * rate. An unusable hint is ignored here (the operation's own decision reports it).
 	 * @param state the operation after the attempt
 	 * @param outcome what the attempt produced
+	 * @param classification the policy's classification of {@code outcome}
 	 */
-	void observe(OperationState state, AttemptOutcome outcome) {
+	void observe(OperationState state, AttemptOutcome outcome, Classification classification) {
 		if (!this.policy.pacing().enabled() || !(outcome instanceof AttemptOutcome.Response response)) {
 			return;
 		}
 		ProviderGate gate = gate(state.spec().provider());
 		int status = response.status();
 		boolean throttle = status == 429 || status == 503;
-		Classification classification = this.policy.classifier().classify(outcome);
 		if (classification == Classification.SUCCESS) {
 			gate.onSuccess(response.receivedAtNanos());
 			return;
@@ -227,7 +227,7 @@ public final class RetryEngine {
 	 * @return retry after a delay, or stop with an outcome
 	 */
 	public Decision decide(OperationState state, AttemptOutcome outcome) {
-		return evaluate(state, outcome).decision();
+		return evaluate(state, outcome, classify(outcome)).decision();
 	}
 
 	/** A decision, and whether a wanted retry was refused (and a hint's error), for the operation's events. */
@@ -242,13 +242,16 @@ public final class RetryEngine {
 	/** The success path's evaluation, shared: success is the common case and its reason needs no numbers. */
 	private static final Evaluation SUCCEEDED = Evaluation.stop(Outcome.SUCCESS, "the attempt succeeded", false);
 
-	Evaluation evaluate(OperationState state, AttemptOutcome outcome) {
-		Objects.requireNonNull(state, "state");
+	/** Classifies an attempt's outcome with the policy's classifier, once per attempt. */
+	Classification classify(AttemptOutcome outcome) {
 		Objects.requireNonNull(outcome, "outcome");
+		return Objects.requireNonNull(this.policy.classifier().classify(outcome), "classifier returned null");
+	}
+
+	Evaluation evaluate(OperationState state, AttemptOutcome outcome, Classification classification) {
+		Objects.requireNonNull(state, "state");
 		long now = this.ticker.read();
 		int attempt = state.attempts();
-		Classification classification = Objects.requireNonNull(this.policy.classifier().classify(outcome),
-				"classifier returned null");
 		if (classification == Classification.SUCCESS) {
 			return SUCCEEDED;
 		}

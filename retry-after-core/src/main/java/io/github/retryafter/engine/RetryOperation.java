@@ -197,8 +197,9 @@ public final class RetryOperation {
 		this.lastOutcome = outcome;
 		OperationState state = new OperationState(this.spec, this.attempts, this.startedAtNanos, this.deadlineNanos,
 				this.totalWait, this.cancellation.isCancelled());
-		this.engine.observe(state, outcome);
-		RetryEngine.Evaluation evaluation = this.engine.evaluate(state, outcome);
+		Classification classification = this.engine.classify(outcome);
+		this.engine.observe(state, outcome, classification);
+		RetryEngine.Evaluation evaluation = this.engine.evaluate(state, outcome, classification);
 		long now = this.engine.ticker().read();
 		Decision decision = evaluation.decision();
 		AttemptRecord record = this.inFlight;
