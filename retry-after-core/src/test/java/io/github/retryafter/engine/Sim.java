@@ -13,7 +13,7 @@ import io.github.retryafter.simulator.ScenarioRecorder;
 final class Sim {
 
 	/** Seed 003's invented policy: 5 attempts, 20 s of waiting, 0.5 s doubling to 8 s, exact hints, reads and keyed writes. */
-	static final RetryPolicy SEED_003 = RetryPolicy.builder()
+	static final RetryPolicy WORKED_TRACES_POLICY = RetryPolicy.builder()
 		.maxAttempts(5)
 		.totalWait(Duration.ofSeconds(20))
 		.deadline(Duration.ofSeconds(60))

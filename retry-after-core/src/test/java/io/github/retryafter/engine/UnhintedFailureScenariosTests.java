@@ -27,9 +27,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Seed 002's test scenarios that need no {@code Retry-After}; scenarios 2 and 3 live in
- * {@code Seed002HintedScenariosTest}.
+ * {@code HintedRetryAfterTests}.
  */
-class Seed002ScenariosTest {
+class UnhintedFailureScenariosTests {
 
 	private final Sim sim = new Sim();
 

@@ -11,7 +11,7 @@ import io.github.retryafter.pacing.ProviderGate.Admission;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-class ProviderGateTest {
+class ProviderGateTests {
 
 	private static final long S = 1_000_000_000L;
 

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-class FleetSimulationTest {
+class FleetSimulationTests {
 
 	/** Small enough to keep the default test run fast; the command line runs 1,000. */
 	private static final int CLIENTS = 300;

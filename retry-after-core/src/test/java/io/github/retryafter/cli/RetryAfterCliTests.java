@@ -13,7 +13,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-class RetryAfterCliTest {
+class RetryAfterCliTests {
 
 	/** 2026-09-08T12:00:00Z in epoch milliseconds. */
 	private static final long SERVER_NOW = Instant.parse("2026-09-08T12:00:00Z").toEpochMilli();

@@ -5,7 +5,7 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
-class PacingSettingsTest {
+class PacingSettingsTests {
 
 	@Test
 	void defaultsHoldAndOffIsTheDefaultsTurnedOff() {

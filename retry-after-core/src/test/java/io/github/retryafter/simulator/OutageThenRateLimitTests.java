@@ -15,7 +15,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * at most 2.5 attempts each and no retry before the server's instant, also with the provider's clock 40 s off either
  * way and its hints written as HTTP-dates.
  */
-class OutageThenRateLimitTest {
+class OutageThenRateLimitTests {
 
 	private static final int OPERATIONS = 1000;
 

@@ -30,7 +30,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Everything that reads {@code Retry-After} through the planner: seed 003's traces A and C, seed 002's scenarios 2 and
  * 3, the hint modes (rule 5), unusable and too-long hints (rule 4) and the floor that is never shortened (rule 3).
  */
-class HintedRetryAfterTest {
+class HintedRetryAfterTests {
 
 	private static final DateTimeFormatter IMF_FIXDATE = DateTimeFormatter
 		.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.US)
@@ -62,7 +62,7 @@ class HintedRetryAfterTest {
 	@Test
 	void traceAHeaderWinsThenBackoffSuccessAtAttemptFourAfter390s() {
 		ScriptedRandom random = ScriptedRandom.of(0.40, 0.75);
-		RetryEngine engine = engine(Sim.SEED_003, random);
+		RetryEngine engine = engine(Sim.WORKED_TRACES_POLICY, random);
 		ScriptedTransport transport = ScriptedTransport.on(this.sim.clock)
 			.then(Step.respond(429, "Retry-After: 2"), Step.respond(503), Step.respond(503), Step.respond(200))
 			.build();
@@ -83,7 +83,7 @@ class HintedRetryAfterTest {
 
 	@Test
 	void traceCDateFormWaitsSevenSecondsFromTheResponsesOwnDate() {
-		RetryEngine engine = engine(Sim.SEED_003, ScriptedRandom.of());
+		RetryEngine engine = engine(Sim.WORKED_TRACES_POLICY, ScriptedRandom.of());
 		this.sim.clock.setWallOffset(Duration.ofSeconds(-42));
 		ScriptedTransport transport = ScriptedTransport.on(this.sim.clock)
 			.then(Step.respond(429, "Date: Wed, 01 Jan 2025 10:00:00 GMT",
@@ -102,8 +102,8 @@ class HintedRetryAfterTest {
 
 	@Test
 	void traceCaWaitPastTheTwentySecondTotalStopsAndFlags() {
-		RetryPolicy noPlannerCap = Sim.SEED_003.toBuilder()
-			.planner(Sim.SEED_003.planner().toBuilder().maxWait(null).build())
+		RetryPolicy noPlannerCap = Sim.WORKED_TRACES_POLICY.toBuilder()
+			.planner(Sim.WORKED_TRACES_POLICY.planner().toBuilder().maxWait(null).build())
 			.build();
 		Decision decision = firstDecision(engine(noPlannerCap, ScriptedRandom.of()), OperationSpec.of("GET"),
 				response(429, "Retry-After: 21"));

@@ -26,7 +26,7 @@ import io.github.retryafter.simulator.SimResponse;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
-class RetryEngineRulesTest {
+class RetryEngineRulesTests {
 
 	private final Sim sim = new Sim();
 
@@ -36,22 +36,22 @@ class RetryEngineRulesTest {
 
 		@Override
 		public void onAttempt(AttemptEvent event) {
-			RetryEngineRulesTest.this.events.add(event);
+			RetryEngineRulesTests.this.events.add(event);
 		}
 
 		@Override
 		public void onRetryScheduled(RetryScheduledEvent event) {
-			RetryEngineRulesTest.this.events.add(event);
+			RetryEngineRulesTests.this.events.add(event);
 		}
 
 		@Override
 		public void onRefusal(RefusalEvent event) {
-			RetryEngineRulesTest.this.events.add(event);
+			RetryEngineRulesTests.this.events.add(event);
 		}
 
 		@Override
 		public void onOperationFinished(OperationFinishedEvent event) {
-			RetryEngineRulesTest.this.events.add(event);
+			RetryEngineRulesTests.this.events.add(event);
 		}
 
 	};

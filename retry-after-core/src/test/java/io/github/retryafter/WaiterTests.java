@@ -14,7 +14,7 @@ import static io.github.retryafter.PlannerFixtures.planner;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-class WaiterTest {
+class WaiterTests {
 
 	private final PlannerFixtures.FakeTicker ticker = new PlannerFixtures.FakeTicker(1_000_000_000L);
 

@@ -22,7 +22,7 @@ import net.jqwik.api.constraints.LongRange;
 import static io.github.retryafter.PlannerFixtures.headers;
 import static org.assertj.core.api.Assertions.assertThat;
 
-class PlannerPropertiesTest {
+class PlannerPropertiesTests {
 
 	private static final long YEAR_1970 = 0;
 
@@ -84,7 +84,7 @@ class PlannerPropertiesTest {
 			});
 		Arbitrary<String> validDate = Combinators
 			.combine(Arbitraries.longs().between(YEAR_1970, YEAR_2100), Arbitraries.integers().between(0, 2))
-			.as(PlannerPropertiesTest::format);
+			.as(PlannerPropertiesTests::format);
 		Arbitrary<String> digits = Arbitraries.strings().numeric().ofMinLength(1).ofMaxLength(30);
 		return Arbitraries.oneOf(anything, dateAlphabet, mutatedDate, validDate, digits);
 	}

@@ -11,7 +11,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-class RetryAfterFieldTest {
+class RetryAfterFieldTests {
 
 	private static long delay(String raw) {
 		int start = RetryAfterField.trimStart(raw);

@@ -23,7 +23,7 @@ import static io.github.retryafter.PlannerFixtures.planner;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-class RetryAfterPlannerTest {
+class RetryAfterPlannerTests {
 
 	private static final RetryAfterPlanner EXACT = planner(SERVER_NOW).options(jitter(JitterMode.NONE)).build();
 
@@ -671,7 +671,7 @@ class RetryAfterPlannerTest {
 			assertThat(refusal("Retry-After", "-1", "Retry-After", "-1")).isEqualTo(RetryAfterError.MULTIPLE_VALUES);
 			// Emptiness before field count.
 			assertThat(refusal("Retry-After", "", "Retry-After", "120")).isEqualTo(RetryAfterError.EMPTY);
-			// Date shape before zone, zone before range, range before day name: see HttpDateTest. All of them before
+			// Date shape before zone, zone before range, range before day name: see HttpDateTests. All of them before
 			// the Date header.
 			assertThat(refusal("Retry-After", "Tue, 08 Sep 2026 12:00:30 UTC")).isEqualTo(RetryAfterError.NON_GMT_ZONE);
 			assertThat(refusal("Retry-After", "Mon, 31 Feb 2026 12:00:30 GMT", "Date", "junk"))
@@ -699,7 +699,7 @@ class RetryAfterPlannerTest {
 
 	/** Seed 001's vector list, with the rules where they differ (a past date is STALE_DATE, not zero). */
 	@Nested
-	class Seed001Vectors {
+	class ReferenceVectors {
 
 		@Test
 		void theThreeFormsOfSevenSecondsLater() {

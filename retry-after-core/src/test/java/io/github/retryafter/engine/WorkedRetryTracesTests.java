@@ -24,9 +24,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Seed 003's synthetic traces, to the hundredth of a second, under its invented policy (5 attempts, 20 s of waiting,
  * 0.5 s doubling to 8 s, exact Retry-After, reads and keyed writes only). Traces A and C need the planner and live in
- * {@code Seed003HintedTracesTest}.
+ * {@code HintedRetryAfterTests}.
  */
-class Seed003TracesTest {
+class WorkedRetryTracesTests {
 
 	private final Sim sim = new Sim();
 
@@ -37,7 +37,7 @@ class Seed003TracesTest {
 	@Test
 	void traceBProviderDownFailsAtAttemptFiveAfter385sOfWaiting() {
 		ScriptedRandom random = ScriptedRandom.of(0.90, 0.20, 0.60, 0.50);
-		RetryEngine engine = this.sim.engine(Sim.SEED_003, random);
+		RetryEngine engine = this.sim.engine(Sim.WORKED_TRACES_POLICY, random);
 		ScriptedTransport transport = ScriptedTransport.on(this.sim.clock).thenRepeat(Step.respond(503)).build();
 		RetryRunner.Result<SimResponse> result = this.sim.runner(engine)
 			.run(OperationSpec.of("GET"), SimResponse.ADAPTER, transport.attempt("GET", "/items", ""));
@@ -58,7 +58,7 @@ class Seed003TracesTest {
 	void traceDBadRequestIsReturnedWithOneAttempt(int status) {
 		ScriptedRandom random = ScriptedRandom.of();
 		TokenBucketRetryBudget budget = TokenBucketRetryBudget.builder().ticker(this.sim.clock).build();
-		RetryEngine engine = this.sim.engine(Sim.SEED_003, random, budget);
+		RetryEngine engine = this.sim.engine(Sim.WORKED_TRACES_POLICY, random, budget);
 		ScriptedTransport transport = ScriptedTransport.on(this.sim.clock).then(Step.respond(status)).build();
 		RetryRunner.Result<SimResponse> result = this.sim.runner(engine)
 			.run(OperationSpec.of("GET"), SimResponse.ADAPTER, transport.attempt("GET", "/items", ""));
@@ -72,7 +72,7 @@ class Seed003TracesTest {
 	@Test
 	void traceETimedOutCreateIsRetriedWithTheSameKeyAndHasExactlyOneEffect() {
 		FakeProvider provider = new FakeProvider();
-		RetryEngine engine = this.sim.engine(Sim.SEED_003, ScriptedRandom.of(0.5));
+		RetryEngine engine = this.sim.engine(Sim.WORKED_TRACES_POLICY, ScriptedRandom.of(0.5));
 		ScriptedTransport transport = ScriptedTransport.on(this.sim.clock)
 			.provider(provider)
 			.then(Step.timeoutAfterApplying(), Step.respond(201))
@@ -94,7 +94,7 @@ class Seed003TracesTest {
 		FakeProvider provider = new FakeProvider();
 		List<RefusalEvent> refusals = new ArrayList<>();
 		RetryEngine engine = RetryEngine.builder()
-			.policy(Sim.SEED_003)
+			.policy(Sim.WORKED_TRACES_POLICY)
 			.random(ScriptedRandom.of())
 			.ticker(this.sim.clock)
 			.wallClock(this.sim.clock)
@@ -120,7 +120,7 @@ class Seed003TracesTest {
 
 	@Test
 	void traceFFiftyCallersWithoutHintSpreadOverTheFirstHalfSecond() {
-		RetryEngine engine = this.sim.engine(Sim.SEED_003, SeededRandom.of(3));
+		RetryEngine engine = this.sim.engine(Sim.WORKED_TRACES_POLICY, SeededRandom.of(3));
 		int[] buckets = new int[5];
 		for (int caller = 0; caller < 50; caller++) {
 			RetryOperation operation = engine.start(OperationSpec.of("GET"), Cancellation.never());
@@ -148,7 +148,7 @@ class Seed003TracesTest {
 			.providerDefaults(BudgetSettings.PROVIDER_DEFAULTS)
 			.ticker(this.sim.clock)
 			.build();
-		RetryEngine engine = this.sim.engine(Sim.SEED_003, ScriptedRandom.of(0.9), budget);
+		RetryEngine engine = this.sim.engine(Sim.WORKED_TRACES_POLICY, ScriptedRandom.of(0.9), budget);
 		ScriptedTransport transport = ScriptedTransport.on(this.sim.clock)
 			.then(Step.respond(503), Step.respond(200))
 			.build();

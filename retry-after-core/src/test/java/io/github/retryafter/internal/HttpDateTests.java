@@ -14,7 +14,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-class HttpDateTest {
+class HttpDateTests {
 
 	/** 2026-09-08T12:00:00Z, seed 001's REFERENCE. */
 	private static final long REFERENCE = ZonedDateTime.of(2026, 9, 8, 12, 0, 0, 0, ZoneOffset.UTC).toEpochSecond();

@@ -23,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The engine with pacing on: the provider's gate holds fresh requests and retries alike, the operation state machine
  * answers {@link Permit.Wait}, and the runner honours it.
  */
-class PacingEngineTest {
+class PacingEngineTests {
 
 	private static final RetryPolicy PACED = RetryPolicy.DEFAULTS.toBuilder().pacing(PacingSettings.DEFAULTS).build();
 

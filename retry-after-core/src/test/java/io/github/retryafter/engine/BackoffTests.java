@@ -7,7 +7,7 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
-class BackoffTest {
+class BackoffTests {
 
 	private final Backoff backoff = new Backoff(Duration.ofMillis(500), Duration.ofSeconds(8));
 

@@ -16,7 +16,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.within;
 
-class TokenBucketRetryBudgetTest {
+class TokenBucketRetryBudgetTests {
 
 	private final FakeClock clock = FakeClock.create();
 

@@ -11,7 +11,7 @@ import io.github.retryafter.HeaderSource;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
-class RetryPolicyTest {
+class RetryPolicyTests {
 
 	private static AttemptOutcome.Response status(int status) {
 		return new AttemptOutcome.Response(status, HeaderSource.empty(), 0, 0);
