@@ -99,6 +99,16 @@ class SampleAppTests {
 	}
 
 	@Test
+	void rateLimitScenarioIsPacedRatherThanRefusedByTheBudget() {
+		Scenario scenario = Scenario.named("rate-limit").orElseThrow();
+		ScenarioResult result = this.runner.run(scenario);
+		assertThat(scenario.description()).contains("pacing").doesNotContain("refuses most retries");
+		assertThat(result.outcomes()).doesNotContainKey("BUDGET_EXHAUSTED");
+		assertThat(result.outcomes().getOrDefault("SUCCESS", 0L)).as("%s", result.outcomes())
+			.isGreaterThanOrEqualTo(190L);
+	}
+
+	@Test
 	void homePageShowsTheLastScenarioAsATableAndAnSvgChartWithBars() throws Exception {
 		this.runner.run(Scenario.named("herd").orElseThrow().withOperations(60));
 		HttpResponse<String> response = get("/");
