@@ -62,8 +62,10 @@ public record Scenario(String name, String description, String provider, Client 
 					"flaky", Client.REST_CLIENT, 50,
 					new ProviderConditions(OUTAGE, 503, RETRY_AFTER, RetryAfterForm.HTTP_DATE, Duration.ofHours(1), 0, false)),
 			new Scenario("rate-limit",
-					"200 operations against a 50 requests/s rate limit answering 429 Retry-After: 1; the provider's "
-							+ "small retry budget refuses most retries instead of amplifying the overload",
+					"200 operations against a 50 requests/s rate limit answering 429 Retry-After: 1; provider pacing "
+							+ "holds requests through each cooldown and releases them at the rate the provider accepts, "
+							+ "so nine in ten or more succeed and the small retry budget refuses only the retries "
+							+ "that still fail",
 					"rate-limited", Client.REST_CLIENT, 200,
 					new ProviderConditions(Duration.ZERO, 429, Duration.ofSeconds(1), RetryAfterForm.DELAY_SECONDS,
 							Duration.ZERO, 50, false)));

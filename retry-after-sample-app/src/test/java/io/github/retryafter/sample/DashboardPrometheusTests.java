@@ -11,9 +11,16 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -23,8 +30,14 @@ import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.annotation.Bean;
+
+import io.github.retryafter.boot.fleet.FleetSettings;
+import io.github.retryafter.boot.fleet.RedisFleet;
+import io.github.retryafter.boot.metrics.RetryAfterFleetMetrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -32,13 +45,37 @@ import static org.awaitility.Awaitility.await;
 /**
  * Proves the Grafana dashboard works without Grafana: starts Debian's Prometheus on a free loopback port scraping this
  * app every second, runs scenarios, and evaluates every panel's PromQL from {@code grafana/retry-after-dashboard.json}
- * through Prometheus's HTTP API, asserting each returns at least one number.
+ * through Prometheus's HTTP API as Grafana would (a range query, the template variables substituted), asserting each
+ * returns at least one number.
+ * <p>
+ * The variables are substituted as Grafana does with every value selected: each one's {@code label_values} query is
+ * asked of Prometheus and its values joined into a regular expression, {@code (a|b)}, so a panel filtering on a
+ * label its meter does not carry comes back empty. {@code $__rate_interval} becomes {@code 4s}: Grafana's
+ * {@code max($__interval + scrape interval, 4 × scrape interval)} for this test's 1 s scrapes and 1 s steps.
+ * <p>
+ * The sample has no Redis, so the context adds a {@link RedisFleet} whose Redis is unreachable and its meters: it
+ * falls back at once, as a fleet does when Redis goes away, and the fleet panel has series to show.
  */
 @RequiresBinary("prometheus")
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT)
 class DashboardPrometheusTests {
 
 	private static final Path DASHBOARD = Path.of("grafana", "retry-after-dashboard.json");
+
+	/** Grafana's {@code $__rate_interval} for 1 s scrapes (see the class description). */
+	private static final String RATE_INTERVAL = "4s";
+
+	/** Meters the starter registers that no panel shows, and why. */
+	private static final Map<String, String> WITHOUT_PANEL = Map.of("retry_after_clock_skew_magnitude_seconds",
+			"the signed clock skew panel shows the skew", "retry_after_clock_skew_magnitude_seconds_max",
+			"the signed clock skew panel shows the skew");
+
+	/** A meter's name, and the label matchers that follow it, if any. */
+	private static final Pattern SELECTOR = Pattern.compile("(retry_after_\\w+)(\\{[^}]*})?");
+
+	private static final Pattern RANGE = Pattern.compile("\\[[^\\]]*]");
+
+	private static final Pattern LABEL_VALUES = Pattern.compile("^label_values\\((.+),\\s*(\\w+)\\)$");
 
 	private static final HttpClient http = HttpClient.newHttpClient();
 
@@ -68,7 +105,28 @@ class DashboardPrometheusTests {
 	}
 
 	@Test
+	void everyPanelQueryFiltersByTheTemplateVariablesAndUsesTheRateInterval() throws IOException {
+		for (String query : panelQueries()) {
+			Matcher selector = SELECTOR.matcher(query);
+			int selectors = 0;
+			while (selector.find()) {
+				selectors++;
+				assertThat(selector.group(2)).as("%s in %s", selector.group(1), query)
+					.contains("application=~\"$application\"")
+					.contains("instance=~\"$instance\"");
+			}
+			assertThat(selectors).as(query).isPositive();
+			Matcher range = RANGE.matcher(query);
+			while (range.find()) {
+				assertThat(range.group()).as(query).isEqualTo("[$__rate_interval]");
+			}
+		}
+		assertThat(variables()).containsOnlyKeys("application", "instance", "provider");
+	}
+
+	@Test
 	void everyPanelQueryReturnsDataFromARealPrometheus() throws Exception {
+		Instant start = Instant.now();
 		startPrometheus();
 		await("prometheus ready").atMost(Duration.ofSeconds(30))
 			.pollInterval(Duration.ofMillis(200))
@@ -80,22 +138,98 @@ class DashboardPrometheusTests {
 		awaitOperationsScraped(40);
 		this.runner.run(Scenario.named("rate-limit").orElseThrow().withOperations(120));
 		awaitOperationsScraped(160);
+		await("the fleet's fallback scraped").atMost(Duration.ofSeconds(15))
+			.pollInterval(Duration.ofMillis(250))
+			.until(() -> number("sum(retry_after_fleet_fallbacks_total)") >= 1);
 		List<String> queries = panelQueries();
-		assertThat(queries).hasSizeGreaterThanOrEqualTo(8);
+		assertThat(queries).hasSizeGreaterThanOrEqualTo(14);
+		assertEveryMeterHasAPanel(queries);
+		Map<String, String> values = variableValues(start);
 		List<String> empty = new ArrayList<>();
 		for (String query : queries) {
-			JsonNode answer = query(query.replace("$provider", ".*"));
-			assertThat(answer.path("status").asString()).as(query).isEqualTo("success");
+			String substituted = substitute(query, values);
+			JsonNode answer = queryRange(substituted, start);
+			assertThat(answer.path("status").asString()).as(substituted).isEqualTo("success");
 			boolean hasNumber = false;
-			for (JsonNode sample : answer.path("data").path("result")) {
-				String value = sample.path("value").path(1).asString();
-				hasNumber |= !value.equals("NaN") && !value.isEmpty();
+			for (JsonNode series : answer.path("data").path("result")) {
+				for (JsonNode sample : series.path("values")) {
+					String value = sample.path(1).asString();
+					hasNumber |= !value.equals("NaN") && !value.isEmpty();
+				}
 			}
 			if (!hasNumber) {
-				empty.add(query);
+				empty.add(substituted);
 			}
 		}
 		assertThat(empty).as("panel queries without data").isEmpty();
+	}
+
+	/**
+	 * Asserts that every {@code retry_after_*} meter the app exports appears in some panel's query, unless it is
+	 * listed in {@link #WITHOUT_PANEL}: a meter added to the starter needs a panel, or a reason.
+	 */
+	private void assertEveryMeterHasAPanel(List<String> queries) throws Exception {
+		HttpResponse<String> scrape = http.send(
+				HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + this.port + "/actuator/prometheus")).build(),
+				HttpResponse.BodyHandlers.ofString());
+		Set<String> meters = new TreeSet<>();
+		Matcher type = Pattern.compile("(?m)^# TYPE (retry_after_\\w+) ").matcher(scrape.body());
+		while (type.find()) {
+			meters.add(type.group(1));
+		}
+		assertThat(meters).contains("retry_after_pacing_rate", "retry_after_cooldown_remaining_seconds",
+				"retry_after_pacing_queued", "retry_after_hint_refusals_total", "retry_after_fleet_fallbacks_total");
+		List<String> withoutPanel = meters.stream()
+			.filter((meter) -> !WITHOUT_PANEL.containsKey(meter))
+			.filter((meter) -> queries.stream().noneMatch((query) -> query.contains(meter)))
+			.toList();
+		assertThat(withoutPanel).as("meters no panel shows").isEmpty();
+	}
+
+	/**
+	 * Resolves the template variables in order, as Grafana does: each {@code label_values(selector, label)} is asked
+	 * of Prometheus with the earlier variables substituted, and every value is selected.
+	 */
+	private Map<String, String> variableValues(Instant start) throws Exception {
+		Map<String, String> values = new LinkedHashMap<>();
+		for (Map.Entry<String, String> variable : variables().entrySet()) {
+			Matcher definition = LABEL_VALUES.matcher(variable.getValue());
+			assertThat(definition.matches()).as(variable.getValue()).isTrue();
+			String selector = substitute(definition.group(1), values);
+			URI uri = URI.create("http://127.0.0.1:" + this.prometheusPort + "/api/v1/label/" + definition.group(2)
+					+ "/values?match[]=" + URLEncoder.encode(selector, StandardCharsets.UTF_8) + "&start="
+					+ start.getEpochSecond());
+			JsonNode answer = json.readTree(http.send(HttpRequest.newBuilder(uri).build(),
+					HttpResponse.BodyHandlers.ofString()).body());
+			List<String> found = new ArrayList<>();
+			answer.path("data").forEach((value) -> found.add(regexEscape(value.asString())));
+			assertThat(found).as("values of $%s from %s", variable.getKey(), selector).isNotEmpty();
+			values.put(variable.getKey(), "(" + String.join("|", found) + ")");
+		}
+		assertThat(values.get("application")).isEqualTo("(retry-after-sample)");
+		return values;
+	}
+
+	private static String substitute(String query, Map<String, String> values) {
+		String substituted = query.replace("$__rate_interval", RATE_INTERVAL);
+		for (Map.Entry<String, String> value : values.entrySet()) {
+			substituted = substituted.replace("$" + value.getKey(), value.getValue());
+		}
+		return substituted;
+	}
+
+	/** Escapes a value for a regular expression inside a PromQL string, as Grafana does: {@code .} becomes {@code \\.}. */
+	private static String regexEscape(String value) {
+		return value.replaceAll("[\\\\^$*+?.()|\\[\\]{}]", "\\\\\\\\$0");
+	}
+
+	private Map<String, String> variables() throws IOException {
+		JsonNode dashboard = json.readTree(Files.readString(DASHBOARD));
+		Map<String, String> variables = new LinkedHashMap<>();
+		for (JsonNode variable : dashboard.path("templating").path("list")) {
+			variables.put(variable.path("name").asString(), variable.path("definition").asString());
+		}
+		return variables;
 	}
 
 	private void awaitOperationsScraped(int atLeast) {
@@ -146,6 +280,15 @@ class DashboardPrometheusTests {
 		return Double.parseDouble(result.path(0).path("value").path(1).asString());
 	}
 
+	private JsonNode queryRange(String query, Instant start) throws Exception {
+		URI uri = URI.create("http://127.0.0.1:" + this.prometheusPort + "/api/v1/query_range?query="
+				+ URLEncoder.encode(query, StandardCharsets.UTF_8) + "&start=" + start.getEpochSecond() + "&end="
+				+ (Instant.now().getEpochSecond() + 1) + "&step=1");
+		HttpResponse<String> response = http.send(HttpRequest.newBuilder(uri).build(),
+				HttpResponse.BodyHandlers.ofString());
+		return json.readTree(response.body());
+	}
+
 	private JsonNode query(String query) throws Exception {
 		URI uri = URI.create("http://127.0.0.1:" + this.prometheusPort + "/api/v1/query?query="
 				+ URLEncoder.encode(query, StandardCharsets.UTF_8));
@@ -173,6 +316,27 @@ class DashboardPrometheusTests {
 		try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
 			return socket.getLocalPort();
 		}
+	}
+
+	/**
+	 * A fleet whose Redis cannot be reached: the connector fails, so its first probe falls back to local state.
+	 */
+	@TestConfiguration(proxyBeanMethods = false)
+	static class UnreachableFleetConfiguration {
+
+		@Bean
+		RedisFleet unreachableFleet() {
+			return new RedisFleet(() -> {
+				throw new IllegalStateException("the sample has no Redis");
+			}, new FleetSettings("retry-after-sample", Duration.ofMillis(100), Duration.ofMillis(100),
+					Duration.ofHours(1), Duration.ofMinutes(5)));
+		}
+
+		@Bean
+		RetryAfterFleetMetrics unreachableFleetMetrics(RedisFleet unreachableFleet) {
+			return new RetryAfterFleetMetrics(unreachableFleet);
+		}
+
 	}
 
 }

@@ -20,9 +20,16 @@ import org.junit.jupiter.api.extension.ExtendWith;
 public @interface RequiresBinary {
 
 	/**
-	 * Returns the program's name, which is also the Debian package that installs it.
+	 * Returns the program's name.
 	 * @return the name
 	 */
 	String value();
+
+	/**
+	 * Returns the Debian package that installs the program, when its name differs from the program's ({@code promtool}
+	 * comes with {@code prometheus}).
+	 * @return the package's name, or empty for the program's own name
+	 */
+	String debianPackage() default "";
 
 }

@@ -34,22 +34,23 @@ final class RequiresBinaryExtension implements ExecutionCondition, BeforeAllCall
 
 	@Override
 	public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
-		Optional<String> program = program(context);
+		Optional<RequiresBinary> program = program(context);
 		if (program.isEmpty()) {
 			return ConditionEvaluationResult.enabled("no @RequiresBinary");
 		}
-		return switch (decide(find(program.get(), System.getenv()), System.getenv())) {
-			case RUN -> ConditionEvaluationResult.enabled(program.get() + " is installed");
-			case FAIL -> ConditionEvaluationResult.enabled(program.get() + " is missing on CI; the class will fail");
+		String name = program.get().value();
+		return switch (decide(find(name, System.getenv()), System.getenv())) {
+			case RUN -> ConditionEvaluationResult.enabled(name + " is installed");
+			case FAIL -> ConditionEvaluationResult.enabled(name + " is missing on CI; the class will fail");
 			case SKIP -> ConditionEvaluationResult.disabled(message(program.get()) + "; skipped (with CI=true it fails)");
 		};
 	}
 
 	@Override
 	public void beforeAll(ExtensionContext context) {
-		program(context).ifPresent((name) -> {
-			if (decide(find(name, System.getenv()), System.getenv()) == Decision.FAIL) {
-				throw new AssertionError(message(name) + " but CI=true: CI must install it (.ci/run does)");
+		program(context).ifPresent((program) -> {
+			if (decide(find(program.value(), System.getenv()), System.getenv()) == Decision.FAIL) {
+				throw new AssertionError(message(program) + " but CI=true: CI must install it (.ci/run does)");
 			}
 		});
 	}
@@ -61,7 +62,7 @@ final class RequiresBinaryExtension implements ExecutionCondition, BeforeAllCall
 	 * @throws AssertionError if it is missing
 	 */
 	static Path require(String name) {
-		return find(name, System.getenv()).orElseThrow(() -> new AssertionError(message(name)));
+		return find(name, System.getenv()).orElseThrow(() -> new AssertionError(message(name, name)));
 	}
 
 	static Decision decide(Optional<Path> program, Map<String, String> environment) {
@@ -85,14 +86,21 @@ final class RequiresBinaryExtension implements ExecutionCondition, BeforeAllCall
 		return Optional.empty();
 	}
 
-	private static String message(String name) {
-		return "'" + name + "' is not installed (not found on PATH; install Debian's '" + name + "' package)";
+	private static String message(RequiresBinary program) {
+		return message(program.value(), debianPackage(program));
 	}
 
-	private static Optional<String> program(ExtensionContext context) {
+	static String message(String name, String debianPackage) {
+		return "'" + name + "' is not installed (not found on PATH; install Debian's '" + debianPackage + "' package)";
+	}
+
+	static String debianPackage(RequiresBinary program) {
+		return program.debianPackage().isEmpty() ? program.value() : program.debianPackage();
+	}
+
+	private static Optional<RequiresBinary> program(ExtensionContext context) {
 		return context.getTestClass()
-			.flatMap((type) -> AnnotationSupport.findAnnotation(type, RequiresBinary.class))
-			.map(RequiresBinary::value);
+			.flatMap((type) -> AnnotationSupport.findAnnotation(type, RequiresBinary.class));
 	}
 
 }

@@ -35,6 +35,16 @@ class RequiresBinaryExtensionTests {
 	}
 
 	@Test
+	void namesTheDebianPackageThatInstallsTheProgram() {
+		assertThat(RequiresBinaryExtension.debianPackage(Promtool.class.getAnnotation(RequiresBinary.class)))
+			.isEqualTo("prometheus");
+		assertThat(RequiresBinaryExtension.debianPackage(Prometheus.class.getAnnotation(RequiresBinary.class)))
+			.isEqualTo("prometheus");
+		assertThat(RequiresBinaryExtension.message("promtool", "prometheus"))
+			.isEqualTo("'promtool' is not installed (not found on PATH; install Debian's 'prometheus' package)");
+	}
+
+	@Test
 	void findsOnlyExecutableFilesOnThePath(@TempDir Path first, @TempDir Path second) throws IOException {
 		Path plain = Files.createFile(first.resolve("tool"));
 		Path executable = Files.createFile(second.resolve("tool"),
@@ -43,6 +53,16 @@ class RequiresBinaryExtensionTests {
 		assertThat(plain).exists();
 		assertThat(RequiresBinaryExtension.find("tool", environment)).contains(executable);
 		assertThat(RequiresBinaryExtension.find("other", environment)).isEmpty();
+	}
+
+	@RequiresBinary(value = "promtool", debianPackage = "prometheus")
+	private static final class Promtool {
+
+	}
+
+	@RequiresBinary("prometheus")
+	private static final class Prometheus {
+
 	}
 
 }
