@@ -143,6 +143,7 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 	 * @param provider the provider
 	 * @return the tokens
 	 */
+	@Override
 	public double providerTokens(String provider) {
 		Bucket bucket = this.providers.get(Objects.requireNonNull(provider, "provider"));
 		if (bucket == null || !this.fleet.onRedis()) {
@@ -153,10 +154,11 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 
 	/**
 	 * Returns the global bucket's settings.
-	 * @return the settings
+	 * @return the settings, always present
 	 */
-	public BudgetSettings globalSettings() {
-		return this.globalSettings;
+	@Override
+	public Optional<BudgetSettings> globalSettings() {
+		return Optional.of(this.globalSettings);
 	}
 
 	/**
