@@ -22,6 +22,7 @@ import io.github.retryafter.Ticker;
 import io.github.retryafter.boot.ProviderSettings;
 import io.github.retryafter.boot.RetryAfterOperations;
 import io.github.retryafter.boot.RetryAfterProviders;
+import io.github.retryafter.boot.RetryAfterSettings;
 import io.github.retryafter.boot.restclient.RetryAfterClientHttpRequestInterceptor;
 import io.github.retryafter.boot.webclient.RetryAfterExchangeFilterFunction;
 import io.github.retryafter.budget.RetryBudget;
@@ -276,13 +277,13 @@ class RetryAfterAutoConfigurationTests {
 	@Test
 	void jitterKeyDefaultsToApplicationHostAndProcess() {
 		this.contextRunner.withPropertyValues("spring.application.name=orders").run((context) -> {
-			RetryAfterProperties properties = context.getBean(RetryAfterProperties.class);
-			String key = RetryAfterAutoConfiguration.instanceKey(properties, context.getEnvironment());
+			RetryAfterSettings settings = context.getBean(RetryAfterSettings.class);
+			String key = RetryAfterAutoConfiguration.instanceKey(settings, context.getEnvironment());
 			assertThat(key).startsWith("orders@").endsWith("#" + ProcessHandle.current().pid());
 		});
 		this.contextRunner.withPropertyValues("retry.after.jitter-key=pod-7").run((context) -> {
-			RetryAfterProperties properties = context.getBean(RetryAfterProperties.class);
-			assertThat(RetryAfterAutoConfiguration.instanceKey(properties, context.getEnvironment())).isEqualTo("pod-7");
+			RetryAfterSettings settings = context.getBean(RetryAfterSettings.class);
+			assertThat(RetryAfterAutoConfiguration.instanceKey(settings, context.getEnvironment())).isEqualTo("pod-7");
 		});
 	}
 
