@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -127,9 +126,7 @@ final class RetryAfterPropertiesMapper {
 		this.map.from(p::getHintMode).as(RetryHintMode::engineMode).to(policy::hintMode);
 		this.map.from(p::getSubtractRoundTrip).to(policy::subtractRoundTrip);
 		this.map.from(p::getRetryableStatuses).to(layer.named("retryable-statuses", policy::retryableStatuses));
-		this.map.from(p::getRetryableMethods)
-			.as(RetryAfterPropertiesMapper::upperCase)
-			.to(layer.named("retryable-methods", policy::retryableMethods));
+		this.map.from(p::getRetryableMethods).to(layer.named("retryable-methods", policy::retryableMethods));
 		this.map.from(p.getIdempotencyKey()::getHeader)
 			.to(layer.named("idempotency-key.header", policy::idempotencyKeyHeader));
 		this.map.from(p.getIdempotencyKey()::getEnabled).to((enabled) -> draft.idempotencyKeyEnabled = enabled);
@@ -172,10 +169,6 @@ final class RetryAfterPropertiesMapper {
 			value = (set != null) ? set : value;
 		}
 		return value;
-	}
-
-	private static List<String> upperCase(Set<String> methods) {
-		return methods.stream().map((method) -> method.toUpperCase(Locale.ROOT)).toList();
 	}
 
 	private static Duration nonNegative(Duration duration) {
