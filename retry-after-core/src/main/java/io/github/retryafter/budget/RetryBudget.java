@@ -1,9 +1,16 @@
 package io.github.retryafter.budget;
 
+import java.util.Optional;
+
 /**
  * A shared allowance of retries, so that during an outage retries cannot multiply the load on a failing dependency.
  * First attempts never consume it; each retry takes one token from its provider's allowance and one from the
  * client-wide one, when the retry is sent, and a retry that succeeds may give them back ({@link #refund}).
+ * <p>
+ * Besides the three calls the engine makes, a budget answers the reads that reporting needs (the Actuator endpoint,
+ * the meters): what a retry could take ({@link #availableTokens}), what a provider's own bucket holds
+ * ({@link #providerTokens}), what the global bucket holds ({@link #globalTokens}) and its shape
+ * ({@link #globalSettings}). Reads never take anything, so a report cannot change a decision.
  * <p>
  * Implementations must be thread-safe: one budget is shared by every operation of a client.
  */
@@ -42,10 +49,28 @@ public interface RetryBudget {
 	double availableTokens(String provider);
 
 	/**
+	 * Returns the tokens in {@code provider}'s own bucket right now, regardless of the global bucket. A budget without
+	 * per-provider buckets answers what a retry to {@code provider} could take ({@link #availableTokens}).
+	 * @param provider the provider
+	 * @return the tokens, {@link Double#POSITIVE_INFINITY} when unlimited
+	 */
+	default double providerTokens(String provider) {
+		return availableTokens(provider);
+	}
+
+	/**
 	 * Returns the tokens in the global bucket right now.
 	 * @return the tokens, {@link Double#POSITIVE_INFINITY} when unlimited
 	 */
 	double globalTokens();
+
+	/**
+	 * Returns the shape of the global bucket every provider also draws from.
+	 * @return its settings, empty when the budget has no global bucket (the unlimited budget)
+	 */
+	default Optional<BudgetSettings> globalSettings() {
+		return Optional.empty();
+	}
 
 	/**
 	 * Returns a budget that admits every retry: only attempts, deadline and total wait limit them.

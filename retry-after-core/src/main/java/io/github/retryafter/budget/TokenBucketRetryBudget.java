@@ -2,6 +2,7 @@ package io.github.retryafter.budget;
 
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -96,11 +97,7 @@ public final class TokenBucketRetryBudget implements RetryBudget {
 		return this.global.tokens(this.ticker.read());
 	}
 
-	/**
-	 * Returns the tokens in {@code provider}'s own bucket right now, regardless of the global bucket.
-	 * @param provider the provider
-	 * @return the tokens
-	 */
+	@Override
 	public double providerTokens(String provider) {
 		return bucket(provider).tokens(this.ticker.read());
 	}
@@ -116,10 +113,11 @@ public final class TokenBucketRetryBudget implements RetryBudget {
 
 	/**
 	 * Returns the global bucket's settings.
-	 * @return the settings
+	 * @return the settings, always present
 	 */
-	public BudgetSettings globalSettings() {
-		return this.global.settings;
+	@Override
+	public Optional<BudgetSettings> globalSettings() {
+		return Optional.of(this.global.settings);
 	}
 
 	private Bucket bucket(String provider) {

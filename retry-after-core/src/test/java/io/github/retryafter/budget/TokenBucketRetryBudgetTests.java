@@ -169,6 +169,24 @@ class TokenBucketRetryBudgetTests {
 		assertThat(unlimited.globalTokens()).isInfinite();
 	}
 
+	@Test
+	void reportsWhatItsBucketsHoldThroughTheInterfaceAlone() {
+		RetryBudget budget = budget(new BudgetSettings(5, 0.2, 0), new BudgetSettings(3, 0.5, 1));
+		budget.tryAcquire("a");
+		budget.tryAcquire("b");
+		budget.tryAcquire("b");
+		assertThat(budget.providerTokens("a")).isEqualTo(4);
+		assertThat(budget.availableTokens("a")).isEqualTo(0);
+		assertThat(budget.globalSettings()).contains(new BudgetSettings(3, 0.5, 1));
+	}
+
+	@Test
+	void unlimitedReportsNoGlobalBucketAndInfiniteProviderTokens() {
+		RetryBudget unlimited = RetryBudget.unlimited();
+		assertThat(unlimited.providerTokens("a")).isInfinite();
+		assertThat(unlimited.globalSettings()).isEmpty();
+	}
+
 	private TokenBucketRetryBudget budget(BudgetSettings provider, BudgetSettings global) {
 		return TokenBucketRetryBudget.builder().providerDefaults(provider).global(global).ticker(this.clock).build();
 	}

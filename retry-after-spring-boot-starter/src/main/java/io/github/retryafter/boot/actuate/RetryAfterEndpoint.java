@@ -19,7 +19,6 @@ import io.github.retryafter.boot.fleet.FleetStatus;
 import io.github.retryafter.boot.fleet.FleetStatusProvider;
 import io.github.retryafter.budget.BudgetSettings;
 import io.github.retryafter.budget.RetryBudget;
-import io.github.retryafter.budget.TokenBucketRetryBudget;
 import io.github.retryafter.engine.HintMode;
 import io.github.retryafter.engine.OperationSpec;
 import io.github.retryafter.engine.RetryPolicy;
@@ -80,9 +79,10 @@ public class RetryAfterEndpoint {
 			.orElseGet(() -> this.providers.all().iterator().next())
 			.engine()
 			.budget();
-		BudgetSettings settings = (budget instanceof TokenBucketRetryBudget buckets) ? buckets.globalSettings() : null;
 		FleetDescriptor fleet = (this.fleet != null) ? FleetDescriptor.of(this.fleet.fleetStatus()) : null;
-		return new RetryAfterDescriptor(new BudgetDescriptor(settings, finite(budget.globalTokens())), providers, fleet);
+		return new RetryAfterDescriptor(
+				new BudgetDescriptor(budget.globalSettings().orElse(null), finite(budget.globalTokens())), providers,
+				fleet);
 	}
 
 	/**
@@ -98,8 +98,6 @@ public class RetryAfterEndpoint {
 	private ProviderDescriptor describe(RetryAfterProviders.Provider provider) {
 		RetryAfterActivity.Snapshot snapshot = this.activity.snapshot(provider.name());
 		RetryBudget budget = provider.engine().budget();
-		double own = (budget instanceof TokenBucketRetryBudget buckets) ? buckets.providerTokens(provider.name())
-				: budget.availableTokens(provider.name());
 		Map<String, Long> operations = new LinkedHashMap<>();
 		operations.put("total", snapshot.totalOperations());
 		snapshot.operations().entrySet().stream()
@@ -110,7 +108,7 @@ public class RetryAfterEndpoint {
 			.sorted(Map.Entry.comparingByKey())
 			.forEach((entry) -> attempts.put(entry.getKey().name(), entry.getValue()));
 		return new ProviderDescriptor(SettingsDescriptor.of(provider.settings()),
-				new BudgetDescriptor(provider.settings().budget(), finite(own),
+				new BudgetDescriptor(provider.settings().budget(), finite(budget.providerTokens(provider.name())),
 						finite(budget.availableTokens(provider.name()))),
 				operations, attempts,
 				new AmplificationDescriptor(snapshot.amplification().orElse(null), snapshot.window().toString()),

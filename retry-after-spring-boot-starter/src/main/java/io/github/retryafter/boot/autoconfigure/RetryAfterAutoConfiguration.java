@@ -3,7 +3,6 @@ package io.github.retryafter.boot.autoconfigure;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.InstantSource;
-import java.util.List;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -14,23 +13,23 @@ import org.springframework.context.ApplicationListener;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.event.ContextClosedEvent;
 import org.springframework.core.env.Environment;
-import org.springframework.util.StringUtils;
 
 import io.github.retryafter.RandomSource;
 import io.github.retryafter.Sleeper;
 import io.github.retryafter.Ticker;
-import io.github.retryafter.boot.ProviderSettings;
 import io.github.retryafter.boot.RetryAfterLogging;
 import io.github.retryafter.boot.RetryAfterOperations;
 import io.github.retryafter.boot.RetryAfterProviders;
+import io.github.retryafter.boot.RetryAfterSettings;
 import io.github.retryafter.budget.RetryBudget;
 import io.github.retryafter.budget.TokenBucketRetryBudget;
 import io.github.retryafter.engine.RetryEngine;
 import io.github.retryafter.engine.RetryListener;
 
 /**
- * Auto-configuration of retry-after's core: the clocks, the random source, the shared retry budget and one engine
- * per configured provider. Every bean backs off when the application defines its own.
+ * Auto-configuration of retry-after's core: the settings (the properties mapped once), the clocks, the random
+ * source, the shared retry budget, one engine per configured provider and the {@link RetryAfterOperations} the
+ * clients use. Every bean backs off when the application defines its own.
  */
 @AutoConfiguration
 @ConditionalOnBooleanProperty(name = "retry.after.enabled", matchIfMissing = true)
@@ -61,41 +60,47 @@ public final class RetryAfterAutoConfiguration {
 		return new RetryAfterLogging();
 	}
 
+	/**
+	 * The properties, mapped once: every other bean of retry-after reads this one.
+	 */
 	@Bean
 	@ConditionalOnMissingBean
-	RetryBudget retryAfterBudget(RetryAfterProperties properties, Ticker ticker) {
-		RetryAfterPropertiesMapper mapper = new RetryAfterPropertiesMapper(properties);
-		TokenBucketRetryBudget.Builder budget = TokenBucketRetryBudget.builder().ticker(ticker).global(mapper.globalBudget());
-		for (ProviderSettings provider : mapper.providers()) {
-			budget.provider(provider.name(), provider.budget());
-		}
+	RetryAfterSettings retryAfterSettings(RetryAfterProperties properties) {
+		return new RetryAfterPropertiesMapper(properties).settings();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RetryBudget retryAfterBudget(RetryAfterSettings settings, Ticker ticker) {
+		TokenBucketRetryBudget.Builder budget = TokenBucketRetryBudget.builder()
+			.ticker(ticker)
+			.global(settings.globalBudget());
+		settings.providerBudgets().forEach(budget::provider);
 		return budget.build();
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
-	RetryAfterProviders retryAfterProviders(RetryAfterProperties properties, Ticker ticker,
+	RetryAfterProviders retryAfterProviders(RetryAfterSettings settings, Ticker ticker,
 			ObjectProvider<InstantSource> wallClocks, RandomSource random, RetryBudget budget,
 			ObjectProvider<RetryListener> listeners) {
 		InstantSource wallClock = wallClock(ticker, wallClocks);
-		List<RetryListener> all = listeners.orderedStream().toList();
-		RetryListener listener = RetryListener.composite(all);
-		return new RetryAfterProviders(new RetryAfterPropertiesMapper(properties).providers(),
-				(settings) -> RetryEngine.builder()
-					.policy(settings.policy())
-					.budget(budget)
-					.ticker(ticker)
-					.wallClock(wallClock)
-					.random(random)
-					.listener(listener)
-					.build());
+		RetryListener listener = RetryListener.composite(listeners.orderedStream().toList());
+		return new RetryAfterProviders(settings.providers(), (provider) -> RetryEngine.builder()
+			.policy(provider.policy())
+			.budget(budget)
+			.ticker(ticker)
+			.wallClock(wallClock)
+			.random(random)
+			.listener(listener)
+			.build());
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
-	RetryAfterOperations retryAfterOperations(RetryAfterProviders providers, RetryAfterProperties properties,
+	RetryAfterOperations retryAfterOperations(RetryAfterProviders providers, RetryAfterSettings settings,
 			Environment environment) {
-		return new RetryAfterOperations(providers, instanceKey(properties, environment));
+		return new RetryAfterOperations(providers, instanceKey(settings, environment));
 	}
 
 	@Bean
@@ -115,10 +120,11 @@ public final class RetryAfterAutoConfiguration {
 		return wallClocks.getIfUnique(InstantSource::system);
 	}
 
-	static String instanceKey(RetryAfterProperties properties, Environment environment) {
-		if (StringUtils.hasText(properties.getJitterKey())) {
-			return properties.getJitterKey();
-		}
+	static String instanceKey(RetryAfterSettings settings, Environment environment) {
+		return settings.jitterKey().orElseGet(() -> defaultInstanceKey(environment));
+	}
+
+	private static String defaultInstanceKey(Environment environment) {
 		String application = environment.getProperty("spring.application.name", "application");
 		String host;
 		try {

@@ -2,19 +2,24 @@ package io.github.retryafter.boot.autoconfigure;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
+import java.util.Optional;
+import java.util.function.BiFunction;
+import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
+import org.springframework.boot.context.properties.PropertyMapper;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.util.StringUtils;
 import org.springframework.util.unit.DataSize;
 
-import io.github.retryafter.JitterMode;
-import io.github.retryafter.OnMissingDate;
 import io.github.retryafter.PlannerOptions;
 import io.github.retryafter.boot.ProviderSettings;
+import io.github.retryafter.boot.RetryAfterSettings;
 import io.github.retryafter.budget.BudgetSettings;
 import io.github.retryafter.engine.Backoff;
 import io.github.retryafter.engine.OperationSpec;
@@ -22,8 +27,15 @@ import io.github.retryafter.engine.RetryPolicy;
 import io.github.retryafter.pacing.PacingSettings;
 
 /**
- * Maps {@link RetryAfterProperties} onto the core's immutable settings, in one place: each provider's value, else the
- * global value, else the built-in default. Every bad value fails with the property's name and the value.
+ * Maps {@link RetryAfterProperties} onto {@link RetryAfterSettings}, once, in one place. A provider's settings start
+ * from the built-in defaults, then the global properties ({@code retry.after.*}) are laid over them, then the
+ * provider's own ({@code retry.after.providers.<name>.*}): each property set walked with {@link PropertyMapper}, so a
+ * value that is not set leaves the one below in force.
+ * <p>
+ * Every bad value fails here with an {@link InvalidConfigurationPropertyValueException} naming the property as it
+ * was written and the value: a single value when the setter that receives it rejects it, and, for the settings
+ * checked against each other when built (deadline, backoff, spread, pacing rates), the provider's property that the
+ * check bounds.
  */
 final class RetryAfterPropertiesMapper {
 
@@ -32,9 +44,9 @@ final class RetryAfterPropertiesMapper {
 
 	static final DataSize DEFAULT_MAX_REPLAY_BODY = DataSize.ofMegabytes(1);
 
-	static final String DEFAULT_IDEMPOTENCY_HEADER = "Idempotency-Key";
-
 	private static final String PREFIX = "retry.after.";
+
+	private final PropertyMapper map = PropertyMapper.get();
 
 	private final RetryAfterProperties properties;
 
@@ -43,184 +55,187 @@ final class RetryAfterPropertiesMapper {
 	}
 
 	/**
-	 * Returns the settings of every provider, {@code default} first.
+	 * Returns every setting in force: every provider ({@code default} first unless configured), the global budget
+	 * and the jitter key.
+	 * @throws InvalidConfigurationPropertyValueException naming the first bad property
 	 */
-	List<ProviderSettings> providers() {
+	RetryAfterSettings settings() {
+		Optional<String> jitterKey = Optional.ofNullable(this.properties.getJitterKey()).filter(StringUtils::hasText);
+		return new RetryAfterSettings(providers(), globalBudget(), jitterKey);
+	}
+
+	private List<ProviderSettings> providers() {
+		Layer global = new Layer(PREFIX, this.properties);
 		List<ProviderSettings> result = new ArrayList<>();
 		Map<String, RetryAfterProperties.Provider> providers = this.properties.getProviders();
 		if (!providers.containsKey(OperationSpec.DEFAULT_PROVIDER)) {
-			result.add(map(OperationSpec.DEFAULT_PROVIDER, null));
+			result.add(provider(OperationSpec.DEFAULT_PROVIDER, List.of(), List.of(global)));
 		}
-		Map<String, String> owners = new java.util.HashMap<>();
+		Map<String, String> owners = new HashMap<>();
 		providers.forEach((name, provider) -> {
+			String prefix = PREFIX + "providers." + name + ".";
 			for (String host : provider.getHosts()) {
 				String previous = owners.putIfAbsent(host.trim().toLowerCase(Locale.ROOT), name);
 				if (previous != null) {
-					throw new InvalidConfigurationPropertyValueException(PREFIX + "providers." + name + ".hosts", host,
+					throw new InvalidConfigurationPropertyValueException(prefix + "hosts", host,
 							"it is already listed under provider '" + previous + "'; list each host under one provider");
 				}
 			}
-			result.add(map(name, provider));
+			result.add(provider(name, provider.getHosts(), List.of(global, new Layer(prefix, provider))));
 		});
 		return result;
 	}
 
+	private BudgetSettings globalBudget() {
+		return budget(BudgetSettings.GLOBAL_DEFAULTS, PREFIX + "global-budget.", this.properties.getGlobalBudget());
+	}
+
 	/**
-	 * Returns the global budget's settings.
+	 * Lays each property set over the defaults, then builds the provider's settings, naming the last layer's
+	 * property when settings fail a check against each other.
 	 */
-	BudgetSettings globalBudget() {
-		return budget(PREFIX + "global-budget.", this.properties.getGlobalBudget(), null, BudgetSettings.GLOBAL_DEFAULTS);
-	}
-
-	private ProviderSettings map(String name, RetryAfterProperties.Provider provider) {
-		String prefix = (provider != null) ? PREFIX + "providers." + name + "." : PREFIX;
-		Resolver resolve = new Resolver(this.properties, provider, prefix);
+	private ProviderSettings provider(String name, List<String> hosts, List<Layer> layers) {
+		Draft draft = new Draft();
+		layers.forEach((layer) -> apply(layer, draft));
+		Layer own = layers.get(layers.size() - 1);
 		RetryPolicy defaults = RetryPolicy.DEFAULTS;
-		RetryPolicy.Builder policy = RetryPolicy.builder();
-		resolve.apply("max-attempts", PolicyProperties::getMaxAttempts, defaults.maxAttempts(), policy::maxAttempts);
-		resolve.apply("deadline", PolicyProperties::getDeadline, defaults.deadline(), policy::deadline);
-		resolve.apply("attempt-timeout", PolicyProperties::getAttemptTimeout, defaults.attemptTimeout(),
-				policy::attemptTimeout);
-		resolve.apply("min-attempt-time", PolicyProperties::getMinAttemptTime, defaults.minAttemptTime(),
-				policy::minAttemptTime);
-		resolve.apply("total-wait", PolicyProperties::getTotalWait, defaults.totalWait(), policy::totalWait);
-		resolve.apply("hint-mode", PolicyProperties::getHintMode, RetryHintMode.FLOOR_PLUS_JITTER,
-				(mode) -> policy.hintMode(mode.engineMode()));
-		resolve.apply("subtract-round-trip", PolicyProperties::getSubtractRoundTrip, defaults.subtractRoundTrip(),
-				policy::subtractRoundTrip);
-		resolve.apply("retryable-statuses", PolicyProperties::getRetryableStatuses, defaults.retryableStatuses(),
-				policy::retryableStatuses);
-		resolve.apply("retryable-methods", PolicyProperties::getRetryableMethods, defaults.retryableMethods(),
-				(Set<String> methods) -> policy
-					.retryableMethods(methods.stream().map((method) -> method.toUpperCase(Locale.ROOT)).toList()));
-		resolve.apply("idempotency-key.header", (p) -> p.getIdempotencyKey().getHeader(), DEFAULT_IDEMPOTENCY_HEADER,
-				policy::idempotencyKeyHeader);
-		Duration backoffDelay = resolve.value((p) -> p.getBackoff().getDelay(), defaults.backoff().base());
-		Duration backoffMax = resolve.value((p) -> p.getBackoff().getMaxDelay(), defaults.backoff().max());
-		resolve.check("backoff.delay", backoffDelay, () -> policy.backoff(new Backoff(backoffDelay, backoffMax)));
-		policy.planner(planner(resolve));
-		policy.pacing(pacing(resolve));
-		boolean keyEnabled = resolve.value((p) -> p.getIdempotencyKey().getEnabled(), false);
-		DataSize maxReplayBody = resolve.value(PolicyProperties::getMaxReplayBody, DEFAULT_MAX_REPLAY_BODY);
-		if (maxReplayBody.isNegative()) {
-			throw new InvalidConfigurationPropertyValueException(prefix + "max-replay-body", maxReplayBody,
-					"must not be negative");
+		Duration delay = resolved(layers, (p) -> p.getBackoff().getDelay(), defaults.backoff().base());
+		Duration maxDelay = resolved(layers, (p) -> p.getBackoff().getMaxDelay(), defaults.backoff().max());
+		draft.policy.backoff(own.check("backoff.delay", delay, () -> new Backoff(delay, maxDelay)));
+		draft.policy.planner(own.check("spread.max",
+				resolved(layers, (p) -> p.getSpread().getMax(), PlannerOptions.DEFAULTS.maxSpread()),
+				draft.planner::build));
+		draft.policy.pacing(own.check("pacing.max-rate",
+				resolved(layers, (p) -> p.getPacing().getMaxRate(), PacingSettings.DEFAULTS.maxRate()),
+				draft.pacing::build));
+		RetryPolicy policy = own.check("deadline",
+				resolved(layers, PolicyProperties::getDeadline, defaults.deadline()), draft.policy::build);
+		return new ProviderSettings(name, hosts, policy, draft.budget, draft.idempotencyKeyEnabled,
+				draft.maxReplayBody.toBytes());
+	}
+
+	/** Lays one property set over the draft: only the values it sets. */
+	private void apply(Layer layer, Draft draft) {
+		PolicyProperties p = layer.properties();
+		RetryPolicy.Builder policy = draft.policy;
+		this.map.from(p::getMaxAttempts).to(layer.named("max-attempts", policy::maxAttempts));
+		this.map.from(p::getDeadline).to(layer.named("deadline", policy::deadline));
+		this.map.from(p::getAttemptTimeout).to(layer.named("attempt-timeout", policy::attemptTimeout));
+		this.map.from(p::getMinAttemptTime).to(layer.named("min-attempt-time", policy::minAttemptTime));
+		this.map.from(p::getTotalWait).to(layer.named("total-wait", policy::totalWait));
+		this.map.from(p::getHintMode).as(RetryHintMode::engineMode).to(policy::hintMode);
+		this.map.from(p::getSubtractRoundTrip).to(policy::subtractRoundTrip);
+		this.map.from(p::getRetryableStatuses).to(layer.named("retryable-statuses", policy::retryableStatuses));
+		this.map.from(p::getRetryableMethods).to(layer.named("retryable-methods", policy::retryableMethods));
+		this.map.from(p.getIdempotencyKey()::getHeader)
+			.to(layer.named("idempotency-key.header", policy::idempotencyKeyHeader));
+		this.map.from(p.getIdempotencyKey()::getEnabled).to((enabled) -> draft.idempotencyKeyEnabled = enabled);
+		this.map.from(p::getMaxReplayBody)
+			.to(layer.named("max-replay-body", (size) -> draft.maxReplayBody = nonNegative(size)));
+		PlannerOptions.Builder planner = draft.planner;
+		this.map.from(p::getMaxWait).to(layer.named("max-wait", (maxWait) -> planner.maxWait(nonNegative(maxWait))));
+		this.map.from(p::getJitter).to(planner::jitter);
+		this.map.from(p::getOnMissingDate).to(planner::onMissingDate);
+		this.map.from(p.getSpread()::getRatio).to(planner::spreadRatio);
+		this.map.from(p.getSpread()::getMin).to(planner::minSpread);
+		this.map.from(p.getSpread()::getMax).to(planner::maxSpread);
+		PolicyProperties.Pacing pacing = p.getPacing();
+		this.map.from(pacing::getMode).to(draft.pacing::mode);
+		this.map.from(pacing::getMinRate).to(layer.named("pacing.min-rate", draft.pacing::minRate));
+		this.map.from(pacing::getMaxRate).to(layer.named("pacing.max-rate", draft.pacing::maxRate));
+		this.map.from(pacing::getBurst).to(layer.named("pacing.burst", draft.pacing::burst));
+		this.map.from(pacing::getFreshShare).to(layer.named("pacing.fresh-share", draft.pacing::freshShare));
+		this.map.from(pacing::getDecreaseFactor)
+			.to(layer.named("pacing.decrease-factor", draft.pacing::decreaseFactor));
+		draft.budget = budget(draft.budget, layer.prefix() + "budget.", p.getBudget());
+	}
+
+	/** Lays one budget property set over {@code below}; {@link BudgetSettings} checks each value on its own. */
+	private BudgetSettings budget(BudgetSettings below, String prefix, PolicyProperties.Budget budget) {
+		BudgetSettings result = below;
+		result = this.map.from(budget::getCapacity)
+			.to(result, namedWith(prefix + "capacity", BudgetSettings::withCapacity));
+		result = this.map.from(budget::getDepositRatio)
+			.to(result, namedWith(prefix + "deposit-ratio", BudgetSettings::withDepositRatio));
+		return this.map.from(budget::getRefillPerSecond)
+			.to(result, namedWith(prefix + "refill-per-second", BudgetSettings::withRefillPerSecond));
+	}
+
+	/** The value in force after every layer, for a message: the last one set, else {@code fallback}. */
+	private static <T> T resolved(List<Layer> layers, Function<PolicyProperties, T> getter, T fallback) {
+		T value = fallback;
+		for (Layer layer : layers) {
+			T set = getter.apply(layer.properties());
+			value = (set != null) ? set : value;
 		}
-		BudgetSettings budget = budget(prefix + "budget.", (provider != null) ? provider.getBudget() : null,
-				this.properties.getBudget(), BudgetSettings.PROVIDER_DEFAULTS);
-		List<String> hosts = (provider != null) ? provider.getHosts() : List.of();
-		RetryPolicy built = resolve.check("deadline", resolve.value(PolicyProperties::getDeadline, defaults.deadline()),
-				policy::build);
-		return new ProviderSettings(name, hosts, built, budget, keyEnabled, maxReplayBody.toBytes());
+		return value;
 	}
 
-	private PlannerOptions planner(Resolver resolve) {
-		PlannerOptions.Builder planner = PlannerOptions.builder();
-		resolve.apply("max-wait", PolicyProperties::getMaxWait, DEFAULT_MAX_WAIT, (maxWait) -> {
-			if (maxWait.isNegative()) {
-				throw new IllegalArgumentException("must not be negative");
-			}
-			planner.maxWait(maxWait);
+	private static Duration nonNegative(Duration duration) {
+		if (duration.isNegative()) {
+			throw new IllegalArgumentException("must not be negative");
+		}
+		return duration;
+	}
+
+	private static DataSize nonNegative(DataSize size) {
+		if (size.isNegative()) {
+			throw new IllegalArgumentException("must not be negative");
+		}
+		return size;
+	}
+
+	/** A setter that reports a value it rejects as a bad value of {@code property}. */
+	private static <T> Consumer<T> named(String property, Consumer<T> setter) {
+		return (value) -> check(property, value, () -> {
+			setter.accept(value);
+			return null;
 		});
-		resolve.apply("jitter", PolicyProperties::getJitter, JitterMode.RANDOM, planner::jitter);
-		resolve.apply("on-missing-date", PolicyProperties::getOnMissingDate, OnMissingDate.REFUSE,
-				planner::onMissingDate);
-		PlannerOptions defaults = PlannerOptions.DEFAULTS;
-		resolve.apply("spread.ratio", (p) -> p.getSpread().getRatio(), defaults.spreadRatio(), planner::spreadRatio);
-		resolve.apply("spread.min", (p) -> p.getSpread().getMin(), defaults.minSpread(), planner::minSpread);
-		resolve.apply("spread.max", (p) -> p.getSpread().getMax(), defaults.maxSpread(), planner::maxSpread);
-		return resolve.check("spread.max", resolve.value((p) -> p.getSpread().getMax(), defaults.maxSpread()),
-				planner::build);
 	}
 
-	private PacingSettings pacing(Resolver resolve) {
-		PacingSettings defaults = PacingSettings.DEFAULTS;
-		PacingSettings.Builder pacing = PacingSettings.builder();
-		resolve.apply("pacing.mode", (p) -> p.getPacing().getMode(), defaults.mode(), pacing::mode);
-		resolve.apply("pacing.min-rate", (p) -> p.getPacing().getMinRate(), defaults.minRate(), pacing::minRate);
-		resolve.apply("pacing.max-rate", (p) -> p.getPacing().getMaxRate(), defaults.maxRate(), pacing::maxRate);
-		resolve.apply("pacing.burst", (p) -> p.getPacing().getBurst(), defaults.burst(), pacing::burst);
-		resolve.apply("pacing.fresh-share", (p) -> p.getPacing().getFreshShare(), defaults.freshShare(),
-				pacing::freshShare);
-		resolve.apply("pacing.decrease-factor", (p) -> p.getPacing().getDecreaseFactor(), defaults.decreaseFactor(),
-				pacing::decreaseFactor);
-		return resolve.check("pacing.max-rate", resolve.value((p) -> p.getPacing().getMaxRate(), defaults.maxRate()),
-				pacing::build);
+	/** A copy-with function that reports a value it rejects as a bad value of {@code property}. */
+	private static <R, T> BiFunction<R, T, R> namedWith(String property, BiFunction<R, T, R> with) {
+		return (instance, value) -> check(property, value, () -> with.apply(instance, value));
 	}
 
-	private static BudgetSettings budget(String prefix, PolicyProperties.Budget own, PolicyProperties.Budget inherited,
-			BudgetSettings defaults) {
-		double capacity = first(own, inherited, PolicyProperties.Budget::getCapacity, defaults.capacity());
-		double ratio = first(own, inherited, PolicyProperties.Budget::getDepositRatio, defaults.depositRatio());
-		double refill = first(own, inherited, PolicyProperties.Budget::getRefillPerSecond, defaults.refillPerSecond());
+	private static <R> R check(String property, Object value, Supplier<R> action) {
 		try {
-			return new BudgetSettings(capacity, ratio, refill);
+			return action.get();
 		}
 		catch (IllegalArgumentException ex) {
-			throw new InvalidConfigurationPropertyValueException(prefix + "*",
-					"capacity=" + capacity + ", deposit-ratio=" + ratio + ", refill-per-second=" + refill,
-					ex.getMessage());
+			throw new InvalidConfigurationPropertyValueException(property, value, ex.getMessage());
 		}
-	}
-
-	private static <T> T first(PolicyProperties.Budget own, PolicyProperties.Budget inherited,
-			Function<PolicyProperties.Budget, T> getter, T fallback) {
-		T value = (own != null) ? getter.apply(own) : null;
-		if (value == null && inherited != null) {
-			value = getter.apply(inherited);
-		}
-		return (value != null) ? value : fallback;
 	}
 
 	/**
-	 * Reads one setting for one provider, and turns a validation failure into one that names the property.
+	 * One property set and the prefix its properties are written under.
 	 */
-	private static final class Resolver {
+	private record Layer(String prefix, PolicyProperties properties) {
 
-		private final PolicyProperties global;
-
-		private final PolicyProperties provider;
-
-		private final String prefix;
-
-		Resolver(PolicyProperties global, PolicyProperties provider, String prefix) {
-			this.global = global;
-			this.provider = provider;
-			this.prefix = prefix;
+		<T> Consumer<T> named(String property, Consumer<T> setter) {
+			return RetryAfterPropertiesMapper.named(this.prefix + property, setter);
 		}
 
-		<T> T value(Function<PolicyProperties, T> getter, T fallback) {
-			T value = (this.provider != null) ? getter.apply(this.provider) : null;
-			if (value == null) {
-				value = getter.apply(this.global);
-			}
-			return (value != null) ? value : fallback;
+		<R> R check(String property, Object value, Supplier<R> action) {
+			return RetryAfterPropertiesMapper.check(this.prefix + property, value, action);
 		}
 
-		<T> void apply(String property, Function<PolicyProperties, T> getter, T fallback,
-				java.util.function.Consumer<T> setter) {
-			T value = value(getter, fallback);
-			check(property, value, () -> {
-				setter.accept(value);
-				return null;
-			});
-		}
+	}
 
-		<R> R check(String property, Object value, java.util.function.Supplier<R> action) {
-			try {
-				return action.get();
-			}
-			catch (IllegalArgumentException ex) {
-				throw new InvalidConfigurationPropertyValueException(this.prefix + property, value, ex.getMessage());
-			}
-		}
+	/** One provider's settings while the layers are laid over each other. Not thread-safe. */
+	private static final class Draft {
 
-		void check(String property, Object value, Runnable action) {
-			check(property, value, () -> {
-				action.run();
-				return null;
-			});
-		}
+		final RetryPolicy.Builder policy = RetryPolicy.builder();
+
+		final PlannerOptions.Builder planner = PlannerOptions.builder().maxWait(DEFAULT_MAX_WAIT);
+
+		final PacingSettings.Builder pacing = PacingSettings.builder();
+
+		BudgetSettings budget = BudgetSettings.PROVIDER_DEFAULTS;
+
+		boolean idempotencyKeyEnabled;
+
+		DataSize maxReplayBody = DEFAULT_MAX_REPLAY_BODY;
 
 	}
 

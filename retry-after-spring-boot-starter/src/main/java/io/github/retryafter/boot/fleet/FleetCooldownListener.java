@@ -9,30 +9,31 @@ import io.github.retryafter.engine.RetryScheduledEvent;
 /**
  * Pushes a provider's gate to the fleet as soon as it may have closed: after every retry planned from a
  * {@code Retry-After} and every refusal that carried one (a hint too long to wait for still closes the gate). It only
- * nudges the fleet's background thread: no I/O on the calling thread. Thread-safe.
+ * asks the {@link FleetCooldown} to publish, which hands the work to the store's background thread: no I/O on the
+ * calling thread. Thread-safe.
  */
 public final class FleetCooldownListener implements RetryListener {
 
-	private final RedisProviderCooldown cooldown;
+	private final FleetCooldown cooldown;
 
 	/**
 	 * Creates the listener.
 	 * @param cooldown the fleet's cooldown
 	 */
-	public FleetCooldownListener(RedisProviderCooldown cooldown) {
+	public FleetCooldownListener(FleetCooldown cooldown) {
 		this.cooldown = Objects.requireNonNull(cooldown, "cooldown");
 	}
 
 	@Override
 	public void onRetryScheduled(RetryScheduledEvent event) {
 		if (event.plan().isPresent()) {
-			this.cooldown.nudge();
+			this.cooldown.publish();
 		}
 	}
 
 	@Override
 	public void onRefusal(RefusalEvent event) {
-		this.cooldown.nudge();
+		this.cooldown.publish();
 	}
 
 }

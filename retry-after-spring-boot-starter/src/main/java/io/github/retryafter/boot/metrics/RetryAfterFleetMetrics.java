@@ -7,47 +7,50 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 
-import io.github.retryafter.boot.fleet.RedisFleet;
+import io.github.retryafter.boot.fleet.FleetStatus;
+import io.github.retryafter.boot.fleet.FleetStatusProvider;
 
 /**
  * Binds the fleet's meters:
  * <table>
  * <caption>Meters</caption>
  * <tr><th>meter</th><th>type</th><th>tags</th></tr>
- * <tr><td>{@value #FALLBACKS}</td><td>counter</td><td>store ({@code redis}); switches from Redis to the local
- * budget and cooldown because Redis timed out or failed</td></tr>
- * <tr><td>{@value #SHARED}</td><td>gauge</td><td>store; 1 while retry decisions go to Redis, 0 while they are
+ * <tr><td>{@value #FALLBACKS}</td><td>counter</td><td>store ({@code redis}); switches from the store to the
+ * local budget and cooldown because the store timed out or failed</td></tr>
+ * <tr><td>{@value #SHARED}</td><td>gauge</td><td>store; 1 while retry decisions go to the store, 0 while they are
  * local</td></tr>
  * </table>
- * Thread-safe.
+ * Both read the fleet's {@link FleetStatus}, so any store's fleet is measured alike. Thread-safe.
  */
 public final class RetryAfterFleetMetrics implements MeterBinder {
 
 	/** Fallbacks from Redis to local state. */
 	public static final String FALLBACKS = "retry.after.fleet.fallbacks";
 
-	/** Whether the fleet's state is shared through Redis right now. */
+	/** Whether the fleet's state is shared through its store right now. */
 	public static final String SHARED = "retry.after.fleet.shared";
 
-	private final RedisFleet fleet;
+	private final FleetStatusProvider fleet;
 
 	/**
 	 * Creates the binder.
-	 * @param fleet the fleet
+	 * @param fleet the fleet's status
 	 */
-	public RetryAfterFleetMetrics(RedisFleet fleet) {
+	public RetryAfterFleetMetrics(FleetStatusProvider fleet) {
 		this.fleet = Objects.requireNonNull(fleet, "fleet");
 	}
 
 	@Override
 	public void bindTo(MeterRegistry registry) {
-		FunctionCounter.builder(FALLBACKS, this.fleet, RedisFleet::fallbacks)
-			.tag("store", "redis")
-			.description("Times this instance fell back from Redis to its local retry budget and cooldown")
+		String store = this.fleet.fleetStatus().store();
+		FunctionCounter.builder(FALLBACKS, this.fleet, (fleet) -> fleet.fleetStatus().fallbacks())
+			.tag("store", store)
+			.description("Times this instance fell back from the fleet's store to its local retry budget and cooldown")
 			.register(registry);
-		Gauge.builder(SHARED, this.fleet, (fleet) -> fleet.onRedis() ? 1 : 0)
-			.tag("store", "redis")
-			.description("1 while retry decisions are shared through Redis, 0 while this instance decides locally")
+		Gauge.builder(SHARED, this.fleet, (fleet) -> fleet.fleetStatus().shared() ? 1 : 0)
+			.tag("store", store)
+			.description("1 while retry decisions are shared through the fleet's store, 0 while this instance decides "
+					+ "locally")
 			.register(registry);
 	}
 

@@ -23,7 +23,6 @@ import io.github.retryafter.RetryPlan;
 import io.github.retryafter.Ticker;
 import io.github.retryafter.boot.RetryAfterProviders;
 import io.github.retryafter.budget.RetryBudget;
-import io.github.retryafter.budget.TokenBucketRetryBudget;
 import io.github.retryafter.engine.AttemptEvent;
 import io.github.retryafter.engine.AttemptKind;
 import io.github.retryafter.engine.DelaySource;
@@ -224,14 +223,6 @@ public final class RetryAfterMetrics implements RetryListener, MeterBinder {
 		return Map.copyOf(result);
 	}
 
-	/** The tokens in a provider's own bucket when the budget has one, else what a retry to it could take. */
-	static double providerTokens(RetryBudget budget, String provider) {
-		if (budget instanceof TokenBucketRetryBudget buckets) {
-			return buckets.providerTokens(provider);
-		}
-		return budget.availableTokens(provider);
-	}
-
 	@Override
 	public String toString() {
 		Map<String, ProviderMeters> bound = this.byProvider;
@@ -300,7 +291,7 @@ public final class RetryAfterMetrics implements RetryListener, MeterBinder {
 				.baseUnit(SECONDS)
 				.description("Last measured clock skew, the server's Date minus the client's clock, signed")
 				.register(registry);
-			Gauge.builder(BUDGET_TOKENS, this, (meters) -> providerTokens(meters.budget, meters.name))
+			Gauge.builder(BUDGET_TOKENS, this, (meters) -> meters.budget.providerTokens(meters.name))
 				.tags(provider)
 				.description("Retry budget tokens left; provider 'global' is the bucket every provider also draws from")
 				.register(registry);

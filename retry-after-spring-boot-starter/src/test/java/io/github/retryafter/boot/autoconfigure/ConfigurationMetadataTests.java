@@ -13,7 +13,6 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import io.github.retryafter.boot.ProviderSettings;
 import io.github.retryafter.boot.RetryAfterProviders;
-import io.github.retryafter.budget.TokenBucketRetryBudget;
 import io.github.retryafter.budget.RetryBudget;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -52,9 +51,9 @@ class ConfigurationMetadataTests {
 				.isEqualTo(settings.budget().capacity());
 			assertThat(((Number) defaults.get("retry.after.budget.refill-per-second")).doubleValue())
 				.isEqualTo(settings.budget().refillPerSecond());
-			TokenBucketRetryBudget budget = (TokenBucketRetryBudget) context.getBean(RetryBudget.class);
+			RetryBudget budget = context.getBean(RetryBudget.class);
 			assertThat(((Number) defaults.get("retry.after.global-budget.capacity")).doubleValue())
-				.isEqualTo(budget.globalSettings().capacity());
+				.isEqualTo(budget.globalSettings().orElseThrow().capacity());
 			assertThat(settings.maxReplayBodyBytes()).isEqualTo(1024 * 1024);
 			assertThat(defaults.get("retry.after.max-replay-body")).isEqualTo("1MB");
 		});

@@ -1,6 +1,9 @@
 package io.github.retryafter.boot.autoconfigure;
 
+import java.net.URI;
 import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -22,11 +25,14 @@ import io.github.retryafter.Ticker;
 import io.github.retryafter.boot.ProviderSettings;
 import io.github.retryafter.boot.RetryAfterOperations;
 import io.github.retryafter.boot.RetryAfterProviders;
+import io.github.retryafter.boot.RetryAfterSettings;
 import io.github.retryafter.boot.restclient.RetryAfterClientHttpRequestInterceptor;
 import io.github.retryafter.boot.webclient.RetryAfterExchangeFilterFunction;
+import io.github.retryafter.budget.BudgetSettings;
 import io.github.retryafter.budget.RetryBudget;
 import io.github.retryafter.budget.TokenBucketRetryBudget;
 import io.github.retryafter.engine.HintMode;
+import io.github.retryafter.engine.RetryPolicy;
 import io.github.retryafter.pacing.PacingMode;
 import io.github.retryafter.pacing.PacingSettings;
 
@@ -276,14 +282,82 @@ class RetryAfterAutoConfigurationTests {
 	@Test
 	void jitterKeyDefaultsToApplicationHostAndProcess() {
 		this.contextRunner.withPropertyValues("spring.application.name=orders").run((context) -> {
-			RetryAfterProperties properties = context.getBean(RetryAfterProperties.class);
-			String key = RetryAfterAutoConfiguration.instanceKey(properties, context.getEnvironment());
+			RetryAfterSettings settings = context.getBean(RetryAfterSettings.class);
+			String key = RetryAfterAutoConfiguration.instanceKey(settings, context.getEnvironment());
 			assertThat(key).startsWith("orders@").endsWith("#" + ProcessHandle.current().pid());
 		});
 		this.contextRunner.withPropertyValues("retry.after.jitter-key=pod-7").run((context) -> {
-			RetryAfterProperties properties = context.getBean(RetryAfterProperties.class);
-			assertThat(RetryAfterAutoConfiguration.instanceKey(properties, context.getEnvironment())).isEqualTo("pod-7");
+			RetryAfterSettings settings = context.getBean(RetryAfterSettings.class);
+			assertThat(RetryAfterAutoConfiguration.instanceKey(settings, context.getEnvironment())).isEqualTo("pod-7");
 		});
+	}
+
+	@Test
+	void mapsThePropertiesOnceIntoOneSettingsBeanThatTheOperationsAndBudgetAreBuiltFrom() {
+		this.contextRunner
+			.withPropertyValues("retry.after.providers.payments.hosts=api.pay.example",
+					"retry.after.providers.payments.max-attempts=2", "retry.after.global-budget.capacity=50")
+			.run((context) -> {
+				assertThat(context).hasSingleBean(RetryAfterSettings.class).hasSingleBean(RetryAfterOperations.class);
+				RetryAfterSettings settings = context.getBean(RetryAfterSettings.class);
+				RetryAfterOperations operations = context.getBean(RetryAfterOperations.class);
+				assertThat(operations.providers()).isSameAs(context.getBean(RetryAfterProviders.class));
+				assertThat(operations.providers().all()).extracting(RetryAfterProviders.Provider::name)
+					.containsExactlyInAnyOrderElementsOf(settings.providerNames());
+				for (ProviderSettings each : settings.providers()) {
+					RetryAfterProviders.Provider provider = operations.providers().get(each.name()).orElseThrow();
+					assertThat(provider.settings()).isSameAs(each);
+					assertThat(provider.engine().policy()).isSameAs(each.policy());
+					assertThat(provider.engine().budget()).isSameAs(context.getBean(RetryBudget.class));
+				}
+				assertThat(context.getBean(RetryBudget.class).globalSettings()).contains(settings.globalBudget());
+				assertThat(settings.globalBudget().capacity()).isEqualTo(50);
+			});
+	}
+
+	@Test
+	void buildsTheOperationsFromAUserDefinedSettingsBeanAndIgnoresTheProperties() {
+		RetryAfterSettings mine = new RetryAfterSettings(
+				List.of(new ProviderSettings("default", List.of(), RetryPolicy.builder().maxAttempts(2).build(),
+						BudgetSettings.ofCapacity(3), false, 0),
+						new ProviderSettings("billing", List.of("billing.example"), RetryPolicy.DEFAULTS,
+								BudgetSettings.ofCapacity(4), true, 0)),
+				BudgetSettings.ofCapacity(5), Optional.of("pod-9"));
+		this.contextRunner.withBean(RetryAfterSettings.class, () -> mine)
+			.withPropertyValues("retry.after.max-attempts=9", "retry.after.providers.payments.hosts=api.pay.example")
+			.run((context) -> {
+				assertThat(context).hasSingleBean(RetryAfterSettings.class).hasSingleBean(RetryAfterOperations.class);
+				RetryAfterProviders providers = context.getBean(RetryAfterOperations.class).providers();
+				assertThat(providers.all()).extracting(RetryAfterProviders.Provider::name)
+					.containsExactlyInAnyOrder("default", "billing");
+				assertThat(providers.get("default").orElseThrow().engine().policy().maxAttempts()).isEqualTo(2);
+				assertThat(providers.resolve(URI.create("https://billing.example/"), Optional.empty()).name())
+					.isEqualTo("billing");
+				RetryBudget budget = context.getBean(RetryBudget.class);
+				assertThat(budget.globalSettings()).contains(BudgetSettings.ofCapacity(5));
+				assertThat(budget.providerTokens("billing")).isEqualTo(4);
+				assertThat(RetryAfterAutoConfiguration.instanceKey(mine, context.getEnvironment())).isEqualTo("pod-9");
+			});
+	}
+
+	@Test
+	void backsOffWhenUserDefinesTheirOwnOperations() {
+		this.contextRunner.withUserConfiguration(UserOperationsConfiguration.class).run((context) -> {
+			assertThat(context).hasSingleBean(RetryAfterOperations.class)
+				.hasSingleBean(RetryAfterExchangeFilterFunction.class)
+				.hasSingleBean(RetryAfterClientHttpRequestInterceptor.class);
+			assertThat(context.getBean(RetryAfterOperations.class)).isSameAs(context.getBean("myOperations"));
+		});
+	}
+
+	@org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
+	static class UserOperationsConfiguration {
+
+		@org.springframework.context.annotation.Bean
+		RetryAfterOperations myOperations(RetryAfterProviders providers) {
+			return new RetryAfterOperations(providers, "my-instance");
+		}
+
 	}
 
 	@org.springframework.context.annotation.Configuration(proxyBeanMethods = false)

@@ -1,4 +1,4 @@
-package io.github.retryafter.boot.fleet;
+package io.github.retryafter.boot.fleet.redis;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -88,7 +88,7 @@ class FleetLatencyReportTests {
 			long closed = System.nanoTime();
 			// each hint a little longer than the last, as a provider extending its cooldown would send
 			gateA.closeUntil(closed + Duration.ofSeconds(5).toNanos() + i * 1_000_000L);
-			cooldownA.nudge();
+			cooldownA.publish();
 			while (gateB.cooldownUntilNanos() == before) {
 				LockSupport.parkNanos(50_000);
 				assertThat(Duration.ofNanos(System.nanoTime() - closed)).isLessThan(Duration.ofSeconds(2));
@@ -122,7 +122,7 @@ class FleetLatencyReportTests {
 	private RedisFleet fleet(String prefix) {
 		StatefulRedisConnection<byte[], byte[]> connection = this.client.connect(ByteArrayCodec.INSTANCE);
 		// a long command timeout: every sample must be a real round trip, never a fallback on a busy machine
-		return new RedisFleet(connection::async, new FleetSettings(prefix, Duration.ofSeconds(1),
+		return new RedisFleet(connection::async, new RedisFleetSettings(prefix, Duration.ofSeconds(1),
 				Duration.ofMillis(50), Duration.ofMillis(500), Duration.ofHours(1)));
 	}
 

@@ -1,4 +1,4 @@
-package io.github.retryafter.boot.fleet;
+package io.github.retryafter.boot.fleet.redis;
 
 import java.io.IOException;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package io.github.retryafter.boot.fleet;
+package io.github.retryafter.boot.fleet.redis;
 
 import java.time.Duration;
 import java.util.Objects;
@@ -12,14 +12,14 @@ import java.util.Objects;
  * @param probeInterval how often Redis is probed while the instance is on local state
  * @param keyTtl the longest a key lives untouched
  */
-public record FleetSettings(String keyPrefix, Duration commandTimeout, Duration flushInterval, Duration probeInterval,
+public record RedisFleetSettings(String keyPrefix, Duration commandTimeout, Duration flushInterval, Duration probeInterval,
 		Duration keyTtl) {
 
 	/**
 	 * Validates eagerly.
 	 * @throws IllegalArgumentException naming the bad value
 	 */
-	public FleetSettings {
+	public RedisFleetSettings {
 		Objects.requireNonNull(keyPrefix, "keyPrefix");
 		if (keyPrefix.isBlank()) {
 			throw new IllegalArgumentException("keyPrefix must not be blank");

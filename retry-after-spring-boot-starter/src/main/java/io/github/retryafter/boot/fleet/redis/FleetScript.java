@@ -1,4 +1,4 @@
-package io.github.retryafter.boot.fleet;
+package io.github.retryafter.boot.fleet.redis;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;

@@ -1,4 +1,4 @@
-package io.github.retryafter.boot.fleet;
+package io.github.retryafter.boot.fleet.redis;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -22,6 +22,9 @@ import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import io.github.retryafter.boot.fleet.FleetStatus;
+import io.github.retryafter.boot.fleet.FleetStatusProvider;
+
 /**
  * The fleet's link to Redis: one shared Lettuce connection, the scripts, and one background thread that flushes what
  * was batched, reads the fleet's state back, and probes Redis while it is away.
@@ -41,7 +44,7 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 
 	private final Supplier<RedisClusterAsyncCommands<byte[], byte[]>> connector;
 
-	private final FleetSettings settings;
+	private final RedisFleetSettings settings;
 
 	private final ScheduledExecutorService thread;
 
@@ -65,7 +68,7 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 	 * and allowed to block and to throw
 	 * @param settings the key prefix, timeouts and intervals
 	 */
-	public RedisFleet(Supplier<RedisClusterAsyncCommands<byte[], byte[]>> connector, FleetSettings settings) {
+	public RedisFleet(Supplier<RedisClusterAsyncCommands<byte[], byte[]>> connector, RedisFleetSettings settings) {
 		this.connector = Objects.requireNonNull(connector, "connector");
 		this.settings = Objects.requireNonNull(settings, "settings");
 		this.thread = Executors.newSingleThreadScheduledExecutor((task) -> {
@@ -83,7 +86,7 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 	 * Returns the settings.
 	 * @return the settings
 	 */
-	public FleetSettings settings() {
+	public RedisFleetSettings settings() {
 		return this.settings;
 	}
 
@@ -117,7 +120,7 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 	 */
 	@Override
 	public FleetStatus fleetStatus() {
-		return new FleetStatus("redis", state().name(), this.settings.keyPrefix(), fallbacks(),
+		return new FleetStatus("redis", state().name(), onRedis(), this.settings.keyPrefix(), fallbacks(),
 				Optional.ofNullable(this.lastError), this.settings.commandTimeout());
 	}
 

@@ -1,4 +1,4 @@
-package io.github.retryafter.boot.fleet;
+package io.github.retryafter.boot.fleet.redis;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -8,6 +8,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
 
 import io.github.retryafter.Ticker;
 import io.github.retryafter.budget.BudgetSettings;
@@ -80,8 +82,8 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 
 	@Override
 	public boolean tryAcquire(String provider) {
-		Bucket bucket = this.providers.get(Objects.requireNonNull(provider, "provider"));
-		if (bucket == null || !this.fleet.onRedis()) {
+		Bucket bucket = shared(provider);
+		if (bucket == null) {
 			return this.local.tryAcquire(provider);
 		}
 		Optional<List<Object>> reply = this.fleet.execute(FleetScript.ACQUIRE, new byte[][] { bucket.key, this.global.key },
@@ -99,12 +101,7 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 
 	@Override
 	public void recordSuccess(String provider) {
-		Bucket bucket = this.providers.get(Objects.requireNonNull(provider, "provider"));
-		if (bucket == null || !this.fleet.onRedis()) {
-			this.local.recordSuccess(provider);
-			return;
-		}
-		bucket.successes.increment();
+		batch(provider, Bucket::successes, RetryBudget::recordSuccess);
 	}
 
 	/**
@@ -114,18 +111,13 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 	 */
 	@Override
 	public void refund(String provider) {
-		Bucket bucket = this.providers.get(Objects.requireNonNull(provider, "provider"));
-		if (bucket == null || !this.fleet.onRedis()) {
-			this.local.refund(provider);
-			return;
-		}
-		bucket.refunds.increment();
+		batch(provider, Bucket::refunds, RetryBudget::refund);
 	}
 
 	@Override
 	public double availableTokens(String provider) {
-		Bucket bucket = this.providers.get(Objects.requireNonNull(provider, "provider"));
-		if (bucket == null || !this.fleet.onRedis()) {
+		Bucket bucket = shared(provider);
+		if (bucket == null) {
 			return this.local.availableTokens(provider);
 		}
 		long now = this.ticker.read();
@@ -143,20 +135,19 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 	 * @param provider the provider
 	 * @return the tokens
 	 */
+	@Override
 	public double providerTokens(String provider) {
-		Bucket bucket = this.providers.get(Objects.requireNonNull(provider, "provider"));
-		if (bucket == null || !this.fleet.onRedis()) {
-			return this.local.providerTokens(provider);
-		}
-		return bucket.estimate(this.ticker.read());
+		Bucket bucket = shared(provider);
+		return (bucket != null) ? bucket.estimate(this.ticker.read()) : this.local.providerTokens(provider);
 	}
 
 	/**
 	 * Returns the global bucket's settings.
-	 * @return the settings
+	 * @return the settings, always present
 	 */
-	public BudgetSettings globalSettings() {
-		return this.globalSettings;
+	@Override
+	public Optional<BudgetSettings> globalSettings() {
+		return Optional.of(this.globalSettings);
 	}
 
 	/**
@@ -233,6 +224,28 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 		sync();
 	}
 
+	/**
+	 * Returns {@code provider}'s bucket while the fleet is on Redis, else {@code null}: the local budget answers for
+	 * a provider that is not configured and for every provider while Redis is away.
+	 */
+	private Bucket shared(String provider) {
+		Bucket bucket = this.providers.get(Objects.requireNonNull(provider, "provider"));
+		return (bucket != null && this.fleet.onRedis()) ? bucket : null;
+	}
+
+	/**
+	 * Counts a deposit or a refund for the next flush, or hands it to the local budget while Redis is away. Both
+	 * functions are method references that capture nothing, so a request's success allocates nothing here.
+	 */
+	private void batch(String provider, Function<Bucket, LongAdder> counter, BiConsumer<RetryBudget, String> locally) {
+		Bucket bucket = shared(provider);
+		if (bucket == null) {
+			locally.accept(this.local, provider);
+			return;
+		}
+		counter.apply(bucket).increment();
+	}
+
 	private String name(Bucket bucket) {
 		for (Map.Entry<String, Bucket> entry : this.providers.entrySet()) {
 			if (entry.getValue() == bucket) {
@@ -288,6 +301,14 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 		Bucket(BudgetSettings settings, byte[] key) {
 			this.settings = settings;
 			this.key = key;
+		}
+
+		LongAdder successes() {
+			return this.successes;
+		}
+
+		LongAdder refunds() {
+			return this.refunds;
 		}
 
 		void read(double tokens, long atNanos) {

@@ -1,4 +1,4 @@
-package io.github.retryafter.boot.fleet;
+package io.github.retryafter.boot.fleet.redis;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -48,7 +48,7 @@ class RedisProviderCooldownTests {
 		Instance b = new Instance();
 		long now = System.nanoTime();
 		a.gate.closeUntil(now + Duration.ofSeconds(2).toNanos());
-		a.cooldown.nudge();
+		a.cooldown.publish();
 		await().atMost(Duration.ofSeconds(1)).until(() -> b.remaining().compareTo(Duration.ofMillis(1500)) > 0);
 		String stored = value();
 		// b is told to come back in 300 ms: its gate keeps a's longer cooldown
@@ -75,7 +75,7 @@ class RedisProviderCooldownTests {
 		Instance b = new Instance();
 		a.fleet.fallBack(new IllegalStateException("connection reset"));
 		a.gate.closeUntil(System.nanoTime() + Duration.ofSeconds(2).toNanos());
-		a.cooldown.nudge();
+		a.cooldown.publish();
 		assertThat(a.fleet.state()).isEqualTo(RedisFleet.State.LOCAL_FALLBACK);
 		assertThat(b.remaining()).isZero();
 		// the probe (every 100 ms) finds Redis answering, and a pushes what it learned meanwhile
@@ -104,7 +104,7 @@ class RedisProviderCooldownTests {
 
 		Instance() {
 			var connection = RedisProviderCooldownTests.this.client.connect(ByteArrayCodec.INSTANCE);
-			this.fleet = new RedisFleet(connection::async, new FleetSettings(RedisProviderCooldownTests.this.prefix,
+			this.fleet = new RedisFleet(connection::async, new RedisFleetSettings(RedisProviderCooldownTests.this.prefix,
 					Duration.ofSeconds(1), Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofHours(1)));
 			this.cooldown = new RedisProviderCooldown(this.fleet, List.of("default"), Ticker.system());
 			this.cooldown.attach((name) -> Optional.of(this.gate));

@@ -1,4 +1,4 @@
-package io.github.retryafter.boot.fleet;
+package io.github.retryafter.boot.fleet.redis;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -13,10 +13,11 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
 import io.github.retryafter.Ticker;
+import io.github.retryafter.boot.fleet.FleetCooldown;
 import io.github.retryafter.pacing.ProviderGate;
 
 /**
- * Makes every provider's cooldown fleet-wide: the cooldown of each engine's {@link ProviderGate} (closed by a
+ * The {@link FleetCooldown} on Redis: the cooldown of each engine's {@link ProviderGate} (closed by a
  * {@code Retry-After}, see provider pacing) is shared through Redis, on Redis's clock, so a provider that told one
  * instance to come back later holds every instance's requests to it.
  * <p>
@@ -27,7 +28,7 @@ import io.github.retryafter.pacing.ProviderGate;
  * fleet's; the gate then closes until it ({@link ProviderGate#closeUntil}), which never shortens either.
  * <p>
  * <b>No request waits on Redis.</b> Everything runs on the fleet's background thread: a gate closed on this
- * instance is pushed as soon as an engine reports a retry or a refusal ({@link #nudge}) and at every flush interval
+ * instance is pushed as soon as an engine reports a retry or a refusal ({@link #publish}) and at every flush interval
  * at the latest; every configured provider's cooldown is read back every flush interval ({@link
  * FleetScript#READ_COOLDOWNS}): a poll, not pub/sub, so a cooldown reaches the other instances within one flush
  * interval plus two round trips. While the fleet is not on Redis each gate is this instance's own, and cooldowns
@@ -35,7 +36,7 @@ import io.github.retryafter.pacing.ProviderGate;
  * <p>
  * Thread-safe.
  */
-public final class RedisProviderCooldown implements RedisFleet.Participant {
+public final class RedisProviderCooldown implements FleetCooldown, RedisFleet.Participant {
 
 	private static final byte[] EXPIRY_MARGIN_MILLIS = "1000".getBytes(StandardCharsets.US_ASCII);
 
@@ -49,7 +50,7 @@ public final class RedisProviderCooldown implements RedisFleet.Participant {
 
 	private final byte[][] keys;
 
-	private final AtomicBoolean nudged = new AtomicBoolean();
+	private final AtomicBoolean publishing = new AtomicBoolean();
 
 	private volatile Function<String, Optional<ProviderGate>> gates = (provider) -> Optional.empty();
 
@@ -73,10 +74,7 @@ public final class RedisProviderCooldown implements RedisFleet.Participant {
 		fleet.register(this);
 	}
 
-	/**
-	 * Attaches the engines' gates, once they exist.
-	 * @param gates the gate of a configured provider, by name
-	 */
+	@Override
 	public void attach(Function<String, Optional<ProviderGate>> gates) {
 		this.gates = Objects.requireNonNull(gates, "gates");
 	}
@@ -85,20 +83,17 @@ public final class RedisProviderCooldown implements RedisFleet.Participant {
 	 * Asks the background thread to push any gate closed since the last push, without waiting for the next flush.
 	 * Never blocks.
 	 */
-	public void nudge() {
-		if (this.fleet.onRedis() && this.nudged.compareAndSet(false, true)) {
+	@Override
+	public void publish() {
+		if (this.fleet.onRedis() && this.publishing.compareAndSet(false, true)) {
 			this.fleet.submit(() -> {
-				this.nudged.set(false);
+				this.publishing.set(false);
 				pushClosedGates();
 			});
 		}
 	}
 
-	/**
-	 * Returns how long {@code provider} is still cooling down on this instance, fleet-wide cooldowns included.
-	 * @param provider a configured provider
-	 * @return the time left, zero when it is not cooling down or not configured
-	 */
+	@Override
 	public Duration remaining(String provider) {
 		Entry entry = this.entries.get(provider);
 		if (entry == null) {

@@ -1,0 +1,82 @@
+package io.github.retryafter.boot.autoconfigure;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.ApplicationListener;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.event.ContextClosedEvent;
+import org.springframework.core.env.Environment;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnection;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.util.StringUtils;
+
+import io.github.retryafter.Ticker;
+import io.github.retryafter.boot.RetryAfterSettings;
+import io.github.retryafter.boot.fleet.FleetCooldown;
+import io.github.retryafter.boot.fleet.redis.RedisFleet;
+import io.github.retryafter.boot.fleet.redis.RedisFleetSettings;
+import io.github.retryafter.boot.fleet.redis.RedisProviderCooldown;
+import io.github.retryafter.boot.fleet.redis.RedisRetryBudget;
+import io.github.retryafter.budget.RetryBudget;
+
+/**
+ * The fleet on Redis, when {@code retry.after.fleet.store=redis} and Spring Data Redis with Lettuce is present: a
+ * {@link RedisRetryBudget} and a {@link RedisProviderCooldown} over one {@link RedisFleet}, which uses the
+ * application's {@link RedisConnectionFactory} (Spring Boot's {@code spring.data.redis.*}), which must be Lettuce's.
+ * Imported by {@link RetryAfterFleetAutoConfiguration}.
+ */
+@Configuration(proxyBeanMethods = false)
+@ConditionalOnProperty(name = "retry.after.fleet.store", havingValue = "redis")
+@ConditionalOnClass({ LettuceConnectionFactory.class, io.lettuce.core.RedisClient.class })
+@EnableConfigurationProperties(RetryAfterFleetProperties.class)
+class RedisFleetConfiguration {
+
+	static final String DEFAULT_KEY_PREFIX = "retry-after";
+
+	@Bean
+	@ConditionalOnMissingBean
+	RedisFleet retryAfterRedisFleet(RetryAfterFleetProperties properties, RedisConnectionFactory factory,
+			Environment environment) {
+		// a direct dependency, so that the fleet is closed (and flushed) before the connection factory
+		if (!(factory instanceof LettuceConnectionFactory lettuce)) {
+			throw new IllegalStateException("retry.after.fleet.store=redis needs Spring Data Redis with Lettuce "
+					+ "(spring-boot-starter-data-redis), but the RedisConnectionFactory is a "
+					+ factory.getClass().getName());
+		}
+		String prefix = properties.getKeyPrefix();
+		if (!StringUtils.hasText(prefix)) {
+			prefix = environment.getProperty("spring.application.name", DEFAULT_KEY_PREFIX);
+		}
+		RedisFleetSettings settings = new RedisFleetSettings(prefix, properties.getCommandTimeout(),
+				properties.getFlushInterval(), properties.getProbeInterval(), properties.getKeyTtl());
+		// the shared native connection: opened on the fleet's thread, never on a request's
+		return new RedisFleet(() -> ((LettuceConnection) lettuce.getConnection()).getNativeConnection(), settings);
+	}
+
+	/**
+	 * Closes the fleet when the context starts closing: before the connection factory stops (it is a lifecycle bean,
+	 * stopped before any bean is destroyed), so that the last deposits are flushed.
+	 */
+	@Bean
+	ApplicationListener<ContextClosedEvent> retryAfterFleetShutdown(ObjectProvider<RedisFleet> fleet) {
+		return (event) -> fleet.ifAvailable(RedisFleet::close);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean(RetryBudget.class)
+	RedisRetryBudget retryAfterFleetBudget(RedisFleet fleet, RetryAfterSettings settings, Ticker ticker) {
+		return new RedisRetryBudget(fleet, settings.globalBudget(), settings.providerBudgets(), ticker);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean(FleetCooldown.class)
+	RedisProviderCooldown retryAfterFleetCooldown(RedisFleet fleet, RetryAfterSettings settings, Ticker ticker) {
+		return new RedisProviderCooldown(fleet, settings.providerNames(), ticker);
+	}
+
+}

@@ -1,0 +1,40 @@
+package io.github.retryafter.boot.fleet;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.function.Function;
+
+import io.github.retryafter.pacing.ProviderGate;
+
+/**
+ * A provider cooldown shared by the instances of a fleet: a {@code Retry-After} that closed one instance's
+ * {@link ProviderGate} closes every instance's gate of that provider. A store (Redis, in
+ * {@code io.github.retryafter.boot.fleet.redis}) implements it; the engines reach it only through their gates and
+ * {@link FleetCooldownListener}, so a second store needs no change outside its own package and configuration.
+ * <p>
+ * Implementations must be thread-safe and must never make the calling thread wait on the store: {@link #publish}
+ * only hands the work to a background thread, and {@link #remaining} reads this instance's gate.
+ */
+public interface FleetCooldown {
+
+	/**
+	 * Attaches the engines' gates, once they exist; until then the cooldown reads and closes nothing.
+	 * @param gates the gate of a configured provider, by name
+	 */
+	void attach(Function<String, Optional<ProviderGate>> gates);
+
+	/**
+	 * Publishes to the fleet every gate of this instance that closed until later than the fleet knows, without
+	 * waiting for the store. Never blocks.
+	 */
+	void publish();
+
+	/**
+	 * Returns how long {@code provider} is still cooling down on this instance, cooldowns learned from the fleet
+	 * included.
+	 * @param provider a configured provider
+	 * @return the time left, zero when it is not cooling down or not configured
+	 */
+	Duration remaining(String provider);
+
+}
