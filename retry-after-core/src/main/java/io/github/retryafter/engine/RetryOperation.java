@@ -30,6 +30,9 @@ import io.github.retryafter.pacing.ProviderGate;
  *     }
  * }
  * }</pre>
+ * Blocking adapters do not write this loop: {@link RetryLoop} is it, with hooks; the reactive filter and the fleet
+ * simulator (which cannot block) follow the same two calls.
+ * <p>
  * {@link #beforeAttempt()} re-checks cancellation and the deadline, refuses to be called before the scheduled retry
  * instant, asks the provider's gate when pacing is on (which may answer {@link Permit.Wait}), and takes the retry's
  * budget token at that moment (a retry is paid for when it is sent, after its wait). A retry that succeeds gives its
