@@ -88,13 +88,8 @@ public final class RetryLoop {
 					catch (Exception ex) {
 						response = null;
 						failure = ex;
-						Optional<FailureKind> kind = exchange.classify(ex);
-						if (kind.isEmpty()) {
-							return exchange.end(operation.stop(Outcome.NOT_RETRYABLE, "attempt " + proceed.attempt()
-									+ " threw " + ex.getClass().getName() + ", which is not an I/O failure"), null, ex);
-						}
-						Decision decision = operation
-							.afterAttempt(new AttemptOutcome.Failure(kind.get(), ex, sentAt, this.ticker.read()));
+						Decision decision = operation.afterFailure(ex, exchange.classify(ex), sentAt,
+								this.ticker.read());
 						if (decision instanceof Decision.Stop stop) {
 							return exchange.end(stop, null, ex);
 						}
