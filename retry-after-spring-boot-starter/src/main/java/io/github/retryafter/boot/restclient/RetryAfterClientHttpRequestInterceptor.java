@@ -83,8 +83,8 @@ public final class RetryAfterClientHttpRequestInterceptor implements ClientHttpR
 	 * status is read once in {@link #send} (a failure there is a failed attempt), and anything later is carried out
 	 * of the loop unchecked and thrown as it was.
 	 */
-	private record Call(Started started, HttpRequest request, byte[] body,
-			ClientHttpRequestExecution execution) implements RetryLoop.Exchange<ClientHttpResponse, ClientHttpResponse, IOException> {
+	private record Call(Started started, HttpRequest request, byte[] body, ClientHttpRequestExecution execution)
+			implements RetryLoop.Exchange<ClientHttpResponse, ClientHttpResponse, IOException> {
 
 		@Override
 		public ClientHttpResponse send(Permit.Proceed proceed) throws IOException {
