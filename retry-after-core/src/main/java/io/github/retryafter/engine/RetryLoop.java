@@ -29,23 +29,22 @@ import io.github.retryafter.Waiter;
  */
 public final class RetryLoop {
 
-	private final Ticker ticker;
-
 	private final Waiter waiter;
 
-	private RetryLoop(Ticker ticker, Waiter waiter) {
-		this.ticker = Objects.requireNonNull(ticker, "ticker");
+	private final Ticker ticker;
+
+	private RetryLoop(Waiter waiter) {
 		this.waiter = Objects.requireNonNull(waiter, "waiter");
+		this.ticker = waiter.ticker();
 	}
 
 	/**
-	 * Returns a loop that stamps attempts on {@code ticker} and waits through {@code waiter}.
-	 * @param ticker the monotonic clock the engines' deadlines are on
-	 * @param waiter blocks until a retry is due; it must read the same ticker
+	 * Returns a loop that waits through {@code waiter} and stamps attempts on its ticker.
+	 * @param waiter blocks until a retry is due, on the monotonic clock the engines' deadlines are on
 	 * @return a new loop
 	 */
-	public static RetryLoop of(Ticker ticker, Waiter waiter) {
-		return new RetryLoop(ticker, waiter);
+	public static RetryLoop of(Waiter waiter) {
+		return new RetryLoop(waiter);
 	}
 
 	/**
@@ -55,7 +54,7 @@ public final class RetryLoop {
 	 * @return a new loop
 	 */
 	public static RetryLoop of(Ticker ticker, Sleeper sleeper) {
-		return new RetryLoop(ticker, Waiter.of(ticker, sleeper));
+		return new RetryLoop(Waiter.of(ticker, sleeper));
 	}
 
 	/**

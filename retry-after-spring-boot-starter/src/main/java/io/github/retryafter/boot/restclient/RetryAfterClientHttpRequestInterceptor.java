@@ -47,11 +47,12 @@ public final class RetryAfterClientHttpRequestInterceptor implements ClientHttpR
 	 * Creates the interceptor.
 	 * @param operations prepares the operation of each request
 	 * @param ticker the monotonic clock the engines' deadlines are on
-	 * @param waiter blocks until a retry is due
+	 * @param waiter blocks until a retry is due, reading {@code ticker}; attempts are stamped on the waiter's ticker
 	 */
 	public RetryAfterClientHttpRequestInterceptor(RetryAfterOperations operations, Ticker ticker, Waiter waiter) {
 		this.operations = Objects.requireNonNull(operations, "operations");
-		this.loop = RetryLoop.of(ticker, waiter);
+		Objects.requireNonNull(ticker, "ticker");
+		this.loop = RetryLoop.of(waiter);
 	}
 
 	@Override
