@@ -17,7 +17,11 @@ public final class Cancellation {
 
 	private volatile boolean cancelled;
 
-	/** Callbacks to run on cancel; allocated on first registration, so most cancellations allocate nothing more. */
+	/**
+	 * Callbacks to run on cancel, guarded by {@code this}; allocated on first registration, so most cancellations
+	 * allocate nothing more. Bounded by the waits in progress: a wait removes its callback when it ends
+	 * ({@link #removeCallback}), and {@link #cancel()} drops them all.
+	 */
 	private List<Runnable> callbacks;
 
 	private Cancellation() {
@@ -90,6 +94,38 @@ public final class Cancellation {
 			}
 		}
 		callback.run();
+	}
+
+	/**
+	 * Removes a callback added with {@link #onCancel} that is no longer wanted (its wait ended), so an operation that
+	 * waits many times does not accumulate them. Compares by identity; allocates nothing. Removing a callback that
+	 * already ran, or was never added, does nothing.
+	 * @param callback the callback given to {@link #onCancel}
+	 */
+	public void removeCallback(Runnable callback) {
+		if (this == NEVER) {
+			return;
+		}
+		synchronized (this) {
+			List<Runnable> registered = this.callbacks;
+			if (registered == null) {
+				return;
+			}
+			for (int i = registered.size() - 1; i >= 0; i--) {
+				if (registered.get(i) == callback) {
+					registered.remove(i);
+					return;
+				}
+			}
+		}
+	}
+
+	/**
+	 * Returns how many callbacks wait for {@link #cancel()}, for tests and diagnostics.
+	 * @return the number of registered callbacks
+	 */
+	public synchronized int pendingCallbacks() {
+		return (this.callbacks != null) ? this.callbacks.size() : 0;
 	}
 
 	/**

@@ -40,6 +40,14 @@ public final class Waiter {
 	}
 
 	/**
+	 * Returns the monotonic clock this waiter reads deadlines on.
+	 * @return the ticker
+	 */
+	public Ticker ticker() {
+		return this.ticker;
+	}
+
+	/**
 	 * Blocks until {@code plan}'s deadline, or until cancelled.
 	 * @param plan the plan whose deadline to wait for
 	 * @param cancellation stops the wait early when cancelled

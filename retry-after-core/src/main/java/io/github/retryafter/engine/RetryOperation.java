@@ -30,6 +30,9 @@ import io.github.retryafter.pacing.ProviderGate;
  *     }
  * }
  * }</pre>
+ * Blocking adapters do not write this loop: {@link RetryLoop} is it, with hooks; the reactive filter and the fleet
+ * simulator (which cannot block) follow the same two calls.
+ * <p>
  * {@link #beforeAttempt()} re-checks cancellation and the deadline, refuses to be called before the scheduled retry
  * instant, asks the provider's gate when pacing is on (which may answer {@link Permit.Wait}), and takes the retry's
  * budget token at that moment (a retry is paid for when it is sent, after its wait). A retry that succeeds gives its
@@ -189,11 +192,7 @@ public final class RetryOperation {
 	 */
 	public Decision afterAttempt(AttemptOutcome outcome) {
 		Objects.requireNonNull(outcome, "outcome");
-		if (this.phase != Phase.IN_FLIGHT) {
-			throw new IllegalStateException("afterAttempt() called with no attempt in flight (" + this.phase
-					+ (this.finalStop != null ? ", ended " + this.finalStop.outcome() : "")
-					+ "); call beforeAttempt() and send only when it returns Permit.Proceed");
-		}
+		requireInFlight("afterAttempt()");
 		this.lastOutcome = outcome;
 		OperationState state = new OperationState(this.spec, this.attempts, this.startedAtNanos, this.deadlineNanos,
 				this.totalWait, this.cancellation.isCancelled());
@@ -234,6 +233,27 @@ public final class RetryOperation {
 			}
 		}
 		return finish(stop.outcome(), stop.reason());
+	}
+
+	/**
+	 * Records an attempt that threw: an I/O failure goes to {@link #afterAttempt} as an
+	 * {@link AttemptOutcome.Failure} of its kind; an exception that is not one (an empty kind: a codec error, a bug)
+	 * ends the operation {@link Outcome#NOT_RETRYABLE}, naming the exception's class (not its message, which may
+	 * carry anything).
+	 * @param failure what the attempt threw
+	 * @param kind what it means for side effects, usually {@link FailureKind#classify}
+	 * @param sentAtNanos when the attempt was sent
+	 * @param failedAtNanos when the failure was observed
+	 * @return the engine's decision
+	 * @throws IllegalStateException if no attempt is in flight
+	 */
+	public Decision afterFailure(Throwable failure, Optional<FailureKind> kind, long sentAtNanos, long failedAtNanos) {
+		if (kind.isPresent()) {
+			return afterAttempt(new AttemptOutcome.Failure(kind.get(), failure, sentAtNanos, failedAtNanos));
+		}
+		requireInFlight("afterFailure()");
+		return stop(Outcome.NOT_RETRYABLE, "attempt " + this.attempts + " threw " + failure.getClass().getName()
+				+ ", which is not an I/O failure");
 	}
 
 	/**
@@ -375,6 +395,14 @@ public final class RetryOperation {
 			.onOperationFinished(new OperationFinishedEvent(this.spec, outcome, reason, this.attempts, this.totalWait,
 					elapsedAt(now), Optional.ofNullable(this.lastOutcome)));
 		return this.finalStop;
+	}
+
+	private void requireInFlight(String call) {
+		if (this.phase != Phase.IN_FLIGHT) {
+			throw new IllegalStateException(call + " called with no attempt in flight (" + this.phase
+					+ (this.finalStop != null ? ", ended " + this.finalStop.outcome() : "")
+					+ "); call beforeAttempt() and send only when it returns Permit.Proceed");
+		}
 	}
 
 	private void leaveQueue() {

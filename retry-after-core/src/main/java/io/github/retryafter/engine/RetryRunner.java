@@ -1,32 +1,24 @@
 package io.github.retryafter.engine;
 
-import java.io.IOException;
-import java.net.ConnectException;
-import java.net.NoRouteToHostException;
-import java.net.SocketTimeoutException;
-import java.net.UnknownHostException;
-import java.net.http.HttpConnectTimeoutException;
-import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.TimeoutException;
 
 import io.github.retryafter.Cancellation;
 import io.github.retryafter.HeaderSource;
 import io.github.retryafter.Sleeper;
-import io.github.retryafter.Waiter;
 
 /**
- * The blocking runner for plain Java callers: it drives a {@link RetryOperation} with any attempt function, waits
- * between attempts with a {@link Waiter} on the engine's ticker and an injectable {@link Sleeper}, and returns a
- * {@link Result} instead of throwing. It honours {@link Permit.Wait} (the provider's gate, with pacing on) the same way:
+ * The blocking runner for plain Java callers: it drives a {@link RetryOperation} with any attempt function through
+ * the one {@link RetryLoop}, waits between attempts with a {@link io.github.retryafter.Waiter} on the engine's ticker
+ * and an injectable {@link Sleeper}, and returns a {@link Result} instead of throwing. It honours {@link Permit.Wait} (the provider's gate, with pacing on) the same way:
  * it waits, then asks again.
  * <p>
  * Each attempt is a call of an {@link Attempt} with an {@link AttemptContext} (attempt number, timeout, the
  * idempotency key to send): the function sends the request, enforcing the timeout itself, and returns the response; a
- * {@link ResponseAdapter} reads its status and headers. An exception is mapped by a {@link FailureClassifier} to a
+ * {@link ResponseAdapter} reads its status and headers and {@link ResponseAdapter#discard discards} a failed response
+ * before the wait for its retry. An exception is mapped by a {@link FailureClassifier} to a
  * {@link FailureKind}; an exception it does not recognise as an I/O failure (a bug, a parse error) ends the operation
  * with {@link Outcome#NOT_RETRYABLE} and is returned in the result. An operation cancelled during a wait sends no
  * further request and ends {@link Outcome#CANCELLED}; so does one whose thread is interrupted (the interrupt flag is
@@ -38,13 +30,13 @@ public final class RetryRunner {
 
 	private final RetryEngine engine;
 
-	private final Waiter waiter;
+	private final RetryLoop loop;
 
 	private final FailureClassifier failureClassifier;
 
-	private RetryRunner(RetryEngine engine, Waiter waiter, FailureClassifier failureClassifier) {
+	private RetryRunner(RetryEngine engine, RetryLoop loop, FailureClassifier failureClassifier) {
 		this.engine = Objects.requireNonNull(engine, "engine");
-		this.waiter = Objects.requireNonNull(waiter, "waiter");
+		this.loop = Objects.requireNonNull(loop, "loop");
 		this.failureClassifier = Objects.requireNonNull(failureClassifier, "failureClassifier");
 	}
 
@@ -64,7 +56,7 @@ public final class RetryRunner {
 	 * @return a new runner
 	 */
 	public static RetryRunner of(RetryEngine engine, Sleeper sleeper) {
-		return new RetryRunner(engine, Waiter.of(engine.ticker(), Objects.requireNonNull(sleeper, "sleeper")),
+		return new RetryRunner(engine, RetryLoop.of(engine.ticker(), Objects.requireNonNull(sleeper, "sleeper")),
 				defaultFailureClassifier());
 	}
 
@@ -74,32 +66,16 @@ public final class RetryRunner {
 	 * @return a new runner
 	 */
 	public RetryRunner withFailureClassifier(FailureClassifier failureClassifier) {
-		return new RetryRunner(this.engine, this.waiter, failureClassifier);
+		return new RetryRunner(this.engine, this.loop, failureClassifier);
 	}
 
 	/**
-	 * Returns the classifier used unless another is given: {@link ConnectException}, {@link UnknownHostException},
-	 * {@link NoRouteToHostException} and {@link HttpConnectTimeoutException} were {@link FailureKind#NOT_SENT not
-	 * sent}; {@link SocketTimeoutException}, {@link HttpTimeoutException} and {@link TimeoutException}
-	 * {@link FailureKind#TIMED_OUT timed out}; any other {@link IOException} has an
-	 * {@link FailureKind#OUTCOME_UNKNOWN unknown outcome}; anything else is not an I/O failure.
+	 * Returns the classifier used unless another is given: {@link FailureKind#classify}, which walks the exception's
+	 * causes.
 	 * @return the default classifier
 	 */
 	public static FailureClassifier defaultFailureClassifier() {
-		return (failure) -> {
-			if (failure instanceof ConnectException || failure instanceof UnknownHostException
-					|| failure instanceof NoRouteToHostException || failure instanceof HttpConnectTimeoutException) {
-				return Optional.of(FailureKind.NOT_SENT);
-			}
-			if (failure instanceof SocketTimeoutException || failure instanceof HttpTimeoutException
-					|| failure instanceof TimeoutException) {
-				return Optional.of(FailureKind.TIMED_OUT);
-			}
-			if (failure instanceof IOException) {
-				return Optional.of(FailureKind.OUTCOME_UNKNOWN);
-			}
-			return Optional.empty();
-		};
+		return FailureKind::classify;
 	}
 
 	/**
@@ -115,7 +91,9 @@ public final class RetryRunner {
 	}
 
 	/**
-	 * Runs one logical operation, blocking the calling thread while it waits between attempts.
+	 * Runs one logical operation, blocking the calling thread while it waits between attempts. A response the engine
+	 * retries is {@link ResponseAdapter#discard discarded} before the wait; if the engine then refuses the next
+	 * attempt, the result carries that discarded response.
 	 * @param <T> the response type
 	 * @param spec the operation
 	 * @param cancellation cancels the operation from any thread; a wait in progress ends at once
@@ -128,70 +106,46 @@ public final class RetryRunner {
 		Objects.requireNonNull(adapter, "adapter");
 		Objects.requireNonNull(attempt, "attempt");
 		RetryOperation operation = this.engine.start(spec, cancellation);
-		T response = null;
-		Throwable failure = null;
-		while (true) {
-			Permit permit = operation.beforeAttempt();
-			if (permit instanceof Permit.Refused refused) {
-				return result(operation, refused.stop(), response, failure);
-			}
-			if (permit instanceof Permit.Wait wait) {
-				if (!await(wait.notBeforeNanos(), cancellation)) {
-					return result(operation, operation.cancel(), response, failure);
-				}
-				continue;
-			}
-			Permit.Proceed proceed = (Permit.Proceed) permit;
-			AttemptContext context = new AttemptContext(spec, proceed.attempt(), proceed.timeout(),
-					operation.idempotencyKey(), this.engine.policy().idempotencyKeyHeader(), cancellation);
-			long sent = this.engine.ticker().read();
-			AttemptOutcome outcome;
-			try {
-				T value = attempt.call(context);
-				response = value;
-				failure = null;
-				outcome = new AttemptOutcome.Response(adapter.status(value), adapter.headers(value), sent,
-						this.engine.ticker().read());
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				return result(operation, operation.cancel(), response, ex);
-			}
-			catch (Exception ex) {
-				failure = ex;
-				response = null;
-				Optional<FailureKind> kind = this.failureClassifier.classify(ex);
-				if (kind.isEmpty()) {
-					return result(operation, operation.stop(Outcome.NOT_RETRYABLE,
-							"attempt " + proceed.attempt() + " threw " + ex + ", which is not an I/O failure"), null, ex);
-				}
-				outcome = new AttemptOutcome.Failure(kind.get(), ex, sent, this.engine.ticker().read());
-			}
-			Decision decision = operation.afterAttempt(outcome);
-			if (decision instanceof Decision.Stop stop) {
-				return result(operation, stop, response, failure);
-			}
-			Decision.Retry retry = (Decision.Retry) decision;
-			if (!await(retry.notBeforeNanos(), cancellation)) {
-				return result(operation, operation.cancel(), response, failure);
-			}
-		}
+		return this.loop.run(operation, new Run<T>(operation, adapter, attempt, this.failureClassifier,
+				this.engine.policy().idempotencyKeyHeader()));
 	}
 
-	/** Waits on the engine's ticker; {@code false} when cancelled or interrupted (the flag is restored). */
-	private boolean await(long deadlineNanos, Cancellation cancellation) {
-		try {
-			return this.waiter.awaitDeadline(deadlineNanos, cancellation);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			return false;
-		}
-	}
+	/** One run's side of the loop: the caller's attempt and adapter, ending in a {@link Result}. */
+	private record Run<T>(RetryOperation operation, ResponseAdapter<? super T> adapter, Attempt<? extends T> attempt,
+			FailureClassifier failureClassifier,
+			String idempotencyKeyHeader) implements RetryLoop.Exchange<T, Result<T>, RuntimeException> {
 
-	private static <T> Result<T> result(RetryOperation operation, Decision.Stop stop, T response, Throwable failure) {
-		return new Result<>(stop.outcome(), stop.reason(), Optional.ofNullable(response), Optional.ofNullable(failure),
-				operation.attempts(), operation.totalWait(), operation.idempotencyKey(), operation.trace());
+		@Override
+		public T send(Permit.Proceed proceed) throws Exception {
+			return this.attempt.call(new AttemptContext(this.operation.spec(), proceed.attempt(), proceed.timeout(),
+					this.operation.idempotencyKey(), this.idempotencyKeyHeader, this.operation.cancellation()));
+		}
+
+		@Override
+		public int status(T response) {
+			return this.adapter.status(response);
+		}
+
+		@Override
+		public HeaderSource headers(T response) {
+			return this.adapter.headers(response);
+		}
+
+		@Override
+		public void discard(T response) {
+			this.adapter.discard(response);
+		}
+
+		@Override
+		public Optional<FailureKind> classify(Throwable failure) {
+			return this.failureClassifier.classify(failure);
+		}
+
+		@Override
+		public Result<T> end(Decision.Stop stop, T response, Throwable failure) {
+			return Result.of(this.operation, stop, response, failure);
+		}
+
 	}
 
 	/**
@@ -231,6 +185,23 @@ public final class RetryRunner {
 		 * @return the fields
 		 */
 		HeaderSource headers(T response);
+
+		/**
+		 * Releases a failed response the runner retries, before it waits: by default closes it when it is
+		 * {@link AutoCloseable} (what closing throws is ignored: the response is being dropped), so its connection
+		 * is not held through the wait.
+		 * @param response the response
+		 */
+		default void discard(T response) {
+			if (response instanceof AutoCloseable closeable) {
+				try {
+					closeable.close();
+				}
+				catch (Exception ex) {
+					// Dropped either way: a failed close of a failed response changes nothing the caller sees.
+				}
+			}
+		}
 
 	}
 
@@ -285,6 +256,21 @@ public final class RetryRunner {
 		 */
 		public boolean isSuccess() {
 			return this.outcome == Outcome.SUCCESS;
+		}
+
+		/**
+		 * Returns how {@code operation} ended, for adapters that end in a result.
+		 * @param <T> the response type
+		 * @param operation the operation, ended
+		 * @param stop how it ended
+		 * @param response the last response, or {@code null}
+		 * @param failure the last attempt's exception, or {@code null}
+		 * @return the result
+		 */
+		public static <T> Result<T> of(RetryOperation operation, Decision.Stop stop, T response, Throwable failure) {
+			return new Result<>(stop.outcome(), stop.reason(), Optional.ofNullable(response),
+					Optional.ofNullable(failure), operation.attempts(), operation.totalWait(),
+					operation.idempotencyKey(), operation.trace());
 		}
 
 	}

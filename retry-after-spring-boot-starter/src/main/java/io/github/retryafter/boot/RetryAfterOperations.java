@@ -16,11 +16,8 @@ import io.github.retryafter.Cancellation;
 import io.github.retryafter.JitterMode;
 import io.github.retryafter.boot.RetryAfterAttributes.RequestOptions;
 import io.github.retryafter.boot.RetryAfterProviders.Provider;
-import io.github.retryafter.engine.AttemptOutcome;
 import io.github.retryafter.engine.Decision;
-import io.github.retryafter.engine.FailureKind;
 import io.github.retryafter.engine.OperationSpec;
-import io.github.retryafter.engine.Outcome;
 import io.github.retryafter.engine.RetryOperation;
 
 /**
@@ -177,25 +174,6 @@ public final class RetryAfterOperations {
 		 */
 		public Cancellation cancellation() {
 			return this.cancellation;
-		}
-
-		/**
-		 * Records an attempt that ended in an exception: a transport failure is classified by what it means for
-		 * side effects ({@link IoFailures}) and handed to the engine; anything else (a codec error, a bug) ends the
-		 * operation as {@code NOT_RETRYABLE}.
-		 * @param failure the attempt's exception
-		 * @param sentAtNanos when the attempt was sent
-		 * @param failedAtNanos when the exception was observed
-		 * @return the engine's decision
-		 */
-		public Decision afterFailure(Throwable failure, long sentAtNanos, long failedAtNanos) {
-			Optional<FailureKind> kind = IoFailures.classify(failure);
-			if (kind.isEmpty()) {
-				return this.operation.stop(Outcome.NOT_RETRYABLE,
-						"not a transport failure: " + failure.getClass().getName());
-			}
-			return this.operation.afterAttempt(new AttemptOutcome.Failure(kind.get(), failure, sentAtNanos,
-					failedAtNanos));
 		}
 
 		/**

@@ -4,6 +4,8 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
+import java.io.UncheckedIOException;
+import java.util.Map;
 import java.util.Objects;
 
 import org.springframework.http.HttpHeaders;
@@ -13,22 +15,24 @@ import org.springframework.http.client.ClientHttpRequestExecution;
 import org.springframework.http.client.ClientHttpRequestInterceptor;
 import org.springframework.http.client.ClientHttpResponse;
 
+import io.github.retryafter.HeaderSource;
 import io.github.retryafter.Ticker;
 import io.github.retryafter.Waiter;
 import io.github.retryafter.boot.RetryAfterOperations;
 import io.github.retryafter.boot.RetryAfterOperations.Prepared;
 import io.github.retryafter.boot.RetryAfterOperations.Started;
-import io.github.retryafter.engine.AttemptOutcome;
 import io.github.retryafter.engine.Decision;
 import io.github.retryafter.engine.Permit;
-import io.github.retryafter.engine.RetryOperation;
+import io.github.retryafter.engine.RetryLoop;
 
 /**
- * A RestClient interceptor that retries the careful way: it asks the provider's engine after every attempt, waits
- * through the core's {@link Waiter} (interruptible, re-armed against the deadline on the monotonic clock, with an
- * injectable sleeper), re-sends the same body bytes, closes every failed response, and returns the final response
- * unchanged. When the provider's gate holds a request ({@link Permit.Wait}: the provider is cooling down, or the request
- * has a slot in its rate), it waits the same way, in the calling thread, and asks again.
+ * A RestClient interceptor that retries the careful way, through the core's one blocking loop ({@link RetryLoop}): it
+ * asks the provider's engine after every attempt, waits through the core's {@link Waiter} (interruptible, re-armed
+ * against the deadline on the monotonic clock, with an injectable sleeper), re-sends the same body bytes, closes every
+ * failed response before waiting, and returns the final response unchanged. When the provider's gate holds a request
+ * ({@link io.github.retryafter.engine.Permit.Wait}: the provider is cooling down, or the request has a slot in its
+ * rate), it waits the same way, in the calling thread, and asks again. This class only says how to send one attempt
+ * and what the caller gets at the end.
  * <p>
  * Interrupting the calling thread during a wait ends the operation as {@code CANCELLED}, sends no further request and
  * throws {@link InterruptedIOException} with the interrupt flag restored. Thread-safe.
@@ -37,20 +41,18 @@ public final class RetryAfterClientHttpRequestInterceptor implements ClientHttpR
 
 	private final RetryAfterOperations operations;
 
-	private final Ticker ticker;
-
-	private final Waiter waiter;
+	private final RetryLoop loop;
 
 	/**
 	 * Creates the interceptor.
 	 * @param operations prepares the operation of each request
 	 * @param ticker the monotonic clock the engines' deadlines are on
-	 * @param waiter blocks until a retry is due
+	 * @param waiter blocks until a retry is due, reading {@code ticker}; attempts are stamped on the waiter's ticker
 	 */
 	public RetryAfterClientHttpRequestInterceptor(RetryAfterOperations operations, Ticker ticker, Waiter waiter) {
 		this.operations = Objects.requireNonNull(operations, "operations");
-		this.ticker = Objects.requireNonNull(ticker, "ticker");
-		this.waiter = Objects.requireNonNull(waiter, "waiter");
+		Objects.requireNonNull(ticker, "ticker");
+		this.loop = RetryLoop.of(waiter);
 	}
 
 	@Override
@@ -61,81 +63,118 @@ public final class RetryAfterClientHttpRequestInterceptor implements ClientHttpR
 		if (prepared.disabled()) {
 			return execution.execute(request, body);
 		}
-		prepared.headerToAdd().ifPresent(header -> request.getHeaders().set(header.getKey(), header.getValue()));
+		if (prepared.headerToAdd().isPresent()) {
+			Map.Entry<String, String> header = prepared.headerToAdd().get();
+			request.getHeaders().set(header.getKey(), header.getValue());
+		}
 		Started started = this.operations.start(prepared);
 		try {
-			return run(started, request, body, execution);
+			return this.loop.run(started.operation(), new Call(started, request, body, execution));
+		}
+		catch (StatusUnreadable ex) {
+			throw ex.getCause();
 		}
 		finally {
 			started.end();
 		}
 	}
 
-	private ClientHttpResponse run(Started started, HttpRequest request, byte[] body,
-			ClientHttpRequestExecution execution) throws IOException {
-		RetryOperation operation = started.operation();
-		ClientHttpResponse previous = null;
-		while (true) {
-			Permit permit = operation.beforeAttempt();
-			if (permit instanceof Permit.Refused refused) {
-				return stopped(started, refused.stop(), previous);
-			}
-			if (permit instanceof Permit.Wait wait) {
-				await(operation, wait.notBeforeNanos(), started);
-				continue;
-			}
-			long sentAt = this.ticker.read();
-			ClientHttpResponse response;
+	/**
+	 * One request's side of the loop. Reading a response's status or status text may throw {@link IOException}; the
+	 * status is read once in {@link #send} (a failure there is a failed attempt), and anything later is carried out
+	 * of the loop unchecked and thrown as it was.
+	 */
+	private record Call(Started started, HttpRequest request, byte[] body, ClientHttpRequestExecution execution)
+			implements RetryLoop.Exchange<ClientHttpResponse, ClientHttpResponse, IOException> {
+
+		@Override
+		public ClientHttpResponse send(Permit.Proceed proceed) throws IOException {
+			ClientHttpResponse response = this.execution.execute(this.request, this.body);
 			try {
-				response = execution.execute(request, body);
+				response.getStatusCode();
 			}
-			catch (IOException | RuntimeException ex) {
-				Decision decision = started.afterFailure(ex, sentAt, this.ticker.read());
-				if (decision instanceof Decision.Stop stop) {
-					started.report(stop);
-					ex.addSuppressed(started.outcomeException(stop));
-					throw ex;
-				}
-				previous = null;
-				await(operation, ((Decision.Retry) decision).notBeforeNanos(), started);
-				continue;
+			catch (IOException ex) {
+				response.close();
+				throw ex;
 			}
-			long receivedAt = this.ticker.read();
-			HttpHeaders headers = response.getHeaders();
-			Decision decision = operation.afterAttempt(
-					new AttemptOutcome.Response(response.getStatusCode().value(), headers::getOrEmpty, sentAt, receivedAt));
-			if (decision instanceof Decision.Stop stop) {
-				started.report(stop);
+			return response;
+		}
+
+		@Override
+		public int status(ClientHttpResponse response) {
+			try {
+				return response.getStatusCode().value();
+			}
+			catch (IOException ex) {
+				throw new StatusUnreadable(ex);
+			}
+		}
+
+		@Override
+		public HeaderSource headers(ClientHttpResponse response) {
+			return response.getHeaders()::getOrEmpty;
+		}
+
+		@Override
+		public ClientHttpResponse standIn(ClientHttpResponse response) {
+			try {
+				return new HeadersOnlyResponse(response.getStatusCode(), response.getStatusText(),
+						response.getHeaders());
+			}
+			catch (IOException ex) {
+				response.close();
+				throw new StatusUnreadable(ex);
+			}
+		}
+
+		@Override
+		public void discard(ClientHttpResponse response) {
+			response.close();
+		}
+
+		@Override
+		public void beforeWait() {
+			this.started.beforeWait();
+		}
+
+		@Override
+		public ClientHttpResponse end(Decision.Stop stop, ClientHttpResponse response, Throwable failure)
+				throws IOException {
+			this.started.report(stop);
+			if (response != null) {
 				return response;
 			}
-			previous = new HeadersOnlyResponse(response.getStatusCode(), response.getStatusText(), headers);
-			response.close();
-			await(operation, ((Decision.Retry) decision).notBeforeNanos(), started);
+			if (failure == null) {
+				throw this.started.outcomeException(stop);
+			}
+			failure.addSuppressed(this.started.outcomeException(stop));
+			if (failure instanceof IOException io) {
+				throw io;
+			}
+			// send() throws nothing checked but IOException, so anything else is unchecked.
+			throw (RuntimeException) failure;
 		}
-	}
 
-	private void await(RetryOperation operation, long notBeforeNanos, Started started) throws InterruptedIOException {
-		started.beforeWait();
-		try {
-			this.waiter.awaitDeadline(notBeforeNanos, started.cancellation());
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			operation.cancel();
+		@Override
+		public ClientHttpResponse interrupted(Decision.Stop stop, ClientHttpResponse response, Throwable failure,
+				InterruptedException interruption) throws InterruptedIOException {
 			InterruptedIOException interrupted = new InterruptedIOException(
 					"interrupted while waiting to retry; no further request was sent");
-			interrupted.initCause(ex);
+			interrupted.initCause(interruption);
 			throw interrupted;
 		}
+
 	}
 
-	private ClientHttpResponse stopped(Started started, Decision.Stop stop, ClientHttpResponse previous)
-			throws IOException {
-		started.report(stop);
-		if (previous != null) {
-			return previous;
+	/**
+	 * Carries an {@link IOException} from reading a response's status line out of the loop, to be thrown as it was.
+	 */
+	private static final class StatusUnreadable extends UncheckedIOException {
+
+		StatusUnreadable(IOException cause) {
+			super(cause);
 		}
-		throw started.outcomeException(stop);
+
 	}
 
 	/**

@@ -11,6 +11,7 @@ import reactor.core.publisher.Mono;
 import reactor.core.publisher.SignalType;
 import reactor.core.scheduler.Scheduler;
 
+import io.github.retryafter.Cancellation;
 import io.github.retryafter.HeaderSource;
 import io.github.retryafter.Ticker;
 import io.github.retryafter.boot.RetryAfterOperations;
@@ -18,6 +19,7 @@ import io.github.retryafter.boot.RetryAfterOperations.Prepared;
 import io.github.retryafter.boot.RetryAfterOperations.Started;
 import io.github.retryafter.engine.AttemptOutcome;
 import io.github.retryafter.engine.Decision;
+import io.github.retryafter.engine.FailureKind;
 import io.github.retryafter.engine.Permit;
 import io.github.retryafter.engine.RetryOperation;
 
@@ -132,7 +134,7 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 		}
 
 		private Mono<ClientResponse> onFailure(Throwable failure, long sentAt) {
-			Decision decision = this.started.afterFailure(failure, sentAt,
+			Decision decision = this.operation.afterFailure(failure, FailureKind.classify(failure), sentAt,
 					RetryAfterExchangeFilterFunction.this.ticker.read());
 			if (decision instanceof Decision.Retry retry) {
 				return waitUntil(retry.notBeforeNanos()).then(Mono.defer(() -> attempt(null)));
@@ -154,11 +156,17 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 
 		/**
 		 * Completes once the ticker has reached {@code deadlineNanos}, re-arming if a timer fires early, or at once
-		 * when the operation is cancelled (the next {@code beforeAttempt} then refuses).
+		 * when the operation is cancelled (the next {@code beforeAttempt} then refuses). The cancellation callback
+		 * lives as long as the wait: it is removed when the wait ends, however it ends.
 		 */
 		private Mono<Void> waitUntil(long deadlineNanos) {
 			this.started.beforeWait();
-			Mono<Void> cancelled = Mono.create(sink -> this.started.cancellation().onCancel(sink::success));
+			Cancellation cancellation = this.started.cancellation();
+			Mono<Void> cancelled = Mono.create(sink -> {
+				Runnable wake = sink::success;
+				cancellation.onCancel(wake);
+				sink.onDispose(() -> cancellation.removeCallback(wake));
+			});
 			return Mono.firstWithSignal(rearm(deadlineNanos), cancelled);
 		}
 

@@ -1,24 +1,23 @@
 package io.github.retryafter.boot.testing;
 
 import java.net.ConnectException;
-import java.time.Duration;
 
 import io.github.retryafter.simulator.FakeClock;
 import io.github.retryafter.Cancellation;
 import io.github.retryafter.HeaderSource;
 import io.github.retryafter.boot.RetryAfterProviders;
-import io.github.retryafter.engine.AttemptOutcome;
 import io.github.retryafter.engine.Decision;
-import io.github.retryafter.engine.FailureKind;
 import io.github.retryafter.engine.OperationSpec;
 import io.github.retryafter.engine.Outcome;
 import io.github.retryafter.engine.Permit;
+import io.github.retryafter.engine.RetryLoop;
 import io.github.retryafter.engine.RetryOperation;
 
 /**
- * Drives one real {@link RetryOperation} of a provider's engine through scripted attempts, waiting on the test clock
- * (so nothing really waits) for retries and for the provider's gate. A status of {@link #REFUSED} stands for a connection refused: an I/O failure before the
- * request was sent, which every method may retry and which needs no {@code Retry-After} planning.
+ * Drives one real {@link RetryOperation} of a provider's engine through scripted attempts on the core's
+ * {@link RetryLoop}, waiting on the test clock (so nothing really waits) for retries and for the provider's gate. A
+ * status of {@link #REFUSED} stands for a connection refused: an I/O failure before the request was sent, which every
+ * method may retry and which needs no {@code Retry-After} planning.
  */
 public final class Drive {
 
@@ -38,27 +37,33 @@ public final class Drive {
 			.orElseThrow()
 			.engine()
 			.start(OperationSpec.of("GET").withProvider(provider), Cancellation.create());
-		int index = 0;
-		while (true) {
-			Permit permit = operation.beforeAttempt();
-			if (permit instanceof Permit.Wait wait) {
-				clock.sleep(Duration.ofNanos(wait.notBeforeNanos() - clock.read()), Cancellation.never());
-				continue;
+		return RetryLoop.of(clock, clock).run(operation, new RetryLoop.Exchange<Integer, Outcome, RuntimeException>() {
+
+			@Override
+			public Integer send(Permit.Proceed proceed) throws ConnectException {
+				int status = statuses[Math.min(proceed.attempt(), statuses.length) - 1];
+				if (status == REFUSED) {
+					throw new ConnectException("refused");
+				}
+				return status;
 			}
-			if (!(permit instanceof Permit.Proceed)) {
-				break;
+
+			@Override
+			public int status(Integer response) {
+				return response;
 			}
-			int status = statuses[Math.min(index++, statuses.length - 1)];
-			long sent = clock.read();
-			AttemptOutcome outcome = (status == REFUSED)
-					? new AttemptOutcome.Failure(FailureKind.NOT_SENT, new ConnectException("refused"), sent, sent)
-					: new AttemptOutcome.Response(status, headers, sent, sent);
-			Decision decision = operation.afterAttempt(outcome);
-			if (decision instanceof Decision.Retry retry) {
-				clock.sleep(Duration.ofNanos(retry.notBeforeNanos() - clock.read()), Cancellation.never());
+
+			@Override
+			public HeaderSource headers(Integer response) {
+				return headers;
 			}
-		}
-		return operation.outcome().orElseThrow();
+
+			@Override
+			public Outcome end(Decision.Stop stop, Integer response, Throwable failure) {
+				return stop.outcome();
+			}
+
+		});
 	}
 
 	/**

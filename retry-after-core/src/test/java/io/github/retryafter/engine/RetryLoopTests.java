@@ -1,0 +1,169 @@
+package io.github.retryafter.engine;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ConnectException;
+import java.net.SocketTimeoutException;
+import java.net.http.HttpConnectTimeoutException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeoutException;
+
+import org.junit.jupiter.api.Test;
+
+import io.github.retryafter.Cancellation;
+import io.github.retryafter.HeaderSource;
+import io.github.retryafter.simulator.FakeClock;
+import io.github.retryafter.simulator.ScriptedRandom;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The one blocking loop and the one failure classifier: what every adapter (runner, RestClient, JDK client) shares.
+ */
+class RetryLoopTests {
+
+	private final Sim sim = new Sim();
+
+	@Test
+	void classifierWalksTheCauseChainAndTheMostTellingCauseDecides() {
+		assertThat(FailureKind.classify(new IOException("wrapped", new ConnectException("refused"))))
+			.contains(FailureKind.NOT_SENT);
+		assertThat(FailureKind.classify(new RuntimeException(new SocketTimeoutException()))).contains(FailureKind.TIMED_OUT);
+		assertThat(FailureKind.classify(new IllegalStateException(new TimeoutException()))).contains(FailureKind.TIMED_OUT);
+		assertThat(FailureKind.classify(new HttpConnectTimeoutException("connect"))).contains(FailureKind.NOT_SENT);
+		assertThat(FailureKind.classify(new UncheckedIOException(new IOException("reset"))))
+			.contains(FailureKind.OUTCOME_UNKNOWN);
+		assertThat(FailureKind.classify(new IllegalArgumentException("bad body"))).isEmpty();
+	}
+
+	@Test
+	void classifierReadsACyclicCauseChainOnce() {
+		IllegalStateException first = new IllegalStateException("first");
+		IllegalStateException second = new IllegalStateException("second", first);
+		first.initCause(second);
+		assertThat(FailureKind.classify(first)).isEmpty();
+	}
+
+	@Test
+	void runnerDiscardsEachRetriedResponseBeforeItsWaitAndReturnsTheLastOneOpen() {
+		RetryEngine engine = this.sim.engine(RetryPolicy.DEFAULTS, ScriptedRandom.of(0.5, 0.5));
+		List<Closing> sent = new ArrayList<>();
+		RetryRunner.Result<Closing> result = this.sim.runner(engine)
+			.run(OperationSpec.of("GET"), Closing.ADAPTER, (context) -> {
+				Closing response = new Closing((context.attempt() < 3) ? 503 : 200, this.sim.clock);
+				sent.add(response);
+				return response;
+			});
+		assertThat(result.outcome()).isEqualTo(Outcome.SUCCESS);
+		assertThat(sent).extracting(Closing::closedAfterSleeps).containsExactly(0, 1, -1);
+		assertThat(result.response()).containsSame(sent.get(2));
+	}
+
+	@Test
+	void cancelledWaitEndsBeforeTheNextAttemptAndEachWaitIsBracketedByTheHooks() {
+		RetryEngine engine = this.sim.engine(RetryPolicy.DEFAULTS, ScriptedRandom.of(0.9));
+		Cancellation cancellation = Cancellation.create();
+		this.sim.clock.cancelAfter(Duration.ofMillis(50), cancellation);
+		RetryOperation operation = engine.start(OperationSpec.of("GET"), cancellation);
+		List<String> calls = new ArrayList<>();
+		String ended = RetryLoop.of(this.sim.clock, this.sim.clock)
+			.run(operation, new RetryLoop.Exchange<Integer, String, RuntimeException>() {
+
+				@Override
+				public Integer send(Permit.Proceed proceed) {
+					calls.add("send " + proceed.attempt());
+					return 503;
+				}
+
+				@Override
+				public int status(Integer response) {
+					return response;
+				}
+
+				@Override
+				public HeaderSource headers(Integer response) {
+					return HeaderSource.empty();
+				}
+
+				@Override
+				public void discard(Integer response) {
+					calls.add("discard " + response);
+				}
+
+				@Override
+				public void beforeWait() {
+					calls.add("before wait");
+				}
+
+				@Override
+				public void afterWait() {
+					calls.add("after wait");
+				}
+
+				@Override
+				public String end(Decision.Stop stop, Integer response, Throwable failure) {
+					return stop.outcome() + " " + response;
+				}
+
+			});
+		assertThat(calls).containsExactly("send 1", "discard 503", "before wait", "after wait");
+		assertThat(ended).isEqualTo("CANCELLED 503");
+	}
+
+	@Test
+	void cancellationForgetsACallbackWhoseWaitEnded() {
+		Cancellation cancellation = Cancellation.create();
+		List<String> ran = new ArrayList<>();
+		Runnable kept = () -> ran.add("kept");
+		Runnable forgotten = () -> ran.add("forgotten");
+		cancellation.onCancel(kept);
+		cancellation.onCancel(forgotten);
+		cancellation.removeCallback(forgotten);
+		assertThat(cancellation.pendingCallbacks()).isEqualTo(1);
+		cancellation.cancel();
+		assertThat(ran).containsExactly("kept");
+		assertThat(cancellation.pendingCallbacks()).isZero();
+	}
+
+	/** A response that records how many sleeps had happened when it was closed ({@code -1}: never closed). */
+	private static final class Closing implements AutoCloseable {
+
+		static final RetryRunner.ResponseAdapter<Closing> ADAPTER = new RetryRunner.ResponseAdapter<>() {
+
+			@Override
+			public int status(Closing response) {
+				return response.status;
+			}
+
+			@Override
+			public HeaderSource headers(Closing response) {
+				return HeaderSource.empty();
+			}
+
+		};
+
+		private final int status;
+
+		private final FakeClock clock;
+
+		private int closedAfterSleeps = -1;
+
+		Closing(int status, FakeClock clock) {
+			this.status = status;
+			this.clock = clock;
+		}
+
+		int closedAfterSleeps() {
+			return this.closedAfterSleeps;
+		}
+
+		@Override
+		public void close() {
+			this.closedAfterSleeps = this.clock.sleeps().size();
+		}
+
+	}
+
+}

@@ -1,0 +1,178 @@
+package io.github.retryafter.jdk;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpRequest.BodyPublishers;
+import java.net.http.HttpResponse;
+import java.net.http.HttpResponse.BodyHandlers;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import io.github.retryafter.engine.Outcome;
+import io.github.retryafter.engine.RetryEngine;
+import io.github.retryafter.engine.RetryPolicy;
+import io.github.retryafter.engine.RetryRunner;
+import io.github.retryafter.simulator.FakeClock;
+import io.github.retryafter.simulator.ScriptedRandom;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The JDK {@code HttpClient} adapter against a loopback server. Waits are virtual: the engine and the adapter wait on
+ * a {@link FakeClock}, so a {@code Retry-After: 1} costs no real second.
+ */
+class RetryingHttpClientTests {
+
+	private static final int LARGE = 4 * 1024 * 1024;
+
+	private final FakeClock clock = FakeClock.create();
+
+	private final List<Seen> seen = new CopyOnWriteArrayList<>();
+
+	private final Deque<Integer> statuses = new ArrayDeque<>();
+
+	private final ExecutorService executor = Executors.newCachedThreadPool();
+
+	/** Whether the server's write of each failed body was cut off by the client closing the connection, in order. */
+	private final List<CompletableFuture<Boolean>> failedBodyCut = new CopyOnWriteArrayList<>();
+
+	private HttpServer server;
+
+	private HttpClient client;
+
+	@BeforeEach
+	void startServer() throws IOException {
+		this.server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+		this.server.setExecutor(this.executor);
+		this.server.createContext("/", this::answer);
+		this.server.start();
+		this.client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+	}
+
+	@AfterEach
+	void stopServer() {
+		this.server.stop(0);
+		this.executor.shutdownNow();
+	}
+
+	@Test
+	void retriesA503WithTheSameBodyAndKeyAfterTheVirtualSecondItAskedFor() throws IOException {
+		this.statuses.add(503);
+		this.statuses.add(200);
+		RetryingHttpClient retrying = RetryingHttpClient.of(this.client, engine(RetryPolicy.DEFAULTS), this.clock);
+		HttpRequest request = HttpRequest.newBuilder(uri())
+			.header("Idempotency-Key", "order-42")
+			.POST(BodyPublishers.ofString("{\"sku\":7}"))
+			.build();
+		RetryRunner.Result<HttpResponse<String>> result = retrying.send(request, BodyHandlers.ofString());
+		assertThat(result.outcome()).isEqualTo(Outcome.SUCCESS);
+		assertThat(result.response()).map(HttpResponse::body).contains("ok 2");
+		assertThat(this.seen).extracting(Seen::body).containsExactly("{\"sku\":7}", "{\"sku\":7}");
+		assertThat(this.seen).extracting(Seen::key).containsExactly("order-42", "order-42");
+		assertThat(this.clock.elapsed()).isGreaterThanOrEqualTo(Duration.ofSeconds(1))
+			.isLessThan(Duration.ofMillis(1250));
+	}
+
+	@Test
+	void discardsTheRetriedBodyUnreadSoItsConnectionIsClosedNotReused() throws Exception {
+		this.statuses.add(503);
+		this.statuses.add(200);
+		RetryingHttpClient retrying = RetryingHttpClient.of(this.client, engine(RetryPolicy.DEFAULTS), this.clock);
+		RetryRunner.Result<HttpResponse<String>> result = retrying.send(HttpRequest.newBuilder(uri()).build(),
+				BodyHandlers.ofString());
+		assertThat(result.outcome()).isEqualTo(Outcome.SUCCESS);
+		assertThat(this.seen).hasSize(2);
+		assertThat(this.seen.get(1).port()).as("the second attempt needs a new connection")
+			.isNotEqualTo(this.seen.get(0).port());
+		assertThat(this.failedBodyCut.get(0).get(30, TimeUnit.SECONDS))
+			.as("the 4 MB failed body was cut off, neither drained nor left hanging")
+			.isTrue();
+	}
+
+	@Test
+	void returnsTheFinalFailedResponseWithItsBodyWhenAttemptsRunOut() throws IOException {
+		for (int i = 0; i < 3; i++) {
+			this.statuses.add(503);
+		}
+		RetryEngine engine = engine(RetryPolicy.DEFAULTS.toBuilder().maxAttempts(3).build());
+		RetryRunner.Result<HttpResponse<String>> result = RetryingHttpClient.of(this.client, engine, this.clock)
+			.send(HttpRequest.newBuilder(uri()).build(), BodyHandlers.ofString());
+		assertThat(result.outcome()).isNotEqualTo(Outcome.SUCCESS);
+		assertThat(result.attempts()).isEqualTo(3);
+		assertThat(this.seen).hasSize(3);
+		assertThat(result.response()).map(HttpResponse::statusCode).contains(503);
+		assertThat(result.response()).map(HttpResponse::body).contains("busy".repeat(LARGE / 4));
+	}
+
+	@Test
+	void eachAttemptCarriesTheEnginesAttemptTimeout() throws IOException {
+		this.statuses.add(200);
+		RetryEngine engine = engine(RetryPolicy.DEFAULTS.toBuilder().attemptTimeout(Duration.ofMillis(1500)).build());
+		RetryRunner.Result<HttpResponse<String>> result = RetryingHttpClient.of(this.client, engine, this.clock)
+			.send(HttpRequest.newBuilder(uri()).timeout(Duration.ofMinutes(5)).build(), BodyHandlers.ofString());
+		assertThat(result.response()).flatMap((response) -> response.request().timeout())
+			.contains(Duration.ofMillis(1500));
+	}
+
+	private RetryEngine engine(RetryPolicy policy) {
+		return RetryEngine.builder()
+			.policy(policy)
+			.ticker(this.clock)
+			.wallClock(this.clock)
+			.random(ScriptedRandom.of(0.5, 0.5, 0.5))
+			.build();
+	}
+
+	private URI uri() {
+		return URI.create("http://127.0.0.1:" + this.server.getAddress().getPort() + "/orders");
+	}
+
+	private void answer(HttpExchange exchange) throws IOException {
+		String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+		this.seen.add(new Seen(body, exchange.getRequestHeaders().getFirst("Idempotency-Key"),
+				exchange.getRemoteAddress().getPort()));
+		Integer status = this.statuses.poll();
+		byte[] answer = (status == null || status == 200) ? ("ok " + this.seen.size()).getBytes(StandardCharsets.UTF_8)
+				: "busy".repeat(LARGE / 4).getBytes(StandardCharsets.UTF_8);
+		if (status != null && status == 503) {
+			exchange.getResponseHeaders().set("Retry-After", "1");
+		}
+		CompletableFuture<Boolean> cut = new CompletableFuture<>();
+		if (status != null && status == 503) {
+			this.failedBodyCut.add(cut);
+		}
+		exchange.sendResponseHeaders((status != null) ? status : 200, answer.length);
+		try (OutputStream out = exchange.getResponseBody()) {
+			out.write(answer);
+			cut.complete(false);
+		}
+		catch (IOException ex) {
+			// The client cancelled a failed body unread and closed the connection: what the adapter is meant to do.
+			cut.complete(true);
+		}
+		exchange.close();
+	}
+
+	private record Seen(String body, String key, int port) {
+	}
+
+}
