@@ -35,8 +35,8 @@ import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Bean;
 
-import io.github.retryafter.boot.fleet.FleetSettings;
-import io.github.retryafter.boot.fleet.RedisFleet;
+import io.github.retryafter.boot.fleet.redis.RedisFleetSettings;
+import io.github.retryafter.boot.fleet.redis.RedisFleet;
 import io.github.retryafter.boot.metrics.RetryAfterFleetMetrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -328,7 +328,7 @@ class DashboardPrometheusTests {
 		RedisFleet unreachableFleet() {
 			return new RedisFleet(() -> {
 				throw new IllegalStateException("the sample has no Redis");
-			}, new FleetSettings("retry-after-sample", Duration.ofMillis(100), Duration.ofMillis(100),
+			}, new RedisFleetSettings("retry-after-sample", Duration.ofMillis(100), Duration.ofMillis(100),
 					Duration.ofHours(1), Duration.ofMinutes(5)));
 		}
 
