@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.retryafter.Ticker;
+import io.github.retryafter.internal.Saturating;
 
 /**
  * One provider's gate: a cooldown and an adaptive admission rate shared by every request to that provider.
@@ -30,7 +31,9 @@ import io.github.retryafter.Ticker;
  * eligible, and fresh requests always have a share of their own. A throttle starts a new epoch: slots reserved before
  * it are void, and their holders reserve again when they wake, at the lower rate and after the cooldown.
  * <p>
- * Every instant is a reading of the gate's {@link Ticker}. Thread-safe: the cooldown is an {@link AtomicLong} raised
+ * Every instant is a reading of the gate's {@link Ticker}, compared by difference like {@link System#nanoTime()}, so a
+ * ticker that wraps around the end of {@code long} is fine; durations (the spacing of slots, the burst tolerance)
+ * saturate, so no setting or reading makes the gate throw. Thread-safe: the cooldown is an {@link AtomicLong} raised
  * by compare-and-set; the rate and both lanes are one immutable state, read without a lock and replaced under a
  * per-gate lock (a contention benchmark chose the lock for writers), so the success path of an unthrottled provider
  * reads two fields, takes no lock and writes nothing.
@@ -116,7 +119,7 @@ public final class ProviderGate {
 			}
 			double before = current.engaged() ? current.rate() : this.settings.maxRate();
 			double rate = Math.max(this.settings.minRate(), before * this.settings.decreaseFactor());
-			long restart = Math.max(nowNanos, this.cooldownUntil.get());
+			long restart = later(nowNanos, this.cooldownUntil.get());
 			this.state.set(new RateState(true, rate, before, nowNanos, false, current.epoch() + 1, restart, restart));
 		}
 	}
@@ -210,8 +213,8 @@ public final class ProviderGate {
 						+ " from now) a useful attempt could start");
 			}
 			RateState next = freshLane
-					? current.withFreshTat(Math.max(current.freshTat(), slot) + freshInterval)
-					: current.withRetryTat(Math.max(current.retryTat(), slot) + retryInterval);
+					? current.withFreshTat(later(current.freshTat(), slot) + freshInterval)
+					: current.withRetryTat(later(current.retryTat(), slot) + retryInterval);
 			this.state.set(next);
 			if (slot - nowNanos <= 0) {
 				return Admission.GO;
@@ -281,9 +284,13 @@ public final class ProviderGate {
 	}
 
 	private long slot(long tat, long interval, long nowNanos) {
-		long tolerance = (this.settings.burst() - 1) * interval;
-		long earliest = tat - tolerance;
-		return (earliest - nowNanos > 0) ? earliest : nowNanos;
+		long tolerance = Saturating.multiply(this.settings.burst() - 1, interval);
+		return later(tat - tolerance, nowNanos);
+	}
+
+	/** The later of two ticker readings, compared by their difference like {@link System#nanoTime()}. */
+	private static long later(long a, long b) {
+		return (a - b > 0) ? a : b;
 	}
 
 	private static long interval(double rate) {
