@@ -18,6 +18,7 @@ import io.github.retryafter.RetryPlan;
 import io.github.retryafter.Ticker;
 import io.github.retryafter.budget.RetryBudget;
 import io.github.retryafter.internal.Saturating;
+import io.github.retryafter.internal.Seconds;
 import io.github.retryafter.pacing.ProviderGate;
 
 /**
@@ -454,15 +455,8 @@ public final class RetryEngine {
 		};
 	}
 
-	/**
-	 * Formats a duration in seconds with three decimals, for reasons; durations too long for a {@code long} of
-	 * nanoseconds are formatted from their seconds instead of throwing.
-	 */
 	static String seconds(Duration duration) {
-		long nanos = Saturating.toNanos(duration);
-		double value = (nanos != Long.MAX_VALUE && nanos != Long.MIN_VALUE) ? nanos / 1e9
-				: duration.getSeconds() + duration.getNano() / 1e9;
-		return String.format(Locale.ROOT, "%.3f s", value);
+		return Seconds.format(duration);
 	}
 
 	private static Duration min(Duration a, Duration b) {

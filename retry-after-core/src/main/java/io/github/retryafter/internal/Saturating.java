@@ -1,6 +1,5 @@
 package io.github.retryafter.internal;
 
-import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
 
@@ -11,7 +10,8 @@ import java.time.Instant;
  * for any number of seconds and a caller may configure any {@code Duration}; what cannot be represented is "forever",
  * and every comparison against it still comes out the right way. Internal: not part of the library's API.
  * <p>
- * Stateless and thread-safe; nothing here allocates on the common path.
+ * Stateless and thread-safe; nothing here throws, and only the methods returning a {@code Duration} or an
+ * {@code Instant} allocate.
  */
 public final class Saturating {
 
@@ -20,6 +20,10 @@ public final class Saturating {
 
 	/** The most negative {@link Duration}. */
 	public static final Duration MIN_DURATION = Duration.ofSeconds(Long.MIN_VALUE);
+
+	private static final int NANOS_PER_SECOND = 1_000_000_000;
+
+	private static final int NANOS_PER_MILLI = 1_000_000;
 
 	private Saturating() {
 	}
@@ -74,30 +78,27 @@ public final class Saturating {
 	 */
 	public static long toNanos(Duration duration) {
 		long seconds = duration.getSeconds();
-		if (seconds > -9_223_372_036L && seconds < 9_223_372_036L) {
-			return seconds * 1_000_000_000L + duration.getNano();
+		int nanos = duration.getNano();
+		if (seconds < 0) {
+			// As Duration.toNanos does: one second less, so the sum of two negatives cannot overshoot Long.MIN_VALUE.
+			return add(multiply(seconds + 1, NANOS_PER_SECOND), nanos - NANOS_PER_SECOND);
 		}
-		try {
-			return duration.toNanos();
-		}
-		catch (ArithmeticException ex) {
-			return (seconds < 0) ? Long.MIN_VALUE : Long.MAX_VALUE;
-		}
+		return add(multiply(seconds, NANOS_PER_SECOND), nanos);
 	}
 
 	/**
-	 * Returns {@code duration} in whole milliseconds (as {@link Duration#toMillis()} rounds), or the end of the {@code long} range.
+	 * Returns {@code duration} in whole milliseconds, rounded as {@link Duration#toMillis()} rounds (towards zero), or
+	 * the end of the {@code long} range.
 	 * @param duration a duration
 	 * @return the saturated milliseconds
 	 */
 	public static long toMillis(Duration duration) {
 		long seconds = duration.getSeconds();
-		try {
-			return duration.toMillis();
+		int nanos = duration.getNano();
+		if (seconds < 0) {
+			return add(multiply(seconds + 1, 1000), (nanos - NANOS_PER_SECOND) / NANOS_PER_MILLI);
 		}
-		catch (ArithmeticException ex) {
-			return (seconds < 0) ? Long.MIN_VALUE : Long.MAX_VALUE;
-		}
+		return add(multiply(seconds, 1000), nanos / NANOS_PER_MILLI);
 	}
 
 	/**
@@ -107,12 +108,19 @@ public final class Saturating {
 	 * @return the saturated sum
 	 */
 	public static Duration plus(Duration a, Duration b) {
-		try {
-			return a.plus(b);
-		}
-		catch (ArithmeticException ex) {
+		long seconds = a.getSeconds() + b.getSeconds();
+		if (((a.getSeconds() ^ seconds) & (b.getSeconds() ^ seconds)) < 0) {
 			return a.isNegative() ? MIN_DURATION : MAX_DURATION;
 		}
+		long nanos = (long) a.getNano() + b.getNano();
+		if (nanos >= NANOS_PER_SECOND) {
+			if (seconds == Long.MAX_VALUE) {
+				return MAX_DURATION;
+			}
+			seconds++;
+			nanos -= NANOS_PER_SECOND;
+		}
+		return Duration.ofSeconds(seconds, nanos);
 	}
 
 	/**
@@ -122,31 +130,34 @@ public final class Saturating {
 	 * @return the saturated difference
 	 */
 	public static Duration minus(Duration a, Duration b) {
-		try {
-			return a.minus(b);
-		}
-		catch (ArithmeticException ex) {
+		long seconds = a.getSeconds() - b.getSeconds();
+		if (((a.getSeconds() ^ b.getSeconds()) & (a.getSeconds() ^ seconds)) < 0) {
 			return a.isNegative() ? MIN_DURATION : MAX_DURATION;
 		}
+		long nanos = (long) a.getNano() - b.getNano();
+		if (nanos < 0) {
+			if (seconds == Long.MIN_VALUE) {
+				return MIN_DURATION;
+			}
+			seconds--;
+			nanos += NANOS_PER_SECOND;
+		}
+		return Duration.ofSeconds(seconds, nanos);
 	}
 
 	/**
-	 * Returns {@code instant} in milliseconds since the epoch (rounded down), or the end of the {@code long} range for
-	 * an instant more than about 292 million years away.
+	 * Returns {@code instant} in milliseconds since the epoch, rounded down as {@link Instant#toEpochMilli()} rounds,
+	 * or the end of the {@code long} range for an instant more than about 292 million years away.
 	 * @param instant an instant
 	 * @return the saturated epoch milliseconds
 	 */
 	public static long toEpochMilli(Instant instant) {
 		long seconds = instant.getEpochSecond();
-		if (seconds > -9_223_372_036_854_775L && seconds < 9_223_372_036_854_775L) {
-			return seconds * 1000 + instant.getNano() / 1_000_000;
+		int nanos = instant.getNano();
+		if (seconds < 0 && nanos > 0) {
+			return add(multiply(seconds + 1, 1000), nanos / NANOS_PER_MILLI - 1000);
 		}
-		try {
-			return instant.toEpochMilli();
-		}
-		catch (ArithmeticException ex) {
-			return (seconds < 0) ? Long.MIN_VALUE : Long.MAX_VALUE;
-		}
+		return add(multiply(seconds, 1000), nanos / NANOS_PER_MILLI);
 	}
 
 	/**
@@ -157,28 +168,35 @@ public final class Saturating {
 	 * @return the saturated instant
 	 */
 	public static Instant plusNanos(Instant instant, long nanos) {
-		try {
-			return instant.plusNanos(nanos);
-		}
-		catch (ArithmeticException | DateTimeException ex) {
-			return (nanos < 0) ? Instant.MIN : Instant.MAX;
-		}
+		return instant(instant.getEpochSecond() + Math.floorDiv(nanos, NANOS_PER_SECOND),
+				(long) instant.getNano() + Math.floorMod(nanos, NANOS_PER_SECOND));
 	}
 
 	/**
-	 * Returns {@code instant} moved forward by {@code duration}, or {@link Instant#MIN} / {@link Instant#MAX} past the
-	 * ends of the {@code Instant} range.
+	 * Returns {@code instant} moved by {@code duration}, or {@link Instant#MIN} / {@link Instant#MAX} past the ends of
+	 * the {@code Instant} range.
 	 * @param instant an instant
 	 * @param duration how far to move it
 	 * @return the saturated instant
 	 */
 	public static Instant plus(Instant instant, Duration duration) {
-		try {
-			return instant.plus(duration);
+		return instant(add(instant.getEpochSecond(), duration.getSeconds()),
+				(long) instant.getNano() + duration.getNano());
+	}
+
+	/** An instant from seconds and a non-negative nanosecond adjustment below two seconds, clamped to the range. */
+	private static Instant instant(long seconds, long nanos) {
+		if (nanos >= NANOS_PER_SECOND) {
+			seconds = add(seconds, 1);
+			nanos -= NANOS_PER_SECOND;
 		}
-		catch (ArithmeticException | DateTimeException ex) {
-			return duration.isNegative() ? Instant.MIN : Instant.MAX;
+		if (seconds > Instant.MAX.getEpochSecond()) {
+			return Instant.MAX;
 		}
+		if (seconds < Instant.MIN.getEpochSecond()) {
+			return Instant.MIN;
+		}
+		return Instant.ofEpochSecond(seconds, nanos);
 	}
 
 }

@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.retryafter.Ticker;
 import io.github.retryafter.internal.Saturating;
+import io.github.retryafter.internal.Seconds;
 
 /**
  * One provider's gate: a cooldown and an adaptive admission rate shared by every request to that provider.
@@ -298,7 +299,7 @@ public final class ProviderGate {
 	}
 
 	private static String seconds(long nanos) {
-		return String.format(Locale.ROOT, "%.3f s", nanos / NANOS_PER_SECOND);
+		return Seconds.format(nanos);
 	}
 
 	/**
