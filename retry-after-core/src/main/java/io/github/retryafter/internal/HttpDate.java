@@ -106,15 +106,9 @@ public final class HttpDate {
 		int month = month(field, s, p, end, p + 8);
 		expect(field, s, p, end, p + 11, ' ');
 		int year = fourDigits(field, s, p, end, p + 12);
-		expect(field, s, p, end, p + 16, ' ');
-		int hour = twoDigits(field, s, p, end, p + 17, "hour");
-		expect(field, s, p, end, p + 19, ':');
-		int minute = twoDigits(field, s, p, end, p + 20, "minute");
-		expect(field, s, p, end, p + 22, ':');
-		int second = twoDigits(field, s, p, end, p + 23, "second");
-		expect(field, s, p, end, p + 25, ' ');
+		int time = timeOfDay(field, s, p, end, p + 16);
 		zone(field, s, p, p + 26, end);
-		return instant(field, s, p, end, dayName, year, month, day, hour, minute, second);
+		return instant(field, s, p, end, dayName, year, month, day, time);
 	}
 
 	/** {@code Sunday, 06-Nov-94 08:49:37 GMT}. */
@@ -134,16 +128,10 @@ public final class HttpDate {
 		int month = month(field, s, p, end, q + 4);
 		expect(field, s, p, end, q + 7, '-');
 		int twoDigitYear = twoDigits(field, s, p, end, q + 8, "year");
-		expect(field, s, p, end, q + 10, ' ');
-		int hour = twoDigits(field, s, p, end, q + 11, "hour");
-		expect(field, s, p, end, q + 13, ':');
-		int minute = twoDigits(field, s, p, end, q + 14, "minute");
-		expect(field, s, p, end, q + 16, ':');
-		int second = twoDigits(field, s, p, end, q + 17, "second");
-		expect(field, s, p, end, q + 19, ' ');
+		int time = timeOfDay(field, s, p, end, q + 10);
 		zone(field, s, p, q + 20, end);
-		int year = fullYear(twoDigitYear, month, day, hour, minute, second, referenceEpochSecond);
-		return instant(field, s, p, end, dayName, year, month, day, hour, minute, second);
+		int year = fullYear(twoDigitYear, month, day, hour(time), minute(time), second(time), referenceEpochSecond);
+		return instant(field, s, p, end, dayName, year, month, day, time);
 	}
 
 	/** {@code Sun Nov  6 08:49:37 1994}: no zone, space-padded day. */
@@ -168,15 +156,9 @@ public final class HttpDate {
 		else {
 			day = twoDigits(field, s, p, end, p + 8, "day of month");
 		}
-		expect(field, s, p, end, p + 10, ' ');
-		int hour = twoDigits(field, s, p, end, p + 11, "hour");
-		expect(field, s, p, end, p + 13, ':');
-		int minute = twoDigits(field, s, p, end, p + 14, "minute");
-		expect(field, s, p, end, p + 16, ':');
-		int second = twoDigits(field, s, p, end, p + 17, "second");
-		expect(field, s, p, end, p + 19, ' ');
+		int time = timeOfDay(field, s, p, end, p + 10);
 		int year = fourDigits(field, s, p, end, p + 20);
-		return instant(field, s, p, end, dayName, year, month, day, hour, minute, second);
+		return instant(field, s, p, end, dayName, year, month, day, time);
 	}
 
 	/**
@@ -209,8 +191,38 @@ public final class HttpDate {
 		return (candidate + century <= limit) ? year + 100 : year;
 	}
 
+	/**
+	 * Reads {@code " HH:MM:SS "} starting with the space at {@code at}, as all three forms write it, packed as
+	 * {@code hour << 16 | minute << 8 | second} (each at most 99), so the success path allocates nothing.
+	 */
+	private static int timeOfDay(String field, String s, int p, int end, int at) {
+		expect(field, s, p, end, at, ' ');
+		int hour = twoDigits(field, s, p, end, at + 1, "hour");
+		expect(field, s, p, end, at + 3, ':');
+		int minute = twoDigits(field, s, p, end, at + 4, "minute");
+		expect(field, s, p, end, at + 6, ':');
+		int second = twoDigits(field, s, p, end, at + 7, "second");
+		expect(field, s, p, end, at + 9, ' ');
+		return (hour << 16) | (minute << 8) | second;
+	}
+
+	private static int hour(int time) {
+		return time >>> 16;
+	}
+
+	private static int minute(int time) {
+		return (time >>> 8) & 0xFF;
+	}
+
+	private static int second(int time) {
+		return time & 0xFF;
+	}
+
 	private static long instant(String field, String s, int p, int end, int dayName, int year, int month, int day,
-			int hour, int minute, int second) {
+			int time) {
+		int hour = hour(time);
+		int minute = minute(time);
+		int second = second(time);
 		if (day < 1 || day > monthLength(year, month)) {
 			throw new RetryAfterException(RetryAfterError.NONEXISTENT_DATE, field + " " + FieldText.quote(s, p, end)
 					+ " names day " + day + " of " + MONTH_NAMES[month - 1] + " " + year + ", which does not exist ("
