@@ -15,7 +15,10 @@ import io.github.retryafter.RetryAfterException;
  * {@code 2000} is 2,000 seconds and never a year. A value is taken as an attempted HTTP-date only when it starts with
  * an ASCII letter and contains a space or a comma, as all three date forms do; everything else (a sign, a decimal
  * point, an exponent, non-ASCII digits, a single word such as {@code later}) is refused as
- * {@link RetryAfterError#INVALID_DELAY}.
+ * {@link RetryAfterError#INVALID_DELAY}. Two near misses of a date are refused as {@link RetryAfterError#MALFORMED_DATE}
+ * instead, so the code tells an operator what the origin got wrong: a date in double quotes, and a date that starts
+ * with the day of the month because its day name was dropped ({@code 04 Aug 2026 12:00:30 GMT}). Values are quoted in
+ * messages cut to {@value FieldText#MAX_QUOTED} characters.
  * <p>
  * Stateless and thread-safe; the success path allocates nothing.
  */
@@ -91,14 +94,27 @@ public final class RetryAfterField {
 	 * @param end the end of the trimmed value (see {@link #trimEnd}); greater than {@code start}
 	 * @return the delay in seconds, saturated at {@link Long#MAX_VALUE}, or {@link #DATE_FORM} when the value is in
 	 * HTTP-date form (and should be parsed by {@link HttpDate})
-	 * @throws RetryAfterException with {@link RetryAfterError#MULTIPLE_VALUES} for a comma list, or
+	 * @throws RetryAfterException with {@link RetryAfterError#MULTIPLE_VALUES} for a comma list,
+	 * {@link RetryAfterError#MALFORMED_DATE} for a date in double quotes or without its day name, or
 	 * {@link RetryAfterError#INVALID_DELAY}
 	 */
 	public static long delaySeconds(String value, int start, int end) {
-		char first = value.charAt(start);
-		if (first == '"') {
+		if (value.charAt(start) == '"') {
 			refuseQuotedDate(value, start, end);
 		}
+		if (isDateForm(value, start, end)) {
+			return DATE_FORM;
+		}
+		return digits(value, start, end);
+	}
+
+	/**
+	 * Whether the value is an attempted HTTP-date: it starts with an ASCII letter and holds a space, or a comma right
+	 * after its first word. Any other comma makes it a list.
+	 * @throws RetryAfterException with {@link RetryAfterError#MULTIPLE_VALUES} for a comma list
+	 */
+	private static boolean isDateForm(String value, int start, int end) {
+		char first = value.charAt(start);
 		boolean letter = (first >= 'A' && first <= 'Z') || (first >= 'a' && first <= 'z');
 		boolean dateShaped = false;
 		int commas = 0;
@@ -121,28 +137,27 @@ public final class RetryAfterField {
 					+ " probably joined two values into one. There is no way to tell which is the origin's, so none is"
 					+ " used. Ask the origin or the hop that adds it to send exactly one value.");
 		}
-		if (letter && (dateShaped || commaAfterName)) {
-			return DATE_FORM;
-		}
+		return letter && (dateShaped || commaAfterName);
+	}
+
+	/** Delay-seconds: ASCII digits only, saturating at {@link Long#MAX_VALUE} but checked to the end. */
+	private static long digits(String value, int start, int end) {
 		long seconds = 0;
 		for (int i = start; i < end; i++) {
 			char c = value.charAt(i);
 			if (c < '0' || c > '9') {
-				if (isDateWithoutDayName(value, start, end)) {
-					throw withoutDayName(value, start, end);
-				}
-				throw invalidDelay(value, start, end, i);
+				throw isDateWithoutDayName(value, start, end) ? withoutDayName(value, start, end)
+						: invalidDelay(value, start, end, i);
 			}
 			int digit = c - '0';
 			if (seconds > (Long.MAX_VALUE - digit) / 10) {
-				seconds = Long.MAX_VALUE;
 				for (int j = i + 1; j < end; j++) {
 					char rest = value.charAt(j);
 					if (rest < '0' || rest > '9') {
 						throw invalidDelay(value, start, end, j);
 					}
 				}
-				return seconds;
+				return Long.MAX_VALUE;
 			}
 			seconds = seconds * 10 + digit;
 		}

@@ -167,45 +167,50 @@ public final class ProviderGate {
 	public Admission admit(boolean fresh, long nowNanos, long latestStartNanos, Admission.Hold held) {
 		long cooldown = this.cooldownUntil.get();
 		if (cooldown - nowNanos > 0) {
-			if (this.settings.mode() == PacingMode.FAIL_FAST) {
-				return new Admission.Refuse("provider '" + this.provider + "' is cooling down for another "
-						+ seconds(cooldown - nowNanos) + " as its Retry-After asked, and pacing is fail-fast");
-			}
-			if (cooldown - latestStartNanos > 0) {
-				return new Admission.Refuse("provider '" + this.provider + "' is cooling down for another "
-						+ seconds(cooldown - nowNanos) + " as its Retry-After asked, past the last instant ("
-						+ seconds(latestStartNanos - nowNanos) + " from now) a useful attempt could start");
-			}
-			return new Admission.Hold(cooldown, GateHold.COOLDOWN, -1);
+			return duringCooldown(cooldown, nowNanos, latestStartNanos);
 		}
 		RateState current = this.state.get();
 		if (!current.engaged()) {
 			return Admission.GO;
 		}
 		if (held != null && held.reason() == GateHold.RATE && held.epoch() == current.epoch()) {
-			if (held.untilNanos() - nowNanos > 0) {
-				return held;
-			}
-			return Admission.GO;
+			return (held.untilNanos() - nowNanos > 0) ? held : Admission.GO;
 		}
+		return reserveSlot(fresh, nowNanos, latestStartNanos);
+	}
+
+	/** While the gate is closed: refuse (fail-fast, or past the last useful start), or hold until it opens. */
+	private Admission duringCooldown(long cooldown, long nowNanos, long latestStartNanos) {
+		if (this.settings.mode() == PacingMode.FAIL_FAST) {
+			return new Admission.Refuse("provider '" + this.provider + "' is cooling down for another "
+					+ seconds(cooldown - nowNanos) + " as its Retry-After asked, and pacing is fail-fast");
+		}
+		if (cooldown - latestStartNanos > 0) {
+			return new Admission.Refuse("provider '" + this.provider + "' is cooling down for another "
+					+ seconds(cooldown - nowNanos) + " as its Retry-After asked, past the last instant ("
+					+ seconds(latestStartNanos - nowNanos) + " from now) a useful attempt could start");
+		}
+		return new Admission.Hold(cooldown, GateHold.COOLDOWN, -1);
+	}
+
+	/**
+	 * While the rate limit is on: books the earliest slot of the request's lanes (fresh requests may take the fresh
+	 * lane's when it comes first), or refuses when it comes after the last useful start.
+	 */
+	private Admission reserveSlot(boolean fresh, long nowNanos, long latestStartNanos) {
 		synchronized (this.rateWriteLock) {
-			current = this.state.get();
+			RateState current = this.state.get();
 			if (!current.engaged()) {
 				return Admission.GO;
 			}
 			double share = this.settings.freshShare();
 			long retryInterval = interval(current.rate() * (1.0 - share));
-			long retrySlot = slot(current.retryTat(), retryInterval, nowNanos);
-			long slot = retrySlot;
-			boolean freshLane = false;
-			long freshInterval = 0;
-			if (fresh && share > 0) {
-				freshInterval = interval(current.rate() * share);
-				long freshSlot = slot(current.freshTat(), freshInterval, nowNanos);
-				if (freshSlot - retrySlot < 0) {
-					slot = freshSlot;
-					freshLane = true;
-				}
+			long slot = slot(current.retryTat(), retryInterval, nowNanos);
+			long freshInterval = (fresh && share > 0) ? interval(current.rate() * share) : 0;
+			long freshSlot = (freshInterval > 0) ? slot(current.freshTat(), freshInterval, nowNanos) : slot;
+			boolean freshLane = freshSlot - slot < 0;
+			if (freshLane) {
+				slot = freshSlot;
 			}
 			if (slot - latestStartNanos > 0) {
 				return new Admission.Refuse("provider '" + this.provider + "' is paced at "
@@ -213,14 +218,9 @@ public final class ProviderGate {
 						+ seconds(slot - nowNanos) + " away, past the last instant (" + seconds(latestStartNanos - nowNanos)
 						+ " from now) a useful attempt could start");
 			}
-			RateState next = freshLane
-					? current.withFreshTat(later(current.freshTat(), slot) + freshInterval)
-					: current.withRetryTat(later(current.retryTat(), slot) + retryInterval);
-			this.state.set(next);
-			if (slot - nowNanos <= 0) {
-				return Admission.GO;
-			}
-			return new Admission.Hold(slot, GateHold.RATE, current.epoch());
+			this.state.set(freshLane ? current.withFreshTat(later(current.freshTat(), slot) + freshInterval)
+					: current.withRetryTat(later(current.retryTat(), slot) + retryInterval));
+			return (slot - nowNanos <= 0) ? Admission.GO : new Admission.Hold(slot, GateHold.RATE, current.epoch());
 		}
 	}
 
