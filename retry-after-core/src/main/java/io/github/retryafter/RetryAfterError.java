@@ -18,7 +18,10 @@ public enum RetryAfterError {
 	/** Delay-seconds that are negative, signed, fractional, in exponent form, non-ASCII digits or words. */
 	INVALID_DELAY,
 
-	/** A date matching none of IMF-fixdate, RFC 850 and asctime, including lowercased or translated names. */
+	/**
+	 * A date matching none of IMF-fixdate, RFC 850 and asctime, including lowercased or translated names, a date
+	 * without its day name ({@code 04 Aug 2026 12:00:30 GMT}) and a date in double quotes.
+	 */
 	MALFORMED_DATE,
 
 	/** A date whose zone is not literally {@code GMT} ({@code UTC}, {@code +0000}, {@code EST}, {@code Z}). */

@@ -1,6 +1,5 @@
 package io.github.retryafter;
 
-import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -8,9 +7,11 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
+import io.github.retryafter.internal.FieldText;
 import io.github.retryafter.internal.HttpDate;
 import io.github.retryafter.internal.KeyedPosition;
 import io.github.retryafter.internal.RetryAfterField;
+import io.github.retryafter.internal.Saturating;
 
 /**
  * Turns a response's {@code Retry-After} into a {@link RetryPlan}: parsed strictly, measured skew-free against the
@@ -100,11 +101,15 @@ public final class RetryAfterPlanner {
 	}
 
 	/**
-	 * Plans the wait for one response.
+	 * Plans the wait for one response, in the steps the class description lists: parse the field, measure the
+	 * instruction in the server's frame, take the response's age off, refuse a floor above the max wait, draw the
+	 * jitter above the floor, and hold the wait as a deadline on the monotonic clock. Every duration saturates: no
+	 * header value, clock reading or option makes it throw anything but the documented exceptions.
 	 * @param headers the response's header fields
 	 * @param request the attempt number, jitter key and optional round-trip instants
 	 * @return the plan, or empty when the response has no {@code Retry-After} field (the server gave no instruction)
 	 * @throws RetryAfterException when the field (or the {@code Date} it needs) is unusable, or the wait is too long
+	 * @throws IllegalArgumentException when the request's round trip ends before it starts
 	 */
 	public Optional<RetryPlan> plan(HeaderSource headers, PlanRequest request) {
 		Objects.requireNonNull(headers, "headers");
@@ -113,169 +118,147 @@ public final class RetryAfterPlanner {
 		if (retryAfter.isEmpty()) {
 			return Optional.empty();
 		}
-		RetryAfterField.requireSingle(retryAfter);
-		String raw = retryAfter.get(0);
-		int start = RetryAfterField.trimStart(raw);
-		int end = RetryAfterField.trimEnd(raw, start);
-		long delaySeconds = RetryAfterField.delaySeconds(raw, start, end);
+		Field field = Field.parse(retryAfter);
+		Receipt receipt = receipt(request);
+		ServerDate date = ServerDate.read(headers.values("Date"), receipt);
+		Instruction instruction = instruction(field, date, receipt);
+		requireWholeRoundTrip(request);
+		Age age = age(headers.values("Age"), request, receipt);
+		long floorMillis = Saturating.subtract(instruction.millis(), age.millis());
+		boolean clampedToZero = floorMillis < 0;
+		floorMillis = Math.max(0, floorMillis);
+		long maxWaitMillis = requireWithinMaxWait(field, floorMillis, instruction, age);
+		long spreadMillis = spread(floorMillis);
+		long waitMillis = Math.min(Saturating.add(floorMillis, jitter(request, spreadMillis)), maxWaitMillis);
+		Duration waitTime = Duration.ofMillis(waitMillis);
+		return Optional.of(new RetryPlan(waitTime, Duration.ofMillis(floorMillis),
+				Duration.ofMillis(waitMillis - floorMillis), Duration.ofMillis(spreadMillis), instruction.source(),
+				Duration.ofMillis(instruction.reported()), Duration.ofMillis(age.millis()), age.ignored(),
+				date.skewFrom(receipt), clampedToZero,
+				Saturating.add(receipt.nanos(), Saturating.multiply(waitMillis, 1_000_000)),
+				Saturating.plus(receipt.wall(), waitTime)));
+	}
 
-		// One reading of each clock; the wall clock is wound back to the moment of receipt when that is known.
+	/**
+	 * One reading of each clock: the ticker, and the wall clock wound back to the moment of receipt when that is
+	 * known.
+	 */
+	private Receipt receipt(PlanRequest request) {
 		long tickerNow = this.ticker.read();
 		long receivedNanos = request.responseReceivedNanos().orElse(tickerNow);
-		Instant wallAtReceipt = this.wallClock.instant();
+		Instant wall = this.wallClock.instant();
 		long sinceReceipt = tickerNow - receivedNanos;
 		if (sinceReceipt > 0) {
-			wallAtReceipt = wallAtReceipt.minusNanos(sinceReceipt);
+			wall = Saturating.plusNanos(wall, -sinceReceipt);
 		}
-		long wallAtReceiptMillis = wallAtReceipt.toEpochMilli();
+		return new Receipt(receivedNanos, wall, Saturating.toEpochMilli(wall));
+	}
 
-		// The response's own Date: parsed in both forms (for skew), required only by the HTTP-date form.
-		List<String> dateValues = headers.values("Date");
-		boolean hasDate = false;
-		long dateEpochSecond = 0;
-		String dateProblem = null;
-		if (dateValues.size() > 1) {
-			dateProblem = "appears " + dateValues.size() + " times";
+	/**
+	 * The server's instruction in its own frame: delay-seconds as they are, an HTTP-date minus the response's own
+	 * {@code Date} (or, when allowed, minus the client's wall clock at receipt).
+	 */
+	private Instruction instruction(Field field, ServerDate date, Receipt receipt) {
+		if (field.delaySeconds() != RetryAfterField.DATE_FORM) {
+			return new Instruction(PlanSource.DELAY_SECONDS, Saturating.multiply(field.delaySeconds(), 1000));
 		}
-		else if (dateValues.size() == 1) {
-			String date = dateValues.get(0);
-			int dateStart = RetryAfterField.trimStart(date);
-			int dateEnd = RetryAfterField.trimEnd(date, dateStart);
-			if (dateStart == dateEnd) {
-				dateProblem = "is empty";
-			}
-			else {
-				try {
-					dateEpochSecond = HttpDate.parse("Date", date, dateStart, dateEnd,
-							Math.floorDiv(wallAtReceiptMillis, 1000));
-					hasDate = true;
-				}
-				catch (RetryAfterException ex) {
-					dateProblem = "fails the same strict parse (" + ex.getMessage() + ")";
-				}
-			}
+		long reference = date.present() ? date.epochSecond() : receipt.epochSecond();
+		long retryAt = HttpDate.parse("Retry-After", field.raw(), field.start(), field.end(), reference);
+		if (date.problem() != null) {
+			throw new RetryAfterException(RetryAfterError.MALFORMED_DATE_HEADER, "Retry-After was sent as an"
+					+ " HTTP-date (" + field.quoted() + ") but the response's Date header " + date.problem()
+					+ ", so there is no trustworthy record of what the server thought the time was, and the wait"
+					+ " cannot be measured in the server's frame. Ask the origin to send exactly one valid Date header"
+					+ " in IMF-fixdate form (RFC 9110 §6.6.1), or delay-seconds instead of a date.");
 		}
+		if (date.present()) {
+			return new Instruction(PlanSource.HTTP_DATE, sinceServerDate(field, retryAt, date) * 1000);
+		}
+		if (this.options.onMissingDate() == OnMissingDate.TRUST_CLIENT_CLOCK) {
+			// The wall clock is truncated to the millisecond, so the instructed wait is rounded up, never down.
+			return new Instruction(PlanSource.HTTP_DATE_CLIENT_CLOCK,
+					Saturating.subtract(Saturating.multiply(retryAt, 1000), receipt.epochMillis()));
+		}
+		throw new RetryAfterException(RetryAfterError.MISSING_DATE_HEADER, "Retry-After was sent as an HTTP-date ("
+				+ field.quoted() + ") but the response carried no Date header, so there is no record of what the"
+				+ " server thought the time was. Subtracting the client clock instead makes the wait wrong by the full"
+				+ " amount of any skew: a client running forty seconds fast computes a wait of zero and retries"
+				+ " straight back into the limiter. Ask the origin to send a Date header, which RFC 9110 requires on"
+				+ " responses like this one, or set onMissingDate to TRUST_CLIENT_CLOCK to accept the error explicitly.");
+	}
 
-		PlanSource source;
-		long instructedMillis;
-		if (delaySeconds != RetryAfterField.DATE_FORM) {
-			source = PlanSource.DELAY_SECONDS;
-			instructedMillis = saturatedMultiply(delaySeconds, 1000);
+	/** {@code Retry-After − Date} in seconds; a date more than one second before {@code Date} is stale. */
+	private static long sinceServerDate(Field field, long retryAt, ServerDate date) {
+		long difference = retryAt - date.epochSecond();
+		if (difference < -1) {
+			throw new RetryAfterException(RetryAfterError.STALE_DATE, "Retry-After " + field.quoted() + " is "
+					+ (-difference) + " s before the response's own Date (\"" + HttpDate.format(date.epochSecond())
+					+ "\"). A date in the past would become an immediate retry: a hot loop against a service that is"
+					+ " already refusing requests. The origin is computing its Retry-After wrongly (or caching it); ask"
+					+ " it to send a future date or delay-seconds.");
 		}
-		else {
-			long reference = hasDate ? dateEpochSecond : Math.floorDiv(wallAtReceiptMillis, 1000);
-			long retryAt = HttpDate.parse("Retry-After", raw, start, end, reference);
-			if (dateProblem != null) {
-				throw new RetryAfterException(RetryAfterError.MALFORMED_DATE_HEADER, "Retry-After was sent as an"
-						+ " HTTP-date (\"" + raw.substring(start, end) + "\") but the response's Date header "
-						+ dateProblem + ", so there is no trustworthy record of what the server thought the time was,"
-						+ " and the wait cannot be measured in the server's frame. Ask the origin to send exactly one"
-						+ " valid Date header in IMF-fixdate form (RFC 9110 §6.6.1), or delay-seconds instead of a date.");
-			}
-			if (hasDate) {
-				source = PlanSource.HTTP_DATE;
-				long difference = retryAt - dateEpochSecond;
-				if (difference < -1) {
-					throw new RetryAfterException(RetryAfterError.STALE_DATE, "Retry-After \""
-							+ raw.substring(start, end) + "\" is " + (-difference) + " s before the response's own Date (\""
-							+ HttpDate.format(dateEpochSecond) + "\"). A date in the past would become an immediate retry:"
-							+ " a hot loop against a service that is already refusing requests. The origin is computing"
-							+ " its Retry-After wrongly (or caching it); ask it to send a future date or delay-seconds.");
-				}
-				instructedMillis = difference * 1000;
-			}
-			else if (this.options.onMissingDate() == OnMissingDate.TRUST_CLIENT_CLOCK) {
-				source = PlanSource.HTTP_DATE_CLIENT_CLOCK;
-				// The wall clock is truncated to the millisecond, so the instructed wait is rounded up, never down.
-				instructedMillis = saturatedSubtract(saturatedMultiply(retryAt, 1000), wallAtReceiptMillis);
-			}
-			else {
-				throw new RetryAfterException(RetryAfterError.MISSING_DATE_HEADER, "Retry-After was sent as an"
-						+ " HTTP-date (\"" + raw.substring(start, end) + "\") but the response carried no Date header, so"
-						+ " there is no record of what the server thought the time was. Subtracting the client clock"
-						+ " instead makes the wait wrong by the full amount of any skew: a client running forty seconds"
-						+ " fast computes a wait of zero and retries straight back into the limiter. Ask the origin to"
-						+ " send a Date header, which RFC 9110 requires on responses like this one, or set onMissingDate"
-						+ " to TRUST_CLIENT_CLOCK to accept the error explicitly.");
-			}
-		}
+		return difference;
+	}
 
-		// Age: the Age field plus the measured round trip, both durations of clocks that cancel the client's offset.
+	private static void requireWholeRoundTrip(PlanRequest request) {
 		if (request.requestSentNanos().isPresent() != request.responseReceivedNanos().isPresent()) {
 			throw new RetryAfterException(RetryAfterError.HALF_MEASURED_ROUND_TRIP, "Only the "
 					+ (request.requestSentNanos().isPresent() ? "request-sent" : "response-received") + " instant was"
 					+ " given, so the round trip is half measured and the response's age would be wrong by an unknown"
 					+ " amount. Pass both instants (PlanRequest.withRoundTrip(sent, received)) or neither.");
 		}
+	}
+
+	/**
+	 * The response's age: the {@code Age} field (one field of delta-seconds; anything else is ignored and reported)
+	 * plus the measured round trip, both durations of clocks that cancel the client's offset.
+	 */
+	private static Age age(List<String> ageValues, PlanRequest request, Receipt receipt) {
 		long ageMillis = 0;
-		boolean ageIgnored = false;
-		List<String> ageValues = headers.values("Age");
+		boolean ignored = ageValues.size() > 1;
 		if (ageValues.size() == 1) {
 			long ageSeconds = RetryAfterField.deltaSeconds(ageValues.get(0));
-			if (ageSeconds < 0) {
-				ageIgnored = true;
-			}
-			else {
-				ageMillis = saturatedMultiply(ageSeconds, 1000);
-			}
-		}
-		else if (ageValues.size() > 1) {
-			ageIgnored = true;
+			ignored = ageSeconds < 0;
+			ageMillis = ignored ? 0 : Saturating.multiply(ageSeconds, 1000);
 		}
 		if (request.requestSentNanos().isPresent()) {
-			long roundTrip = receivedNanos - request.requestSentNanos().getAsLong();
+			long sent = request.requestSentNanos().getAsLong();
+			long roundTrip = receipt.nanos() - sent;
 			if (roundTrip < 0) {
-				throw new IllegalArgumentException("the response was received (" + receivedNanos
-						+ " ns) before the request was sent (" + request.requestSentNanos().getAsLong()
+				throw new IllegalArgumentException("the response was received (" + receipt.nanos()
+						+ " ns) before the request was sent (" + sent
 						+ " ns); both instants must be readings of the planner's ticker");
 			}
 			// Rounded down, so the floor it is taken from is rounded up.
-			ageMillis = saturatedAdd(ageMillis, roundTrip / 1_000_000);
+			ageMillis = Saturating.add(ageMillis, roundTrip / 1_000_000);
 		}
+		return new Age(ageMillis, ignored);
+	}
 
-		long floorMillis = saturatedSubtract(instructedMillis, ageMillis);
-		boolean clampedToZero = floorMillis < 0;
-		if (clampedToZero) {
-			floorMillis = 0;
-		}
-		long instructedReported = Math.max(0, instructedMillis);
+	/**
+	 * Refuses a floor above the max wait: the wait is refused rather than shortened.
+	 * @return the max wait in milliseconds, {@link Long#MAX_VALUE} without one
+	 */
+	private long requireWithinMaxWait(Field field, long floorMillis, Instruction instruction, Age age) {
 		Optional<Duration> maxWait = this.options.maxWait();
-		long maxWaitMillis = Long.MAX_VALUE;
-		if (maxWait.isPresent()) {
-			maxWaitMillis = saturatedMillis(maxWait.get());
-			if (Duration.ofMillis(floorMillis).compareTo(maxWait.get()) > 0) {
-				throw new RetryAfterException(RetryAfterError.TOO_LONG, "Retry-After \"" + raw.substring(start, end)
-						+ "\" asks for at least " + floorMillis + " ms (" + instructedReported + " ms instructed, "
-						+ ageMillis + " ms of age taken off) but maxWait is " + maxWaitMillis + " ms. The wait is refused"
-						+ " rather than shortened, because retrying earlier than the server said is the failure this"
-						+ " library exists to prevent. Stop retrying this operation, or raise maxWait if waiting that long"
-						+ " is acceptable.");
-			}
+		if (maxWait.isEmpty()) {
+			return Long.MAX_VALUE;
 		}
-
-		long spreadMillis = spread(floorMillis);
-		long jitterMillis = jitter(request, spreadMillis);
-		long waitMillis = saturatedAdd(floorMillis, jitterMillis);
-		if (waitMillis > maxWaitMillis) {
-			waitMillis = maxWaitMillis;
-			jitterMillis = waitMillis - floorMillis;
+		long maxWaitMillis = Saturating.toMillis(maxWait.get());
+		if (floorMillis > maxWaitMillis) {
+			throw new RetryAfterException(RetryAfterError.TOO_LONG, "Retry-After " + field.quoted() + " asks for at"
+					+ " least " + floorMillis + " ms (" + instruction.reported() + " ms instructed, " + age.millis()
+					+ " ms of age taken off) but maxWait is " + maxWaitMillis + " ms. The wait is refused rather than"
+					+ " shortened, because retrying earlier than the server said is the failure this library exists to"
+					+ " prevent. Stop retrying this operation, or raise maxWait if waiting that long is acceptable.");
 		}
-
-		Optional<Duration> skew = hasDate
-				? Optional.of(Duration.ofMillis(saturatedSubtract(dateEpochSecond * 1000, wallAtReceiptMillis)))
-				: Optional.empty();
-		long deadline = saturatedAdd(receivedNanos, saturatedMultiply(waitMillis, 1_000_000));
-		Duration waitTime = Duration.ofMillis(waitMillis);
-		return Optional.of(new RetryPlan(waitTime, Duration.ofMillis(floorMillis), Duration.ofMillis(jitterMillis),
-				Duration.ofMillis(spreadMillis), source, Duration.ofMillis(instructedReported),
-				Duration.ofMillis(ageMillis), ageIgnored, skew, clampedToZero, deadline, estimate(wallAtReceipt,
-						waitTime)));
+		return maxWaitMillis;
 	}
 
 	/** {@code clamp(floor × ratio, minSpread, maxSpread)}, rounded down to the millisecond. */
 	private long spread(long floorMillis) {
-		long min = saturatedMillis(this.options.minSpread());
-		long max = saturatedMillis(this.options.maxSpread());
+		long min = Saturating.toMillis(this.options.minSpread());
+		long max = Saturating.toMillis(this.options.maxSpread());
 		double scaled = Math.floor(floorMillis * this.options.spreadRatio());
 		if (scaled <= min) {
 			return min;
@@ -285,20 +268,12 @@ public final class RetryAfterPlanner {
 
 	/** A position in {@code [0, spread)}, rounded down to the millisecond. */
 	private long jitter(PlanRequest request, long spreadMillis) {
-		double position;
-		switch (this.options.jitter()) {
-			case NONE:
-				return 0;
-			case KEYED:
-				if (request.jitterKey().isPresent()) {
-					position = KeyedPosition.of(request.jitterKey().get(), request.attempt());
-					break;
-				}
-				position = draw();
-				break;
-			default:
-				position = draw();
+		JitterMode mode = this.options.jitter();
+		if (mode == JitterMode.NONE) {
+			return 0;
 		}
+		double position = (mode == JitterMode.KEYED && request.jitterKey().isPresent())
+				? KeyedPosition.of(request.jitterKey().get(), request.attempt()) : draw();
 		if (spreadMillis == 0) {
 			return 0;
 		}
@@ -316,47 +291,79 @@ public final class RetryAfterPlanner {
 		return value;
 	}
 
-	private static Instant estimate(Instant wallAtReceipt, Duration wait) {
-		try {
-			return wallAtReceipt.plus(wait);
+	/** The single {@code Retry-After} field line, trimmed, and its delay-seconds or {@link RetryAfterField#DATE_FORM}. */
+	private record Field(String raw, int start, int end, long delaySeconds) {
+
+		static Field parse(List<String> values) {
+			RetryAfterField.requireSingle(values);
+			String raw = values.get(0);
+			int start = RetryAfterField.trimStart(raw);
+			int end = RetryAfterField.trimEnd(raw, start);
+			return new Field(raw, start, end, RetryAfterField.delaySeconds(raw, start, end));
 		}
-		catch (ArithmeticException | DateTimeException ex) {
-			return Instant.MAX;
+
+		String quoted() {
+			return FieldText.quote(this.raw, this.start, this.end);
 		}
+
 	}
 
-	private static long saturatedMillis(Duration duration) {
-		try {
-			return duration.toMillis();
+	/** The ticker reading at receipt, and the wall clock then (saturated at the ends of {@code Instant}). */
+	private record Receipt(long nanos, Instant wall, long epochMillis) {
+
+		long epochSecond() {
+			return Math.floorDiv(this.epochMillis, 1000);
 		}
-		catch (ArithmeticException ex) {
-			return duration.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE;
-		}
+
 	}
 
-	private static long saturatedMultiply(long value, long factor) {
-		long high = Math.multiplyHigh(value, factor);
-		long low = value * factor;
-		if ((high == 0 && low >= 0) || (high == -1 && low < 0)) {
-			return low;
+	/** The response's own {@code Date}: parsed in both forms (for skew), required only by the HTTP-date form. */
+	private record ServerDate(boolean present, long epochSecond, String problem) {
+
+		private static final ServerDate ABSENT = new ServerDate(false, 0, null);
+
+		static ServerDate read(List<String> values, Receipt receipt) {
+			if (values.size() > 1) {
+				return new ServerDate(false, 0, "appears " + values.size() + " times");
+			}
+			if (values.isEmpty()) {
+				return ABSENT;
+			}
+			String date = values.get(0);
+			int start = RetryAfterField.trimStart(date);
+			int end = RetryAfterField.trimEnd(date, start);
+			if (start == end) {
+				return new ServerDate(false, 0, "is empty");
+			}
+			try {
+				return new ServerDate(true, HttpDate.parse("Date", date, start, end, receipt.epochSecond()), null);
+			}
+			catch (RetryAfterException ex) {
+				return new ServerDate(false, 0, "fails the same strict parse (" + ex.getMessage() + ")");
+			}
 		}
-		return (high < 0) ? Long.MIN_VALUE : Long.MAX_VALUE;
+
+		/** {@code Date} minus the client's wall clock at receipt; empty without a usable {@code Date}. */
+		Optional<Duration> skewFrom(Receipt receipt) {
+			return this.present
+					? Optional.of(Duration.ofMillis(Saturating.subtract(this.epochSecond * 1000, receipt.epochMillis())))
+					: Optional.empty();
+		}
+
 	}
 
-	private static long saturatedAdd(long a, long b) {
-		long sum = a + b;
-		if (((a ^ sum) & (b ^ sum)) < 0) {
-			return (a < 0) ? Long.MIN_VALUE : Long.MAX_VALUE;
+	/** Where the instruction came from and how long it is, before age; {@link #reported()} is never negative. */
+	private record Instruction(PlanSource source, long millis) {
+
+		long reported() {
+			return Math.max(0, this.millis);
 		}
-		return sum;
+
 	}
 
-	private static long saturatedSubtract(long a, long b) {
-		long difference = a - b;
-		if (((a ^ b) & (a ^ difference)) < 0) {
-			return (a < 0) ? Long.MIN_VALUE : Long.MAX_VALUE;
-		}
-		return difference;
+	/** The response's age in milliseconds, and whether an {@code Age} field was there but unusable. */
+	private record Age(long millis, boolean ignored) {
+
 	}
 
 	/**

@@ -500,6 +500,26 @@ class RetryAfterPlannerTests {
 		}
 
 		@Test
+		void withoutMaxWaitTheLongestDelayIsAPlanThatSaturatesNotAnOverflow() {
+			RetryAfterPlanner noMaxWait = planner(SERVER_NOW).ticker(() -> Long.MAX_VALUE - 5).build();
+			RetryPlan plan = plan(noMaxWait, headers("Retry-After", Long.toString(Long.MAX_VALUE)));
+			assertThat(plan.floor()).isEqualTo(Duration.ofMillis(Long.MAX_VALUE));
+			assertThat(plan.waitTime()).isEqualTo(plan.floor());
+			assertThat(plan.jitter()).isZero();
+			assertThat(plan.deadlineNanos()).isEqualTo(Long.MAX_VALUE);
+			assertThat(plan.estimatedWallAt()).isEqualTo(SERVER_NOW.plusMillis(Long.MAX_VALUE));
+		}
+
+		@Test
+		void aFloorAboveMaxWaitIsRefusedWhateverTheMaxWait() {
+			Duration longest = Duration.ofSeconds(Long.MAX_VALUE, 999_999_999);
+			RetryPlan plan = plan(withMaxWait(longest, 0.5), headers("Retry-After", "9".repeat(40)));
+			assertThat(plan.waitTime()).isEqualTo(Duration.ofMillis(Long.MAX_VALUE));
+			assertThat(refusal(withMaxWait(Duration.ofSeconds(10), 0), headers("Retry-After", "9".repeat(40)),
+					PlanRequest.forAttempt(1))).isEqualTo(RetryAfterError.TOO_LONG);
+		}
+
+		@Test
 		void fiveThousandNinesAreTooLongNotAnOverflow() {
 			assertThat(refusal(withMaxWait(Duration.ofSeconds(10), 0), headers("Retry-After", "9".repeat(5000)),
 					PlanRequest.forAttempt(1)))
@@ -540,6 +560,59 @@ class RetryAfterPlannerTests {
 
 	@Nested
 	class Rule8Refusals {
+
+		@Test
+		void aDateWithoutItsDayNameOrInQuotesIsAMalformedDate() {
+			assertThat(refusal("Retry-After", "08 Sep 2026 12:00:30 GMT", "Date", DATE))
+				.isEqualTo(RetryAfterError.MALFORMED_DATE);
+			assertThat(refusal("Retry-After", "Sep  8 12:00:30 2026", "Date", DATE)).isEqualTo(RetryAfterError.MALFORMED_DATE);
+			assertThat(refusal("Retry-After", "\"" + THIRTY_SECONDS_LATER + "\"", "Date", DATE))
+				.isEqualTo(RetryAfterError.MALFORMED_DATE);
+			assertThatThrownBy(() -> EXACT.plan(headers("Retry-After", "Sep  8 12:00:30 2026", "Date", DATE)))
+				.hasMessageContaining("its day name is missing");
+		}
+
+		@Test
+		void aHundredKilobyteValueIsQuotedCutInEveryMessage() {
+			String huge = "9".repeat(100_000);
+			for (String[] headers : List.of(new String[] { "Retry-After", huge + "x" },
+					new String[] { "Retry-After", "Tue, 08 Sep 2026 12:00:30 GMT" + huge },
+					new String[] { "Retry-After", THIRTY_SECONDS_LATER, "Date", DATE + huge },
+					new String[] { "Retry-After", huge, "Retry-After", huge })) {
+				assertThatThrownBy(() -> EXACT.plan(headers(headers))).isInstanceOf(RetryAfterException.class)
+					.hasMessageContaining(" chars)\"")
+					.satisfies((ex) -> assertThat(ex.getMessage()).hasSizeLessThan(1000));
+			}
+			RetryAfterPlanner bounded = planner(SERVER_NOW)
+				.options(PlannerOptions.builder().maxWait(Duration.ofSeconds(1)).build())
+				.build();
+			assertThatThrownBy(() -> bounded.plan(headers("Retry-After", huge)))
+				.hasMessageContaining("\"" + "9".repeat(64) + "…(+99936 chars)\" asks for at least");
+		}
+
+		@Test
+		void clientClocksAtTheEndsOfTimeOnlyChangeTheSkew() {
+			for (Instant client : List.of(Instant.MIN, Instant.MAX, Instant.EPOCH)) {
+				for (String retryAfter : List.of("30", THIRTY_SECONDS_LATER, "Tuesday, 08-Sep-26 12:00:30 GMT")) {
+					RetryPlan plan = plan(planner(client).options(jitter(JitterMode.NONE)).build(),
+							headers("Retry-After", retryAfter, "Date", DATE, "Age", "9".repeat(30)));
+					assertThat(plan.floor()).isZero();
+					assertThat(plan.clampedToZero()).isTrue();
+					assertThat(plan.skew()).isPresent();
+				}
+				RetryAfterPlanner trusting = planner(client)
+					.options(PlannerOptions.builder().jitter(JitterMode.NONE)
+						.onMissingDate(OnMissingDate.TRUST_CLIENT_CLOCK).build())
+					.ticker(() -> Long.MIN_VALUE)
+					.build();
+				RetryPlan plan = trusting
+					.plan(headers("Retry-After", THIRTY_SECONDS_LATER),
+							PlanRequest.forAttempt(1).withRoundTrip(Long.MAX_VALUE, Long.MIN_VALUE + 5))
+					.orElseThrow();
+				assertThat(plan.floor()).isGreaterThanOrEqualTo(Duration.ZERO);
+				assertThat(plan.age()).isEqualTo(Duration.ZERO);
+			}
+		}
 
 		@Test
 		void empty() {

@@ -3,10 +3,13 @@ package io.github.retryafter.engine;
 import java.time.Duration;
 import java.util.Objects;
 
+import io.github.retryafter.internal.Saturating;
+
 /**
  * The client's own full-jitter backoff, used when the server gave no usable {@code Retry-After}: after the n-th failure
  * the ceiling is {@code min(max, base × 2^(n-1))} and the delay is {@code draw × ceiling} for a draw in {@code [0, 1)}.
- * Overflow-safe for any failure count. Immutable and thread-safe.
+ * Overflow-safe for any failure count; durations beyond a {@code long} of nanoseconds (about 292 years) count as that
+ * long. Immutable and thread-safe.
  *
  * @param base the first ceiling
  * @param max the largest ceiling
@@ -37,8 +40,8 @@ public record Backoff(Duration base, Duration max) {
 		if (failures < 1) {
 			throw new IllegalArgumentException("failures must be at least 1 but was " + failures);
 		}
-		long baseNanos = this.base.toNanos();
-		long maxNanos = saturatedNanos(this.max);
+		long baseNanos = Saturating.toNanos(this.base);
+		long maxNanos = Saturating.toNanos(this.max);
 		int shift = failures - 1;
 		if (shift >= 63 || baseNanos > (maxNanos >> shift)) {
 			return Duration.ofNanos(maxNanos);
@@ -59,15 +62,6 @@ public record Backoff(Duration base, Duration max) {
 		Duration ceiling = ceiling(failures);
 		long delayMillis = Math.round(ceiling.toMillis() * draw);
 		return new BackoffDraw(failures, ceiling, draw, Duration.ofMillis(delayMillis));
-	}
-
-	private static long saturatedNanos(Duration duration) {
-		try {
-			return duration.toNanos();
-		}
-		catch (ArithmeticException ex) {
-			return Long.MAX_VALUE;
-		}
 	}
 
 }

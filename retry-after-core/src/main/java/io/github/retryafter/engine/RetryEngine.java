@@ -10,7 +10,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import io.github.retryafter.Cancellation;
 import io.github.retryafter.JitterMode;
 import io.github.retryafter.PlanRequest;
-import io.github.retryafter.PlannerOptions;
 import io.github.retryafter.RandomSource;
 import io.github.retryafter.RetryAfterError;
 import io.github.retryafter.RetryAfterException;
@@ -18,6 +17,8 @@ import io.github.retryafter.RetryAfterPlanner;
 import io.github.retryafter.RetryPlan;
 import io.github.retryafter.Ticker;
 import io.github.retryafter.budget.RetryBudget;
+import io.github.retryafter.internal.Saturating;
+import io.github.retryafter.internal.Seconds;
 import io.github.retryafter.pacing.ProviderGate;
 
 /**
@@ -91,7 +92,7 @@ public final class RetryEngine {
 		this.random = builder.random;
 		this.listener = RetryListener.guarded(builder.listener);
 		this.planner = RetryAfterPlanner.builder()
-			.options(plannerOptions(this.policy))
+			.options(this.policy.hintMode().plannerOptions(this.policy.planner()))
 			.random(this.random)
 			.ticker(this.ticker)
 			.wallClock(builder.wallClock)
@@ -104,14 +105,6 @@ public final class RetryEngine {
 			.build();
 	}
 
-	private static PlannerOptions plannerOptions(RetryPolicy policy) {
-		PlannerOptions options = policy.planner();
-		return switch (policy.hintMode()) {
-			case FLOOR_PLUS_JITTER, MAX_WITH_BACKOFF -> options;
-			case EXACT -> options.toBuilder().jitter(JitterMode.NONE).build();
-			case CAPPED -> options.toBuilder().jitter(JitterMode.NONE).maxWait(null).build();
-		};
-	}
 
 	/**
 	 * Returns a builder with the default policy, an unlimited budget, the system clocks, the thread-local random source
@@ -215,7 +208,7 @@ public final class RetryEngine {
 		Objects.requireNonNull(cancellation, "cancellation");
 		long now = this.ticker.read();
 		Duration deadline = spec.deadline().orElse(this.policy.deadline());
-		return new RetryOperation(this, spec, cancellation, now, saturatedAdd(now, saturatedNanos(deadline)));
+		return new RetryOperation(this, spec, cancellation, now, Saturating.add(now, Saturating.toNanos(deadline)));
 	}
 
 	/**
@@ -225,6 +218,10 @@ public final class RetryEngine {
 	 * @param state the operation after the attempt
 	 * @param outcome what the attempt produced
 	 * @return retry after a delay, or stop with an outcome
+	 * @throws RetryAfterException with {@link RetryAfterError#INVALID_RANDOM} when the random source draws outside
+	 * {@code [0, 1)}
+	 * @throws IllegalArgumentException with {@link RetryPolicy#subtractRoundTrip()} on, when the response's received
+	 * instant precedes its sent instant; or when the random source draws outside {@code [0, 1)} for the backoff
 	 */
 	public Decision decide(OperationState state, AttemptOutcome outcome) {
 		return evaluate(state, outcome, classify(outcome)).decision();
@@ -259,9 +256,9 @@ public final class RetryEngine {
 			return Evaluation.stop(Outcome.CANCELLED,
 					"cancelled; attempt " + attempt + " ended with " + describe(outcome), false);
 		}
-		long available = state.deadlineNanos() - now - this.policy.deadlineReserve().toNanos();
 		boolean retryable = classification == Classification.RETRYABLE;
-		if (available <= this.policy.minAttemptTime().toNanos()) {
+		long available = this.policy.availableNanos(state.deadlineNanos(), now);
+		if (available <= Saturating.toNanos(this.policy.minAttemptTime())) {
 			return Evaluation.stop(Outcome.DEADLINE_EXCEEDED, "deadline: " + seconds(Duration.ofNanos(Math.max(0, available)))
 					+ " left after attempt " + attempt + " (" + describe(outcome) + "), no more than the minimum useful attempt of "
 					+ seconds(this.policy.minAttemptTime()), retryable);
@@ -304,95 +301,127 @@ public final class RetryEngine {
 		return Optional.empty();
 	}
 
+	/**
+	 * Schedules a wanted retry, in steps: read the server's hint, turn it (or, without a usable one, the backoff) into
+	 * a delay, then check the delay's floor against the deadline, the total wait and the budget, trimming the part
+	 * above the floor to fit.
+	 */
 	private Evaluation schedule(OperationState state, AttemptOutcome outcome, long now) {
-		int attempt = state.attempts();
-		Optional<RetryPlan> plan = Optional.empty();
-		Optional<RetryAfterException> refused = Optional.empty();
-		if (outcome instanceof AttemptOutcome.Response response && !response.headers().values("Retry-After").isEmpty()) {
-			try {
-				plan = this.planner.plan(response.headers(), planRequest(state, response));
+		Hint hint = hint(state, outcome);
+		String why = describe(outcome) + " on attempt " + state.attempts();
+		if (hint.tooLong()) {
+			return new Evaluation(new Decision.Stop(Outcome.WAIT_TOO_LONG, "the server asked for a wait longer than "
+					+ this.planner.options().maxWait().map(RetryEngine::seconds).orElse("the maximum") + " after attempt "
+					+ state.attempts() + ": " + hint.refused().get().getMessage()), true, hint.error());
+		}
+		PlannedDelay planned = hint.plan().isPresent()
+				? hinted(hint.plan().get(), (AttemptOutcome.Response) outcome, state.attempts(), now)
+				: backoff(state.attempts(), now);
+		long latestNotBefore = Saturating.subtract(this.policy.usableEndNanos(state.deadlineNanos()), 1);
+		if (Saturating.add(planned.baseNanos(), Saturating.toNanos(planned.floor())) > latestNotBefore) {
+			return new Evaluation(new Decision.Stop(Outcome.WAIT_EXCEEDS_DEADLINE, why + ": a wait of "
+					+ seconds(planned.floor()) + " (" + planned.source() + ") plus a useful attempt of "
+					+ seconds(this.policy.minAttemptTime()) + " does not fit in the "
+					+ seconds(Duration.ofNanos(Math.max(0, Saturating.subtract(state.deadlineNanos(), now))))
+					+ " left of the deadline"), true, hint.error());
+		}
+		Duration waitLeft = Saturating.minus(this.policy.totalWait(), state.totalWait());
+		if (planned.floor().compareTo(waitLeft) > 0) {
+			return new Evaluation(new Decision.Stop(Outcome.TOTAL_WAIT_EXCEEDED, why + ": a wait of "
+					+ seconds(planned.floor()) + " (" + planned.source() + ") would take the total wait from "
+					+ seconds(state.totalWait()) + " past its cap of " + seconds(this.policy.totalWait())), true,
+					hint.error());
+		}
+		Optional<Evaluation> noToken = budgetExhausted(state.spec().provider(), why, hint);
+		if (noToken.isPresent()) {
+			return noToken.get();
+		}
+		Duration fits = Duration.ofNanos(Saturating.subtract(latestNotBefore, planned.baseNanos()));
+		Duration delay = min(min(planned.delay(), fits), waitLeft);
+		Decision.Retry retry = new Decision.Retry(delay,
+				Saturating.add(planned.baseNanos(), Saturating.toNanos(delay)), planned.source(), hint.plan(),
+				planned.draw(), hint.refused());
+		return new Evaluation(retry, false, hint.error());
+	}
+
+	/**
+	 * Reads the response's {@code Retry-After} with the engine's planner: a plan, a refusal treated as absent (and
+	 * reported), or {@link RetryAfterError#TOO_LONG}, which stops the operation. A broken random source or a half
+	 * measured round trip is a bug of the caller's and is thrown.
+	 */
+	private Hint hint(OperationState state, AttemptOutcome outcome) {
+		if (!(outcome instanceof AttemptOutcome.Response response) || response.headers().values("Retry-After").isEmpty()) {
+			return Hint.NONE;
+		}
+		try {
+			return new Hint(this.planner.plan(response.headers(), planRequest(state, response)), Optional.empty());
+		}
+		catch (RetryAfterException ex) {
+			if (ex.code() == RetryAfterError.INVALID_RANDOM || ex.code() == RetryAfterError.HALF_MEASURED_ROUND_TRIP) {
+				throw ex;
 			}
-			catch (RetryAfterException ex) {
-				if (ex.code() == RetryAfterError.TOO_LONG) {
-					return new Evaluation(new Decision.Stop(Outcome.WAIT_TOO_LONG, "the server asked for a wait longer than "
-							+ this.planner.options().maxWait().map(RetryEngine::seconds).orElse("the maximum")
-							+ " after attempt " + attempt + ": " + ex.getMessage()), true, Optional.of(ex.code()));
-				}
-				if (ex.code() == RetryAfterError.INVALID_RANDOM || ex.code() == RetryAfterError.HALF_MEASURED_ROUND_TRIP) {
-					throw ex;
-				}
-				refused = Optional.of(ex);
-			}
+			return new Hint(Optional.empty(), Optional.of(ex));
 		}
-		Duration floor;
-		Duration delay;
-		long base;
-		DelaySource source;
-		Optional<BackoffDraw> draw = Optional.empty();
-		if (plan.isPresent()) {
-			RetryPlan p = plan.get();
-			source = DelaySource.RETRY_AFTER;
-			base = p.deadlineNanos() - p.waitTime().toNanos();
-			switch (this.policy.hintMode()) {
-				case FLOOR_PLUS_JITTER -> {
-					floor = p.floor();
-					delay = p.waitTime();
-				}
-				case EXACT -> {
-					floor = p.floor();
-					delay = p.floor();
-				}
-				case MAX_WITH_BACKOFF -> {
-					BackoffDraw d = this.policy.backoff().draw(attempt, this.random.nextDouble());
-					draw = Optional.of(d);
-					floor = p.floor();
-					delay = max(p.floor(), d.delay()).plus(p.jitter());
-				}
-				case CAPPED -> {
-					floor = min(this.policy.hintCap(), p.floor());
-					delay = floor;
-				}
-				default -> throw new IllegalStateException("unknown hint mode " + this.policy.hintMode());
-			}
+	}
+
+	/** The hint mode's wait for a plan, measured from the instant the planner measured it from. */
+	private PlannedDelay hinted(RetryPlan plan, AttemptOutcome.Response response, int attempt, long now) {
+		HintMode.HintedWait wait = this.policy.hintMode().wait(plan, this.policy, attempt, this.random);
+		return new PlannedDelay(DelaySource.RETRY_AFTER, measuredFrom(plan, response, now), wait.floor(), wait.delay(),
+				wait.draw());
+	}
+
+	/**
+	 * The ticker reading a plan's wait runs from: its deadline less its wait, or, when the deadline saturated at the
+	 * end of the ticker's range, the reading the planner used (the response's receipt with the round trip measured,
+	 * otherwise now).
+	 */
+	private long measuredFrom(RetryPlan plan, AttemptOutcome.Response response, long now) {
+		if (plan.deadlineNanos() != Long.MAX_VALUE) {
+			return plan.deadlineNanos() - Saturating.toNanos(plan.waitTime());
 		}
-		else {
-			BackoffDraw d = this.policy.backoff().draw(attempt, this.random.nextDouble());
-			draw = Optional.of(d);
-			source = DelaySource.BACKOFF;
-			base = now;
-			floor = d.delay();
-			delay = d.delay();
-		}
-		Optional<RetryAfterError> hintError = refused.map(RetryAfterException::code);
-		String why = describe(outcome) + " on attempt " + attempt;
-		long usableEnd = state.deadlineNanos() - this.policy.deadlineReserve().toNanos()
-				- this.policy.minAttemptTime().toNanos();
-		long latestNotBefore = usableEnd - 1;
-		if (saturatedAdd(base, saturatedNanos(floor)) > latestNotBefore) {
-			return new Evaluation(new Decision.Stop(Outcome.WAIT_EXCEEDS_DEADLINE, why + ": a wait of " + seconds(floor)
-					+ " (" + source + ") plus a useful attempt of " + seconds(this.policy.minAttemptTime())
-					+ " does not fit in the " + seconds(Duration.ofNanos(Math.max(0, state.deadlineNanos() - now)))
-					+ " left of the deadline"), true, hintError);
-		}
-		Duration fits = Duration.ofNanos(latestNotBefore - base);
-		delay = min(delay, fits);
-		Duration waitLeft = this.policy.totalWait().minus(state.totalWait());
-		if (floor.compareTo(waitLeft) > 0) {
-			return new Evaluation(new Decision.Stop(Outcome.TOTAL_WAIT_EXCEEDED, why + ": a wait of " + seconds(floor)
-					+ " (" + source + ") would take the total wait from " + seconds(state.totalWait()) + " past its cap of "
-					+ seconds(this.policy.totalWait())), true, hintError);
-		}
-		delay = min(delay, waitLeft);
-		String provider = state.spec().provider();
+		return this.policy.subtractRoundTrip() ? response.receivedAtNanos() : now;
+	}
+
+	/** The fallback full-jitter backoff, from now: no usable hint. */
+	private PlannedDelay backoff(int attempt, long now) {
+		BackoffDraw draw = this.policy.backoff().draw(attempt, this.random.nextDouble());
+		return new PlannedDelay(DelaySource.BACKOFF, now, draw.delay(), draw.delay(), Optional.of(draw));
+	}
+
+	/** Peeks at the budget last, so no token is spent on a retry that would not happen. */
+	private Optional<Evaluation> budgetExhausted(String provider, String why, Hint hint) {
 		double tokens = this.budget.availableTokens(provider);
-		if (tokens < 1.0) {
-			return new Evaluation(new Decision.Stop(Outcome.BUDGET_EXHAUSTED, why + ": the retry budget for '" + provider
-					+ "' has " + String.format(Locale.ROOT, "%.2f", tokens) + " tokens, less than the 1 a retry needs"),
-					true, hintError);
+		if (tokens >= 1.0) {
+			return Optional.empty();
 		}
-		Decision.Retry retry = new Decision.Retry(delay, saturatedAdd(base, saturatedNanos(delay)), source, plan, draw,
-				refused);
-		return new Evaluation(retry, false, hintError);
+		return Optional.of(new Evaluation(new Decision.Stop(Outcome.BUDGET_EXHAUSTED, why + ": the retry budget for '"
+				+ provider + "' has " + String.format(Locale.ROOT, "%.2f", tokens)
+				+ " tokens, less than the 1 a retry needs"), true, hint.error()));
+	}
+
+	/** What the response's {@code Retry-After} gave: a plan, or a refusal (possibly {@code TOO_LONG}), or nothing. */
+	private record Hint(Optional<RetryPlan> plan, Optional<RetryAfterException> refused) {
+
+		static final Hint NONE = new Hint(Optional.empty(), Optional.empty());
+
+		boolean tooLong() {
+			return this.refused.isPresent() && this.refused.get().code() == RetryAfterError.TOO_LONG;
+		}
+
+		Optional<RetryAfterError> error() {
+			return this.refused.map(RetryAfterException::code);
+		}
+
+	}
+
+	/**
+	 * A delay before its checks: where it came from, the ticker reading it runs from, the floor it may not be
+	 * shortened below, the delay itself and any backoff draw made.
+	 */
+	private record PlannedDelay(DelaySource source, long baseNanos, Duration floor, Duration delay,
+			Optional<BackoffDraw> draw) {
+
 	}
 
 	private PlanRequest planRequest(OperationState state, AttemptOutcome.Response response) {
@@ -427,32 +456,11 @@ public final class RetryEngine {
 	}
 
 	static String seconds(Duration duration) {
-		return String.format(Locale.ROOT, "%.3f s", duration.toNanos() / 1e9);
-	}
-
-	static long saturatedNanos(Duration duration) {
-		try {
-			return duration.toNanos();
-		}
-		catch (ArithmeticException ex) {
-			return duration.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE;
-		}
-	}
-
-	static long saturatedAdd(long a, long b) {
-		long sum = a + b;
-		if (((a ^ sum) & (b ^ sum)) < 0) {
-			return (a < 0) ? Long.MIN_VALUE : Long.MAX_VALUE;
-		}
-		return sum;
+		return Seconds.format(duration);
 	}
 
 	private static Duration min(Duration a, Duration b) {
 		return (a.compareTo(b) <= 0) ? a : b;
-	}
-
-	private static Duration max(Duration a, Duration b) {
-		return (a.compareTo(b) >= 0) ? a : b;
 	}
 
 	/**

@@ -8,6 +8,7 @@ import java.util.Set;
 import java.util.TreeSet;
 
 import io.github.retryafter.PlannerOptions;
+import io.github.retryafter.internal.Saturating;
 import io.github.retryafter.pacing.PacingSettings;
 
 /**
@@ -66,6 +67,11 @@ public final class RetryPolicy {
 
 	private final ResponseClassifier classifier;
 
+	private final long deadlineReserveNanos;
+
+	/** {@code deadlineReserve + minAttemptTime} in nanoseconds, saturated. */
+	private final long reservedNanos;
+
 	private RetryPolicy(Builder builder) {
 		this.maxAttempts = builder.maxAttempts;
 		this.deadline = builder.deadline;
@@ -85,6 +91,8 @@ public final class RetryPolicy {
 		this.customClassifier = builder.classifier;
 		this.classifier = (builder.classifier != null) ? builder.classifier
 				: defaultClassifier(this.retryableStatuses);
+		this.deadlineReserveNanos = Saturating.toNanos(this.deadlineReserve);
+		this.reservedNanos = Saturating.add(this.deadlineReserveNanos, Saturating.toNanos(this.minAttemptTime));
 	}
 
 	/**
@@ -186,6 +194,29 @@ public final class RetryPolicy {
 	 */
 	public Duration deadlineReserve() {
 		return this.deadlineReserve;
+	}
+
+	/**
+	 * Returns what is left of an operation's deadline for attempts at {@code nowNanos}: {@code deadline − now −}
+	 * {@link #deadlineReserve()}, saturating at the ends of {@code long}. When it is no more than
+	 * {@link #minAttemptTime()}, no attempt is worth making; otherwise an attempt's timeout is at most this.
+	 * @param deadlineNanos the operation's deadline on the engine's ticker
+	 * @param nowNanos now, on the same ticker
+	 * @return nanoseconds usable by attempts from now, possibly negative
+	 */
+	public long availableNanos(long deadlineNanos, long nowNanos) {
+		return Saturating.subtract(Saturating.subtract(deadlineNanos, nowNanos), this.deadlineReserveNanos);
+	}
+
+	/**
+	 * Returns the usable end of an operation's deadline: {@code deadline −} {@link #deadlineReserve()} {@code −}
+	 * {@link #minAttemptTime()}, saturating at the ends of {@code long}. An attempt (or a retry's wait) must start
+	 * before it to leave a useful attempt inside the deadline.
+	 * @param deadlineNanos the operation's deadline on the engine's ticker
+	 * @return the instant on the same ticker before which an attempt must start
+	 */
+	public long usableEndNanos(long deadlineNanos) {
+		return Saturating.subtract(deadlineNanos, this.reservedNanos);
 	}
 
 	/**
@@ -548,7 +579,7 @@ public final class RetryPolicy {
 		 * @throws IllegalArgumentException if {@code minAttemptTime + deadlineReserve} leaves nothing of the deadline
 		 */
 		public RetryPolicy build() {
-			if (this.minAttemptTime.plus(this.deadlineReserve).compareTo(this.deadline) >= 0) {
+			if (Saturating.plus(this.minAttemptTime, this.deadlineReserve).compareTo(this.deadline) >= 0) {
 				throw new IllegalArgumentException("minAttemptTime (" + this.minAttemptTime + ") plus deadlineReserve ("
 						+ this.deadlineReserve + ") must be less than the deadline (" + this.deadline
 						+ "), or no attempt could ever be made");

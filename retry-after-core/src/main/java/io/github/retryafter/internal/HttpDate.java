@@ -32,6 +32,12 @@ public final class HttpDate {
 	private static final String[] LONG_DAYS = { "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday",
 			"Sunday" };
 
+	/** 0001-01-01T00:00:00Z: the earliest reference an RFC 850 year is judged against. */
+	private static final long FIRST_SECOND_OF_YEAR_1 = -62_135_596_800L;
+
+	/** 9999-12-31T23:59:59Z: the latest reference an RFC 850 year is judged against. */
+	private static final long LAST_SECOND_OF_YEAR_9999 = 253_402_300_799L;
+
 	private static final String ADVICE = "Ask the origin to send an IMF-fixdate such as \"Tue, 04 Aug 2026 12:00:30 GMT\""
 			+ " (RFC 9110 §5.6.7) or delay-seconds such as \"120\".";
 
@@ -81,8 +87,8 @@ public final class HttpDate {
 		if (separator == ' ' && nameLength == 3) {
 			return asctime(field, value, start, end);
 		}
-		throw malformed(field, value, start, end, "\"" + value.substring(start, i + 1)
-				+ "\" is not how any of the three forms starts");
+		throw malformed(field, value, start, end, FieldText.quote(value, start, i + 1)
+				+ " is not how any of the three forms starts");
 	}
 
 	/** {@code Sun, 06 Nov 1994 08:49:37 GMT}. */
@@ -92,7 +98,7 @@ public final class HttpDate {
 		}
 		int dayName = shortDayName(s, p);
 		if (dayName < 0) {
-			throw malformed(field, s, p, end, badName("day name", s, p, 3, "Mon, Tue, Wed, Thu, Fri, Sat, Sun"));
+			throw malformed(field, s, p, end, badDayName(s, p));
 		}
 		expect(field, s, p, end, p + 4, ' ');
 		int day = twoDigits(field, s, p, end, p + 5, "day of month");
@@ -100,15 +106,9 @@ public final class HttpDate {
 		int month = month(field, s, p, end, p + 8);
 		expect(field, s, p, end, p + 11, ' ');
 		int year = fourDigits(field, s, p, end, p + 12);
-		expect(field, s, p, end, p + 16, ' ');
-		int hour = twoDigits(field, s, p, end, p + 17, "hour");
-		expect(field, s, p, end, p + 19, ':');
-		int minute = twoDigits(field, s, p, end, p + 20, "minute");
-		expect(field, s, p, end, p + 22, ':');
-		int second = twoDigits(field, s, p, end, p + 23, "second");
-		expect(field, s, p, end, p + 25, ' ');
+		int time = timeOfDay(field, s, p, end, p + 16);
 		zone(field, s, p, p + 26, end);
-		return instant(field, s, p, end, dayName, year, month, day, hour, minute, second);
+		return instant(field, s, p, end, dayName, year, month, day, time);
 	}
 
 	/** {@code Sunday, 06-Nov-94 08:49:37 GMT}. */
@@ -128,27 +128,24 @@ public final class HttpDate {
 		int month = month(field, s, p, end, q + 4);
 		expect(field, s, p, end, q + 7, '-');
 		int twoDigitYear = twoDigits(field, s, p, end, q + 8, "year");
-		expect(field, s, p, end, q + 10, ' ');
-		int hour = twoDigits(field, s, p, end, q + 11, "hour");
-		expect(field, s, p, end, q + 13, ':');
-		int minute = twoDigits(field, s, p, end, q + 14, "minute");
-		expect(field, s, p, end, q + 16, ':');
-		int second = twoDigits(field, s, p, end, q + 17, "second");
-		expect(field, s, p, end, q + 19, ' ');
+		int time = timeOfDay(field, s, p, end, q + 10);
 		zone(field, s, p, q + 20, end);
-		int year = fullYear(twoDigitYear, month, day, hour, minute, second, referenceEpochSecond);
-		return instant(field, s, p, end, dayName, year, month, day, hour, minute, second);
+		int year = fullYear(twoDigitYear, month, day, hour(time), minute(time), second(time), referenceEpochSecond);
+		return instant(field, s, p, end, dayName, year, month, day, time);
 	}
 
 	/** {@code Sun Nov  6 08:49:37 1994}: no zone, space-padded day. */
 	private static long asctime(String field, String s, int p, int end) {
+		int dayName = shortDayName(s, p);
+		if (dayName < 0 && isMonthName(s, p)) {
+			throw malformed(field, s, p, end, badDayName(s, p));
+		}
 		if (end - p != 24) {
 			throw malformed(field, s, p, end, "an asctime date (\"Tue Aug  4 12:00:30 2026\") is exactly 24 characters"
 					+ " with no zone, but this one has " + (end - p));
 		}
-		int dayName = shortDayName(s, p);
 		if (dayName < 0) {
-			throw malformed(field, s, p, end, badName("day name", s, p, 3, "Mon, Tue, Wed, Thu, Fri, Sat, Sun"));
+			throw malformed(field, s, p, end, badDayName(s, p));
 		}
 		int month = month(field, s, p, end, p + 4);
 		expect(field, s, p, end, p + 7, ' ');
@@ -159,15 +156,9 @@ public final class HttpDate {
 		else {
 			day = twoDigits(field, s, p, end, p + 8, "day of month");
 		}
-		expect(field, s, p, end, p + 10, ' ');
-		int hour = twoDigits(field, s, p, end, p + 11, "hour");
-		expect(field, s, p, end, p + 13, ':');
-		int minute = twoDigits(field, s, p, end, p + 14, "minute");
-		expect(field, s, p, end, p + 16, ':');
-		int second = twoDigits(field, s, p, end, p + 17, "second");
-		expect(field, s, p, end, p + 19, ' ');
+		int time = timeOfDay(field, s, p, end, p + 10);
 		int year = fourDigits(field, s, p, end, p + 20);
-		return instant(field, s, p, end, dayName, year, month, day, hour, minute, second);
+		return instant(field, s, p, end, dayName, year, month, day, time);
 	}
 
 	/**
@@ -175,12 +166,14 @@ public final class HttpDate {
 	 * RFC 9110 §5.6.7: a timestamp that would be more than 50 years after the reference is the most recent past year
 	 * with those digits. The year is chosen so the timestamp lands in the hundred-year window that ends exactly 50
 	 * years after the reference (so {@code 00} read against 31 December 2099 is 2100, not 2000), and the comparison is
-	 * on the whole timestamp, like seed 001's fixture.
+	 * on the whole timestamp, like seed 001's fixture. A reference outside the years 1 to 9999 (a client clock far
+	 * off, when the response has no usable {@code Date}) is taken as the nearest end of that range.
 	 */
 	private static int fullYear(int twoDigitYear, int month, int day, int hour, int minute, int second,
 			long referenceEpochSecond) {
-		long referenceDay = Math.floorDiv(referenceEpochSecond, 86_400L);
-		int referenceSecondOfDay = (int) Math.floorMod(referenceEpochSecond, 86_400L);
+		long reference = Math.max(FIRST_SECOND_OF_YEAR_1, Math.min(LAST_SECOND_OF_YEAR_9999, referenceEpochSecond));
+		long referenceDay = Math.floorDiv(reference, 86_400L);
+		int referenceSecondOfDay = (int) Math.floorMod(reference, 86_400L);
 		long civil = civilFromDays(referenceDay);
 		int referenceYear = (int) (civil >> 16);
 		int referenceMonth = (int) ((civil >> 8) & 0xFF);
@@ -198,18 +191,48 @@ public final class HttpDate {
 		return (candidate + century <= limit) ? year + 100 : year;
 	}
 
+	/**
+	 * Reads {@code " HH:MM:SS "} starting with the space at {@code at}, as all three forms write it, packed as
+	 * {@code hour << 16 | minute << 8 | second} (each at most 99), so the success path allocates nothing.
+	 */
+	private static int timeOfDay(String field, String s, int p, int end, int at) {
+		expect(field, s, p, end, at, ' ');
+		int hour = twoDigits(field, s, p, end, at + 1, "hour");
+		expect(field, s, p, end, at + 3, ':');
+		int minute = twoDigits(field, s, p, end, at + 4, "minute");
+		expect(field, s, p, end, at + 6, ':');
+		int second = twoDigits(field, s, p, end, at + 7, "second");
+		expect(field, s, p, end, at + 9, ' ');
+		return (hour << 16) | (minute << 8) | second;
+	}
+
+	private static int hour(int time) {
+		return time >>> 16;
+	}
+
+	private static int minute(int time) {
+		return (time >>> 8) & 0xFF;
+	}
+
+	private static int second(int time) {
+		return time & 0xFF;
+	}
+
 	private static long instant(String field, String s, int p, int end, int dayName, int year, int month, int day,
-			int hour, int minute, int second) {
+			int time) {
+		int hour = hour(time);
+		int minute = minute(time);
+		int second = second(time);
 		if (day < 1 || day > monthLength(year, month)) {
-			throw new RetryAfterException(RetryAfterError.NONEXISTENT_DATE, field + " \"" + s.substring(p, end)
-					+ "\" names day " + day + " of " + MONTH_NAMES[month - 1] + " " + year + ", which does not exist ("
+			throw new RetryAfterException(RetryAfterError.NONEXISTENT_DATE, field + " " + FieldText.quote(s, p, end)
+					+ " names day " + day + " of " + MONTH_NAMES[month - 1] + " " + year + ", which does not exist ("
 					+ MONTH_NAMES[month - 1] + " " + year + " has " + monthLength(year, month)
 					+ " days); a calendar that produces it is broken. Ask the origin to fix its date generation.");
 		}
 		boolean leapSecond = second == 60 && hour == 23 && minute == 59;
 		if (hour > 23 || minute > 59 || (second > 59 && !leapSecond)) {
-			throw new RetryAfterException(RetryAfterError.NONEXISTENT_DATE, field + " \"" + s.substring(p, end)
-					+ "\" names the time " + pad(pad(pad(new StringBuilder(), hour, 2).append(':'), minute, 2).append(':'),
+			throw new RetryAfterException(RetryAfterError.NONEXISTENT_DATE, field + " " + FieldText.quote(s, p, end)
+					+ " names the time " + pad(pad(pad(new StringBuilder(), hour, 2).append(':'), minute, 2).append(':'),
 							second, 2)
 					+ ", which does not exist: hours run 00-23, minutes 00-59, seconds 00-59 (60 only in a leap second,"
 					+ " 23:59:60). Ask the origin to fix its date generation.");
@@ -217,8 +240,8 @@ public final class HttpDate {
 		long epochDay = daysFromCivil(year, month, day);
 		int actual = dayOfWeek(epochDay);
 		if (actual != dayName) {
-			throw new RetryAfterException(RetryAfterError.DAY_NAME_MISMATCH, field + " \"" + s.substring(p, end)
-					+ "\" says " + LONG_DAYS[dayName] + " but " + day + " " + MONTH_NAMES[month - 1] + " " + year
+			throw new RetryAfterException(RetryAfterError.DAY_NAME_MISMATCH, field + " " + FieldText.quote(s, p, end)
+					+ " says " + LONG_DAYS[dayName] + " but " + day + " " + MONTH_NAMES[month - 1] + " " + year
 					+ " is a " + LONG_DAYS[actual] + "; the two halves of the date disagree, so one of them is corrupt"
 					+ " and neither can be trusted. Ask the origin to fix its date generation.");
 		}
@@ -230,16 +253,15 @@ public final class HttpDate {
 		for (int i = zoneStart; i < end; i++) {
 			char c = s.charAt(i);
 			if (c == ' ' || c == '\t') {
-				throw malformed(field, s, p, end, "there is text after the zone: \"" + s.substring(zoneStart, end)
-						+ "\"");
+				throw malformed(field, s, p, end, "there is text after the zone: " + FieldText.quote(s, zoneStart, end));
 			}
 		}
 		if (end - zoneStart == 3 && s.charAt(zoneStart) == 'G' && s.charAt(zoneStart + 1) == 'M'
 				&& s.charAt(zoneStart + 2) == 'T') {
 			return;
 		}
-		throw new RetryAfterException(RetryAfterError.NON_GMT_ZONE, field + " \"" + s.substring(p, end)
-				+ "\" is in zone \"" + s.substring(zoneStart, end) + "\", but an HTTP-date is always written in \"GMT\""
+		throw new RetryAfterException(RetryAfterError.NON_GMT_ZONE, field + " " + FieldText.quote(s, p, end)
+				+ " is in zone " + FieldText.quote(s, zoneStart, end) + ", but an HTTP-date is always written in \"GMT\""
 				+ " (RFC 9110 §5.6.7), and a parser that accepts one near miss ends up accepting EST. Ask the origin to"
 				+ " write GMT; if you would rather accept this value, catch RetryAfterException with code NON_GMT_ZONE.");
 	}
@@ -278,6 +300,24 @@ public final class HttpDate {
 		}
 		throw malformed(field, s, p, end, badName("month", s, at, Math.min(3, end - at),
 				"Jan, Feb, Mar, Apr, May, Jun, Jul, Aug, Sep, Oct, Nov, Dec"));
+	}
+
+	/**
+	 * Returns whether {@code s} holds a three-letter month name at {@code at}, in any case ({@code Aug}, {@code aug}).
+	 * @param s the string
+	 * @param at where the name would start
+	 * @return whether a month name starts there
+	 */
+	public static boolean isMonthName(String s, int at) {
+		if (at + 3 > s.length()) {
+			return false;
+		}
+		for (String month : MONTHS) {
+			if (s.regionMatches(true, at, month, 0, 3)) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	private static int shortDayName(String s, int at) {
@@ -381,8 +421,17 @@ public final class HttpDate {
 		return out.append(digits);
 	}
 
+	private static String badDayName(String s, int at) {
+		if (isMonthName(s, at)) {
+			return "it starts with the month " + FieldText.quote(s, at, at + 3) + ", so its day name is missing: every"
+					+ " HTTP-date form starts with one (\"Tue Aug  4 12:00:30 2026\"), and the origin's date formatter"
+					+ " drops it";
+		}
+		return badName("day name", s, at, 3, "Mon, Tue, Wed, Thu, Fri, Sat, Sun");
+	}
+
 	private static String badName(String what, String s, int at, int length, String allowed) {
-		return "\"" + s.substring(at, at + Math.max(0, length)) + "\" is not a " + what + " of the grammar, which allows"
+		return FieldText.quote(s, at, at + Math.max(0, length)) + " is not a " + what + " of the grammar, which allows"
 				+ " only " + allowed + " in exactly that capitalisation (no lowercase, no translations)";
 	}
 
@@ -400,8 +449,8 @@ public final class HttpDate {
 	}
 
 	private static RetryAfterException malformed(String field, String s, int p, int end, String why) {
-		return new RetryAfterException(RetryAfterError.MALFORMED_DATE, field + " \"" + s.substring(p, end)
-				+ "\" matches none of the HTTP-date forms (IMF-fixdate, RFC 850, asctime): " + why + ". " + ADVICE);
+		return new RetryAfterException(RetryAfterError.MALFORMED_DATE, field + " " + FieldText.quote(s, p, end)
+				+ " matches none of the HTTP-date forms (IMF-fixdate, RFC 850, asctime): " + why + ". " + ADVICE);
 	}
 
 }

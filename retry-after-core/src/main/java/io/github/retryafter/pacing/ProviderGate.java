@@ -9,6 +9,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.retryafter.Ticker;
+import io.github.retryafter.internal.Saturating;
+import io.github.retryafter.internal.Seconds;
 
 /**
  * One provider's gate: a cooldown and an adaptive admission rate shared by every request to that provider.
@@ -30,7 +32,9 @@ import io.github.retryafter.Ticker;
  * eligible, and fresh requests always have a share of their own. A throttle starts a new epoch: slots reserved before
  * it are void, and their holders reserve again when they wake, at the lower rate and after the cooldown.
  * <p>
- * Every instant is a reading of the gate's {@link Ticker}. Thread-safe: the cooldown is an {@link AtomicLong} raised
+ * Every instant is a reading of the gate's {@link Ticker}, compared by difference like {@link System#nanoTime()}, so a
+ * ticker that wraps around the end of {@code long} is fine; durations (the spacing of slots, the burst tolerance)
+ * saturate, so no setting or reading makes the gate throw. Thread-safe: the cooldown is an {@link AtomicLong} raised
  * by compare-and-set; the rate and both lanes are one immutable state, read without a lock and replaced under a
  * per-gate lock (a contention benchmark chose the lock for writers), so the success path of an unthrottled provider
  * reads two fields, takes no lock and writes nothing.
@@ -116,7 +120,7 @@ public final class ProviderGate {
 			}
 			double before = current.engaged() ? current.rate() : this.settings.maxRate();
 			double rate = Math.max(this.settings.minRate(), before * this.settings.decreaseFactor());
-			long restart = Math.max(nowNanos, this.cooldownUntil.get());
+			long restart = later(nowNanos, this.cooldownUntil.get());
 			this.state.set(new RateState(true, rate, before, nowNanos, false, current.epoch() + 1, restart, restart));
 		}
 	}
@@ -163,45 +167,50 @@ public final class ProviderGate {
 	public Admission admit(boolean fresh, long nowNanos, long latestStartNanos, Admission.Hold held) {
 		long cooldown = this.cooldownUntil.get();
 		if (cooldown - nowNanos > 0) {
-			if (this.settings.mode() == PacingMode.FAIL_FAST) {
-				return new Admission.Refuse("provider '" + this.provider + "' is cooling down for another "
-						+ seconds(cooldown - nowNanos) + " as its Retry-After asked, and pacing is fail-fast");
-			}
-			if (cooldown - latestStartNanos > 0) {
-				return new Admission.Refuse("provider '" + this.provider + "' is cooling down for another "
-						+ seconds(cooldown - nowNanos) + " as its Retry-After asked, past the last instant ("
-						+ seconds(latestStartNanos - nowNanos) + " from now) a useful attempt could start");
-			}
-			return new Admission.Hold(cooldown, GateHold.COOLDOWN, -1);
+			return duringCooldown(cooldown, nowNanos, latestStartNanos);
 		}
 		RateState current = this.state.get();
 		if (!current.engaged()) {
 			return Admission.GO;
 		}
 		if (held != null && held.reason() == GateHold.RATE && held.epoch() == current.epoch()) {
-			if (held.untilNanos() - nowNanos > 0) {
-				return held;
-			}
-			return Admission.GO;
+			return (held.untilNanos() - nowNanos > 0) ? held : Admission.GO;
 		}
+		return reserveSlot(fresh, nowNanos, latestStartNanos);
+	}
+
+	/** While the gate is closed: refuse (fail-fast, or past the last useful start), or hold until it opens. */
+	private Admission duringCooldown(long cooldown, long nowNanos, long latestStartNanos) {
+		if (this.settings.mode() == PacingMode.FAIL_FAST) {
+			return new Admission.Refuse("provider '" + this.provider + "' is cooling down for another "
+					+ seconds(cooldown - nowNanos) + " as its Retry-After asked, and pacing is fail-fast");
+		}
+		if (cooldown - latestStartNanos > 0) {
+			return new Admission.Refuse("provider '" + this.provider + "' is cooling down for another "
+					+ seconds(cooldown - nowNanos) + " as its Retry-After asked, past the last instant ("
+					+ seconds(latestStartNanos - nowNanos) + " from now) a useful attempt could start");
+		}
+		return new Admission.Hold(cooldown, GateHold.COOLDOWN, -1);
+	}
+
+	/**
+	 * While the rate limit is on: books the earliest slot of the request's lanes (fresh requests may take the fresh
+	 * lane's when it comes first), or refuses when it comes after the last useful start.
+	 */
+	private Admission reserveSlot(boolean fresh, long nowNanos, long latestStartNanos) {
 		synchronized (this.rateWriteLock) {
-			current = this.state.get();
+			RateState current = this.state.get();
 			if (!current.engaged()) {
 				return Admission.GO;
 			}
 			double share = this.settings.freshShare();
 			long retryInterval = interval(current.rate() * (1.0 - share));
-			long retrySlot = slot(current.retryTat(), retryInterval, nowNanos);
-			long slot = retrySlot;
-			boolean freshLane = false;
-			long freshInterval = 0;
-			if (fresh && share > 0) {
-				freshInterval = interval(current.rate() * share);
-				long freshSlot = slot(current.freshTat(), freshInterval, nowNanos);
-				if (freshSlot - retrySlot < 0) {
-					slot = freshSlot;
-					freshLane = true;
-				}
+			long slot = slot(current.retryTat(), retryInterval, nowNanos);
+			long freshInterval = (fresh && share > 0) ? interval(current.rate() * share) : 0;
+			long freshSlot = (freshInterval > 0) ? slot(current.freshTat(), freshInterval, nowNanos) : slot;
+			boolean freshLane = freshSlot - slot < 0;
+			if (freshLane) {
+				slot = freshSlot;
 			}
 			if (slot - latestStartNanos > 0) {
 				return new Admission.Refuse("provider '" + this.provider + "' is paced at "
@@ -209,14 +218,9 @@ public final class ProviderGate {
 						+ seconds(slot - nowNanos) + " away, past the last instant (" + seconds(latestStartNanos - nowNanos)
 						+ " from now) a useful attempt could start");
 			}
-			RateState next = freshLane
-					? current.withFreshTat(Math.max(current.freshTat(), slot) + freshInterval)
-					: current.withRetryTat(Math.max(current.retryTat(), slot) + retryInterval);
-			this.state.set(next);
-			if (slot - nowNanos <= 0) {
-				return Admission.GO;
-			}
-			return new Admission.Hold(slot, GateHold.RATE, current.epoch());
+			this.state.set(freshLane ? current.withFreshTat(later(current.freshTat(), slot) + freshInterval)
+					: current.withRetryTat(later(current.retryTat(), slot) + retryInterval));
+			return (slot - nowNanos <= 0) ? Admission.GO : new Admission.Hold(slot, GateHold.RATE, current.epoch());
 		}
 	}
 
@@ -281,9 +285,13 @@ public final class ProviderGate {
 	}
 
 	private long slot(long tat, long interval, long nowNanos) {
-		long tolerance = (this.settings.burst() - 1) * interval;
-		long earliest = tat - tolerance;
-		return (earliest - nowNanos > 0) ? earliest : nowNanos;
+		long tolerance = Saturating.multiply(this.settings.burst() - 1, interval);
+		return later(tat - tolerance, nowNanos);
+	}
+
+	/** The later of two ticker readings, compared by their difference like {@link System#nanoTime()}. */
+	private static long later(long a, long b) {
+		return (a - b > 0) ? a : b;
 	}
 
 	private static long interval(double rate) {
@@ -291,7 +299,7 @@ public final class ProviderGate {
 	}
 
 	private static String seconds(long nanos) {
-		return String.format(Locale.ROOT, "%.3f s", nanos / NANOS_PER_SECOND);
+		return Seconds.format(nanos);
 	}
 
 	/**

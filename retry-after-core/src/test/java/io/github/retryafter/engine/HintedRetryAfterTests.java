@@ -57,6 +57,42 @@ class HintedRetryAfterTests {
 		return this.sim.engine(policy, random, RetryBudget.unlimited());
 	}
 
+	// Issue 12: the engine overflowed on Retry-After: 9223372036854775807
+
+	/** An engine on the fake clock without the scenario recorder, whose log lines are not under test here. */
+	private RetryEngine quietEngine(RetryPolicy policy) {
+		return RetryEngine.builder().policy(policy).random(() -> 0.5).ticker(this.sim.clock).wallClock(this.sim.clock).build();
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "CAPPED", "FLOOR_PLUS_JITTER", "EXACT", "MAX_WITH_BACKOFF" })
+	void retryAfterOfLongMaxValueWithoutMaxWaitStopsInsteadOfOverflowing(String mode) {
+		RetryPolicy policy = RetryPolicy.builder()
+			.hintMode(HintMode.valueOf(mode))
+			.hintCap(Duration.ofSeconds(Long.MAX_VALUE))
+			.planner(io.github.retryafter.PlannerOptions.DEFAULTS)
+			.build();
+		for (String retryAfter : List.of("9223372036854775807", "9".repeat(400), "Fri, 31 Dec 9999 23:59:59 GMT")) {
+			Decision decision = firstDecision(quietEngine(policy), OperationSpec.of("GET"),
+					response(503, "Retry-After: " + retryAfter, "Date: Thu, 01 Jan 1970 00:00:00 GMT"));
+			assertThat(decision).as(retryAfter).isInstanceOfSatisfying(Decision.Stop.class, (stop) -> {
+				assertThat(stop.outcome()).isEqualTo(Outcome.WAIT_EXCEEDS_DEADLINE);
+				assertThat(stop.reason()).contains("does not fit in the 30.000 s left of the deadline");
+			});
+		}
+	}
+
+	@Test
+	void retryAfterOfLongMaxValueInCappedModeWaitsTheCap() {
+		RetryPolicy policy = RetryPolicy.builder().hintMode(HintMode.CAPPED).hintCap(Duration.ofSeconds(5)).build();
+		Decision decision = firstDecision(quietEngine(policy), OperationSpec.of("GET"),
+				response(503, "Retry-After: 9223372036854775807"));
+		assertThat(decision).isInstanceOfSatisfying(Decision.Retry.class, (retry) -> {
+			assertThat(retry.delay()).isEqualTo(Duration.ofSeconds(5));
+			assertThat(retry.plan()).map((plan) -> plan.floor()).contains(Duration.ofMillis(Long.MAX_VALUE));
+		});
+	}
+
 	// Seed 003
 
 	@Test

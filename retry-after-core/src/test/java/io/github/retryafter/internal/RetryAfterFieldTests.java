@@ -106,6 +106,61 @@ class RetryAfterFieldTests {
 		}
 	}
 
+	@ParameterizedTest
+	@ValueSource(strings = { "04 Aug 2026 12:00:30 GMT", "4 Aug 2026 12:00:30 GMT", "04-Aug-26 12:00:30 GMT",
+			"04 aug 2026 12:00:30 GMT", " 04 Aug 2026 12:00:30 GMT\t" })
+	void refusesADateWithoutItsDayNameAsMalformedDate(String raw) {
+		assertThatThrownBy(() -> delay(raw)).isInstanceOfSatisfying(RetryAfterException.class,
+				ex -> assertThat(ex.code()).isEqualTo(RetryAfterError.MALFORMED_DATE))
+			.hasMessageContaining("without its day name")
+			.hasMessageContaining("\"" + raw.strip() + "\"");
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "\"Tue, 04 Aug 2026 12:00:30 GMT\"", "\"Tue Aug  4 12:00:30 2026\"",
+			"\"Tuesday, 04-Aug-26 12:00:30 GMT\"", "\"04 Aug 2026 12:00:30 GMT\"" })
+	void refusesADateInDoubleQuotesAsMalformedDate(String raw) {
+		assertThatThrownBy(() -> delay(raw)).isInstanceOfSatisfying(RetryAfterException.class,
+				ex -> assertThat(ex.code()).isEqualTo(RetryAfterError.MALFORMED_DATE))
+			.hasMessageContaining("inside double quotes")
+			.hasMessageContaining("send the date bare");
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "\"120\"", "\"soon\"", "\"", "\"\"" })
+	void leavesOtherQuotedValuesToTheOtherChecks(String raw) {
+		assertThat(refusal(raw)).isEqualTo(RetryAfterError.INVALID_DELAY);
+	}
+
+	@Test
+	void aListOfQuotedDatesIsStillMultipleValues() {
+		assertThat(refusal("\"Tue, 04 Aug\", \"Wed, 05 Aug\"")).isEqualTo(RetryAfterError.MULTIPLE_VALUES);
+	}
+
+	@Test
+	void aHugeValueIsQuotedCutToSixtyFourCharacters() {
+		String raw = "1".repeat(10) + "x".repeat(100_000);
+		assertThatThrownBy(() -> delay(raw)).isInstanceOfSatisfying(RetryAfterException.class,
+				ex -> assertThat(ex.code()).isEqualTo(RetryAfterError.INVALID_DELAY))
+			.hasMessageContaining("\"" + raw.substring(0, 64) + "…(+99946 chars)\"")
+			.satisfies((ex) -> assertThat(ex.getMessage()).hasSizeLessThan(600));
+		String list = "1,".repeat(50_000);
+		assertThatThrownBy(() -> delay(list)).hasMessageContaining("…(+99936 chars)\"")
+			.satisfies((ex) -> assertThat(ex.getMessage()).hasSizeLessThan(600));
+	}
+
+	@Test
+	void manyFieldLinesAreCountedNotAllQuoted() {
+		List<String> lines = java.util.Collections.nCopies(1000, "9".repeat(1000));
+		assertThatThrownBy(() -> RetryAfterField.requireSingle(lines))
+			.isInstanceOfSatisfying(RetryAfterException.class,
+					ex -> assertThat(ex.code()).isEqualTo(RetryAfterError.MULTIPLE_VALUES))
+			.hasMessageContaining("1000 field lines")
+			.hasMessageContaining("…(+936 chars)\"")
+			.hasMessageContaining(", …(+996 more))")
+			.satisfies((ex) -> assertThat(ex.getMessage()).hasSizeLessThan(800));
+	}
+
 	@Test
 	void acceptsOneNonEmptyFieldLine() {
 		RetryAfterField.requireSingle(List.of(" 120 "));

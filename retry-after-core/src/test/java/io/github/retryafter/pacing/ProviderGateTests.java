@@ -43,6 +43,29 @@ class ProviderGateTests {
 	}
 
 	@Test
+	void aHugeBurstAtATinyRateSaturatesItsToleranceInsteadOfWrappingIntoTheFuture() {
+		ProviderGate gate = gate(PacingSettings.builder().minRate(1e-300).maxRate(1e-300).burst(Integer.MAX_VALUE).build());
+		gate.onThrottle(0, 0);
+		assertThat(gate.admit(false, 0, FAR, null)).isEqualTo(Admission.GO);
+		assertThat(gate.admit(false, 0, FAR, null)).isEqualTo(Admission.GO);
+	}
+
+	@Test
+	void aTickerThatWrapsPastTheEndOfLongKeepsTheCooldownAndTheSlotsInOrder() {
+		long nearEnd = Long.MAX_VALUE - S;
+		this.now.set(nearEnd);
+		ProviderGate gate = gate(PacingSettings.builder().maxRate(1).minRate(0.5).burst(1).freshShare(0).build());
+		gate.closeUntil(nearEnd + 2 * S);
+		assertThat(gate.admit(false, nearEnd, nearEnd + FAR, null))
+			.isEqualTo(new Admission.Hold(nearEnd + 2 * S, GateHold.COOLDOWN, -1));
+		gate.onThrottle(nearEnd, nearEnd);
+		long opened = nearEnd + 2 * S;
+		assertThat(gate.admit(false, opened, opened + FAR, null)).isEqualTo(Admission.GO);
+		assertThat(gate.admit(false, opened, opened + FAR, null)).isInstanceOfSatisfying(Admission.Hold.class,
+				(hold) -> assertThat(hold.untilNanos() - opened).isEqualTo((long) Math.ceil(S / 0.7)));
+	}
+
+	@Test
 	void aCooldownTheDeadlineCannotAccommodateIsRefusedAndFailFastRefusesAnyCooldown() {
 		ProviderGate hold = gate();
 		hold.closeUntil(5 * S);
