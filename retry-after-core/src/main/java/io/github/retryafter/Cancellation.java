@@ -5,6 +5,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import io.github.retryafter.internal.Saturating;
+
 /**
  * A one-way switch that tells a logical operation to stop: once cancelled, an operation sends no further request and
  * ends with {@code CANCELLED}.
@@ -138,30 +140,22 @@ public final class Cancellation {
 		if (timeout.isNegative() || timeout.isZero()) {
 			return isCancelled();
 		}
-		long nanos = saturatedNanos(timeout);
+		// Past a long of nanoseconds (about 292 years) the wait is "forever": the sums stick there instead of wrapping.
+		long nanos = Saturating.toNanos(timeout);
 		if (this == NEVER) {
 			TimeUnit.NANOSECONDS.sleep(nanos);
 			return false;
 		}
-		long end = System.nanoTime() + nanos;
+		long end = Saturating.add(System.nanoTime(), nanos);
 		synchronized (this) {
 			while (!this.cancelled) {
-				long left = end - System.nanoTime();
+				long left = Saturating.subtract(end, System.nanoTime());
 				if (left <= 0) {
 					return false;
 				}
 				TimeUnit.NANOSECONDS.timedWait(this, left);
 			}
 			return true;
-		}
-	}
-
-	private static long saturatedNanos(Duration duration) {
-		try {
-			return duration.toNanos();
-		}
-		catch (ArithmeticException ex) {
-			return Long.MAX_VALUE / 2;
 		}
 	}
 

@@ -190,48 +190,9 @@ public final class RetryAfterCli {
 	}
 
 	static int simulate(String[] args, PrintStream out, PrintStream err) {
-		String workload = "episodes";
-		long clients = DEFAULT_CLIENTS;
-		long seed = DEFAULT_SEED;
+		SimulateOptions options;
 		try {
-			for (int i = 0; i < args.length; i++) {
-				String name = args[i];
-				String value = null;
-				int equals = name.indexOf('=');
-				if (name.startsWith("--") && equals > 0) {
-					value = name.substring(equals + 1);
-					name = name.substring(0, equals);
-				}
-				if (name.equals("--help") || name.equals("-h")) {
-					out.print(SIMULATE_USAGE);
-					return EXIT_PLAN;
-				}
-				if (!name.equals("--workload") && !name.equals("--clients") && !name.equals("--seed")) {
-					throw new IllegalArgumentException("unknown option \"" + name + "\"");
-				}
-				if (value == null) {
-					if (i + 1 >= args.length) {
-						throw new IllegalArgumentException(name + " needs a value");
-					}
-					value = args[++i];
-				}
-				switch (name) {
-					case "--workload" -> {
-						if (!value.equals("episodes") && !value.equals("shared") && !value.equals("outage-rate-limit")) {
-							throw new IllegalArgumentException(
-									"--workload must be episodes, shared or outage-rate-limit, not \"" + value + "\"");
-						}
-						workload = value;
-					}
-					case "--clients" -> {
-						clients = ExplainOptions.number(name, value, 1);
-						if (clients > 1_000_000) {
-							throw new IllegalArgumentException("--clients must be at most 1000000, not " + clients);
-						}
-					}
-					default -> seed = ExplainOptions.number(name, value, Long.MIN_VALUE);
-				}
-			}
+			options = SimulateOptions.parse(args);
 		}
 		catch (IllegalArgumentException ex) {
 			err.println("retry-after: " + ex.getMessage());
@@ -239,7 +200,11 @@ public final class RetryAfterCli {
 			err.print(SIMULATE_USAGE);
 			return EXIT_USAGE;
 		}
-		FleetReport report = FleetSimulation.run(Workload.named(workload, (int) clients), seed);
+		if (options.help) {
+			out.print(SIMULATE_USAGE);
+			return EXIT_PLAN;
+		}
+		FleetReport report = FleetSimulation.run(Workload.named(options.workload, (int) options.clients), options.seed);
 		out.print(report.render());
 		return EXIT_PLAN;
 	}
@@ -333,56 +298,17 @@ public final class RetryAfterCli {
 
 		static ExplainOptions parse(String[] args) {
 			ExplainOptions options = new ExplainOptions();
-			for (int i = 0; i < args.length; i++) {
-				String name = args[i];
-				String value = null;
-				int equals = name.indexOf('=');
-				if (name.startsWith("--") && equals > 0) {
-					value = name.substring(equals + 1);
-					name = name.substring(0, equals);
-				}
-				if (name.equals("--help") || name.equals("-h")) {
-					options.help = true;
-					continue;
-				}
-				if (value == null) {
-					if (i + 1 >= args.length) {
-						throw new IllegalArgumentException(optionKnown(name) ? name + " needs a value"
-								: "unknown option \"" + name + "\"");
-					}
-					if (optionKnown(name)) {
-						value = args[++i];
-					}
-				}
-				switch (name) {
-					case "--now" -> options.nowMillis = number(name, value, Long.MIN_VALUE);
-					case "--max-wait" -> options.maxWaitMillis = number(name, value, 0);
-					case "--jitter" -> options.jitter = switch (value) {
-						case "none" -> JitterMode.NONE;
-						case "random" -> JitterMode.RANDOM;
-						case "keyed" -> JitterMode.KEYED;
-						default -> throw new IllegalArgumentException(
-								"--jitter must be none, random or keyed, not \"" + value + "\"");
-					};
-					case "--key" -> options.key = value;
-					case "--attempt" -> {
-						long attempt = number(name, value, 1);
-						if (attempt > Integer.MAX_VALUE) {
-							throw new IllegalArgumentException("--attempt is too large: " + value);
-						}
-						options.attempt = (int) attempt;
-					}
-					case "--seed" -> options.seed = number(name, value, Long.MIN_VALUE);
-					case "--round-trip" -> options.roundTripMillis = number(name, value, 0);
-					case "--on-missing-date" -> options.onMissingDate = switch (value) {
-						case "refuse" -> OnMissingDate.REFUSE;
-						case "trust-client-clock" -> OnMissingDate.TRUST_CLIENT_CLOCK;
-						default -> throw new IllegalArgumentException(
-								"--on-missing-date must be refuse or trust-client-clock, not \"" + value + "\"");
-					};
-					default -> throw new IllegalArgumentException("unknown option \"" + name + "\"");
-				}
-			}
+			options.help = new Options(false)
+				.option("--now", (name, value) -> options.nowMillis = Options.number(name, value, Long.MIN_VALUE))
+				.option("--max-wait", (name, value) -> options.maxWaitMillis = Options.number(name, value, 0))
+				.option("--jitter", (name, value) -> options.jitter = Options.spelled(name, value, JitterMode.values()))
+				.option("--key", (name, value) -> options.key = value)
+				.option("--attempt", (name, value) -> options.attempt = attempt(name, value))
+				.option("--seed", (name, value) -> options.seed = Options.number(name, value, Long.MIN_VALUE))
+				.option("--round-trip", (name, value) -> options.roundTripMillis = Options.number(name, value, 0))
+				.option("--on-missing-date",
+						(name, value) -> options.onMissingDate = Options.spelled(name, value, OnMissingDate.values()))
+				.parse(args);
 			if (options.jitter == JitterMode.KEYED && options.key == null) {
 				throw new IllegalArgumentException("--jitter keyed needs --key K, the client's identity");
 			}
@@ -392,26 +318,50 @@ public final class RetryAfterCli {
 			return options;
 		}
 
-		private static boolean optionKnown(String name) {
-			return switch (name) {
-				case "--now", "--max-wait", "--jitter", "--key", "--attempt", "--seed", "--round-trip",
-						"--on-missing-date" -> true;
-				default -> false;
-			};
+		private static int attempt(String name, String value) {
+			long attempt = Options.number(name, value, 1);
+			if (attempt > Integer.MAX_VALUE) {
+				throw new IllegalArgumentException("--attempt is too large: " + value);
+			}
+			return (int) attempt;
 		}
 
-		static long number(String name, String value, long min) {
-			long parsed;
-			try {
-				parsed = Long.parseLong(value);
+	}
+
+	/** The parsed options of {@code simulate}. */
+	private static final class SimulateOptions {
+
+		private String workload = "episodes";
+
+		private long clients = DEFAULT_CLIENTS;
+
+		private long seed = DEFAULT_SEED;
+
+		private boolean help;
+
+		static SimulateOptions parse(String[] args) {
+			SimulateOptions options = new SimulateOptions();
+			options.help = new Options(true).option("--workload", (name, value) -> options.workload = workload(value))
+				.option("--clients", (name, value) -> options.clients = clients(name, value))
+				.option("--seed", (name, value) -> options.seed = Options.number(name, value, Long.MIN_VALUE))
+				.parse(args);
+			return options;
+		}
+
+		private static String workload(String value) {
+			if (!Workload.names().contains(value)) {
+				throw new IllegalArgumentException(
+						"--workload must be episodes, shared or outage-rate-limit, not \"" + value + "\"");
 			}
-			catch (NumberFormatException ex) {
-				throw new IllegalArgumentException(name + " needs a whole number, not \"" + value + "\"");
+			return value;
+		}
+
+		private static long clients(String name, String value) {
+			long clients = Options.number(name, value, 1);
+			if (clients > 1_000_000) {
+				throw new IllegalArgumentException("--clients must be at most 1000000, not " + clients);
 			}
-			if (parsed < min) {
-				throw new IllegalArgumentException(name + " must be at least " + min + ", not " + parsed);
-			}
-			return parsed;
+			return clients;
 		}
 
 	}

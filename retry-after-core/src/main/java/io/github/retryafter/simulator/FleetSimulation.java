@@ -5,7 +5,9 @@ import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.PriorityQueue;
@@ -66,6 +68,18 @@ public final class FleetSimulation {
 	private static final int ARRIVE = 1;
 
 	private static final int RECEIVE = 2;
+
+	/**
+	 * How each comparison policy, the ones without a hint mode, picks the delay before its next attempt (empty: it
+	 * gives up). Fixed: one entry per such {@link FleetPolicy}; the hint-mode policies ask the engine instead.
+	 */
+	private static final Map<FleetPolicy, ComparisonDelay> COMPARISONS = new EnumMap<>(Map.of(
+			FleetPolicy.NO_RETRY, (run, client, answer) -> Optional.empty(),
+			FleetPolicy.EXPONENTIAL, (run, client, answer) -> Optional.of(BACKOFF.ceiling(client.attempts)),
+			FleetPolicy.FULL_JITTER,
+			(run, client, answer) -> Optional.of(BACKOFF.draw(client.attempts, client.random.nextDouble()).delay()),
+			FleetPolicy.NAIVE_CLIENT_CLOCK,
+			(run, client, answer) -> Optional.of(run.naive(client, answer.retryAfter()))));
 
 	private FleetSimulation() {
 	}
@@ -155,6 +169,14 @@ public final class FleetSimulation {
 			}
 			return new Scenario(start, skew, outageEnd);
 		}
+
+	}
+
+	/** A comparison policy's choice after a failed attempt: the delay before the next one, or empty to give up. */
+	@FunctionalInterface
+	private interface ComparisonDelay {
+
+		Optional<Duration> after(Run run, Client client, Answer answer);
 
 	}
 
@@ -288,6 +310,9 @@ public final class FleetSimulation {
 
 		private final FleetPolicy policy;
 
+		/** The policy's delay when the simulation runs it, {@code null} when the engine does. */
+		private final ComparisonDelay comparison;
+
 		private final Client[] clients;
 
 		private final PriorityQueue<Event> queue = new PriorityQueue<>();
@@ -320,6 +345,10 @@ public final class FleetSimulation {
 			this.latencyRange = model.latencyMax().toNanos() - this.latencyMin;
 			Provider shared = workload.isolated() ? null : new Provider(workload.provider(), scenario.outageEnd()[0]);
 			RetryPolicy enginePolicy = policy.hintMode().isPresent() ? enginePolicy(workload, policy) : null;
+			this.comparison = (enginePolicy != null) ? null : COMPARISONS.get(policy);
+			if (enginePolicy == null && this.comparison == null) {
+				throw new IllegalStateException(policy + " has neither a hint mode nor a comparison delay");
+			}
 			this.clients = new Client[workload.clients()];
 			RetryEngine application = null;
 			if (enginePolicy != null && enginePolicy.pacing().enabled()) {
@@ -437,7 +466,7 @@ public final class FleetSimulation {
 			if (client.attempts >= this.workload.client().maxAttempts()) {
 				return;
 			}
-			Optional<Duration> delay = comparisonDelay(client, answer);
+			Optional<Duration> delay = this.comparison.after(this, client, answer);
 			if (delay.isEmpty()) {
 				return;
 			}
@@ -446,16 +475,6 @@ public final class FleetSimulation {
 				return;
 			}
 			schedule(next, client, SEND);
-		}
-
-		private Optional<Duration> comparisonDelay(Client client, Answer answer) {
-			return switch (this.policy) {
-				case NO_RETRY -> Optional.empty();
-				case EXPONENTIAL -> Optional.of(BACKOFF.ceiling(client.attempts));
-				case FULL_JITTER -> Optional.of(BACKOFF.draw(client.attempts, client.random.nextDouble()).delay());
-				case NAIVE_CLIENT_CLOCK -> Optional.of(naive(client, answer.retryAfter()));
-				default -> throw new IllegalStateException(this.policy + " runs on the engine");
-			};
 		}
 
 		/** {@code Date.parse(header) − Date.now()}, floored at zero: the client's own clock against the server's. */

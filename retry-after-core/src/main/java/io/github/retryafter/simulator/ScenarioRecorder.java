@@ -13,6 +13,7 @@ import io.github.retryafter.engine.OperationFinishedEvent;
 import io.github.retryafter.engine.RefusalEvent;
 import io.github.retryafter.engine.RetryListener;
 import io.github.retryafter.engine.RetryScheduledEvent;
+import io.github.retryafter.internal.Seconds;
 
 /**
  * A {@link RetryListener} that writes what happened as a readable trace: attempt times, per-attempt timeout, remaining
@@ -30,38 +31,40 @@ public final class ScenarioRecorder implements RetryListener {
 
 	@Override
 	public synchronized void onAttempt(AttemptEvent event) {
-		this.lines.add(String.format(Locale.ROOT, "[%7.3f s] attempt %d (%s) %s%s: timeout %s, deadline left %s, tokens %s -> %s",
-				seconds(event.elapsed()), event.attempt(), event.kind().name().toLowerCase(Locale.ROOT),
+		this.lines.add(String.format(Locale.ROOT,
+				"[%9s] attempt %d (%s) %s%s: timeout %s, deadline left %s, tokens %s -> %s",
+				Seconds.format(event.elapsed()), event.attempt(), event.kind().name().toLowerCase(Locale.ROOT),
 				event.spec().method(), event.idempotencyKey().map((key) -> " key=" + key).orElse(""),
-				format(event.timeout()), format(event.remainingDeadline()), tokens(event.tokensBefore()),
-				tokens(event.tokensAfter())));
+				Seconds.format(event.timeout()), Seconds.format(event.remainingDeadline()),
+				tokens(event.tokensBefore()), tokens(event.tokensAfter())));
 	}
 
 	@Override
 	public synchronized void onRetryScheduled(RetryScheduledEvent event) {
-		StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "[%7.3f s]   <- %s", seconds(event.elapsed()),
-				describe(event.outcome())));
+		StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "[%9s]   <- %s",
+				Seconds.format(event.elapsed()), describe(event.outcome())));
 		if (event.plan().isPresent()) {
 			RetryPlan plan = event.plan().get();
 			line.append(String.format(Locale.ROOT, ", Retry-After %s: instructed %s, floor %s, jitter %s",
-					plan.source(), format(plan.instructed()), format(plan.floor()), format(plan.jitter())));
-			plan.skew().ifPresent((skew) -> line.append(", server clock skew ").append(format(skew)));
+					plan.source(), Seconds.format(plan.instructed()), Seconds.format(plan.floor()),
+					Seconds.format(plan.jitter())));
+			plan.skew().ifPresent((skew) -> line.append(", server clock skew ").append(Seconds.format(skew)));
 		}
 		if (event.draw().isPresent()) {
 			BackoffDraw draw = event.draw().get();
-			line.append(String.format(Locale.ROOT, ", backoff ceiling %s x draw %.2f = %s", format(draw.ceiling()),
-					draw.draw(), format(draw.delay())));
+			line.append(String.format(Locale.ROOT, ", backoff ceiling %s x draw %.2f = %s",
+					Seconds.format(draw.ceiling()), draw.draw(), Seconds.format(draw.delay())));
 		}
 		event.refusedHint().ifPresent((code) -> line.append(", unusable Retry-After (").append(code).append(") ignored"));
 		line.append(String.format(Locale.ROOT, " => wait %s [%s], total wait %s, deadline left after wait %s, tokens %s",
-				format(event.delay()), event.source(), format(event.totalWait()), format(event.remainingDeadline()),
-				tokens(event.budgetTokens())));
+				Seconds.format(event.delay()), event.source(), Seconds.format(event.totalWait()),
+				Seconds.format(event.remainingDeadline()), tokens(event.budgetTokens())));
 		this.lines.add(line.toString());
 	}
 
 	@Override
 	public synchronized void onRefusal(RefusalEvent event) {
-		this.lines.add(String.format(Locale.ROOT, "[%7.3f s]   refused%s%s: %s (tokens %s)", seconds(event.elapsed()),
+		this.lines.add(String.format(Locale.ROOT, "[%9s]   refused%s%s: %s (tokens %s)", Seconds.format(event.elapsed()),
 				event.stop().map((outcome) -> " -> " + outcome).orElse(""),
 				event.hintError().map((code) -> " [" + code + "]").orElse(""), event.reason(),
 				tokens(event.budgetTokens())));
@@ -70,8 +73,8 @@ public final class ScenarioRecorder implements RetryListener {
 	@Override
 	public synchronized void onOperationFinished(OperationFinishedEvent event) {
 		this.finished.add(event);
-		this.lines.add(String.format(Locale.ROOT, "[%7.3f s] result: %s, %d attempt(s), %.2f s waiting (%s)",
-				seconds(event.elapsed()), event.outcome(), event.attempts(), seconds(event.totalWait()),
+		this.lines.add(String.format(Locale.ROOT, "[%9s] result: %s, %d attempt(s), %.2f s waiting (%s)",
+				Seconds.format(event.elapsed()), event.outcome(), event.attempts(), seconds(event.totalWait()),
 				event.lastOutcome().map(ScenarioRecorder::describe).orElse("no attempt finished")));
 	}
 
@@ -114,13 +117,11 @@ public final class ScenarioRecorder implements RetryListener {
 		return failure.kind() + " (" + failure.cause().getMessage() + ")";
 	}
 
+	/** Seconds as a {@code double}, for two decimals: every {@code Duration}, also those past a long of nanos. */
 	private static double seconds(Duration duration) {
-		return duration.toNanos() / 1e9;
+		return duration.getSeconds() + duration.getNano() / 1e9;
 	}
 
-	private static String format(Duration duration) {
-		return String.format(Locale.ROOT, "%.3f s", seconds(duration));
-	}
 
 	private static String tokens(double tokens) {
 		return Double.isInfinite(tokens) ? "unlimited" : String.format(Locale.ROOT, "%.2f", tokens);

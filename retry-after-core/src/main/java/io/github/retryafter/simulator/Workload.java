@@ -3,8 +3,11 @@ package io.github.retryafter.simulator;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.function.IntFunction;
 
 /**
  * What a {@link FleetSimulation} runs: {@code clients} clients, each running one operation, against a provider. With
@@ -23,6 +26,10 @@ public record Workload(String name, int clients, boolean isolated, ProviderModel
 
 	/** The hint cap of seed 000's harness: no provider asks for more than 5 s. */
 	public static final Duration SEED_HINT_CAP = Duration.ofSeconds(5);
+
+	/** The workloads by name, for {@link #named}: fixed, three entries. */
+	private static final Map<String, IntFunction<Workload>> NAMED = Map.of("episodes", Workload::episodes, "shared",
+			Workload::shared, "outage-rate-limit", Workload::outageThenRateLimit);
 
 	/**
 	 * Validates eagerly.
@@ -86,13 +93,20 @@ public record Workload(String name, int clients, boolean isolated, ProviderModel
 	 * @throws IllegalArgumentException for any other name
 	 */
 	public static Workload named(String name, int clients) {
-		return switch (name.toLowerCase(Locale.ROOT)) {
-			case "episodes" -> episodes(clients);
-			case "shared" -> shared(clients);
-			case "outage-rate-limit" -> outageThenRateLimit(clients);
-			default -> throw new IllegalArgumentException(
+		IntFunction<Workload> workload = NAMED.get(name.toLowerCase(Locale.ROOT));
+		if (workload == null) {
+			throw new IllegalArgumentException(
 					"workload must be episodes, shared or outage-rate-limit, not \"" + name + "\"");
-		};
+		}
+		return workload.apply(clients);
+	}
+
+	/**
+	 * Returns the names {@link #named} knows, in lower case as the command line spells them.
+	 * @return {@code episodes}, {@code shared} and {@code outage-rate-limit}
+	 */
+	public static Set<String> names() {
+		return NAMED.keySet();
 	}
 
 	/**

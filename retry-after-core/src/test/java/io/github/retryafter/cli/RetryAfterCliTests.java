@@ -9,6 +9,7 @@ import java.time.InstantSource;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -167,6 +168,43 @@ class RetryAfterCliTests {
 		assertThat(run("Retry-After: 1\n", args)).isEqualTo(64);
 		assertThat(out()).isEmpty();
 		assertThat(err()).startsWith("retry-after: ").contains("Usage:");
+	}
+
+	@ParameterizedTest
+	@CsvSource(delimiter = '|', textBlock = """
+			explain --bogus 1                       | unknown option "--bogus"
+			explain --bogus=1                       | unknown option "--bogus"
+			explain --now                           | --now needs a value
+			explain --now soon                      | --now needs a whole number, not "soon"
+			explain --max-wait=-1                   | --max-wait must be at least 0, not -1
+			explain --jitter sometimes              | --jitter must be none, random or keyed, not "sometimes"
+			explain --jitter NONE                   | --jitter must be none, random or keyed, not "NONE"
+			explain --on-missing-date guess         | --on-missing-date must be refuse or trust-client-clock, not "guess"
+			explain --attempt 2147483648            | --attempt is too large: 2147483648
+			explain --jitter keyed                  | --jitter keyed needs --key K, the client's identity
+			explain --help --bogus                  | unknown option "--bogus"
+			explain --help --jitter keyed           | --jitter keyed needs --key K, the client's identity
+			explain --round-trip 99999999999999     | --round-trip is too large: 99999999999999
+			simulate --workload storm               | --workload must be episodes, shared or outage-rate-limit, not "storm"
+			simulate --workload Shared              | --workload must be episodes, shared or outage-rate-limit, not "Shared"
+			simulate --clients=0                    | --clients must be at least 1, not 0
+			simulate --clients 1000001              | --clients must be at most 1000000, not 1000001
+			simulate --seed                         | --seed needs a value
+			simulate --verbose 1                    | unknown option "--verbose"
+			simulate -x=1                           | unknown option "-x=1"
+			""")
+	void usageErrorsSayWhatWasWrong(String commandLine, String problem) {
+		assertThat(run("Retry-After: 1\n", commandLine.split(" "))).isEqualTo(64);
+		assertThat(err()).startsWith("retry-after: " + problem + System.lineSeparator());
+	}
+
+	@Test
+	void simulateHelpStopsTheParseWhileExplainHelpChecksTheRest() {
+		assertThat(run("", "simulate", "--help", "--bogus")).isEqualTo(0);
+		assertThat(out()).startsWith("Usage: java -jar retry-after-core.jar simulate");
+		this.out.reset();
+		assertThat(run("", "explain", "--jitter=none", "--help", "--seed", "3")).isEqualTo(0);
+		assertThat(out()).startsWith("Usage: java -jar retry-after-core.jar explain");
 	}
 
 	@Test

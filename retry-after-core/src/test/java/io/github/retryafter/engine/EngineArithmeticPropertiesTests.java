@@ -18,20 +18,13 @@ import io.github.retryafter.OnMissingDate;
 import io.github.retryafter.PlannerOptions;
 import io.github.retryafter.RetryAfterError;
 import io.github.retryafter.RetryPlan;
+import io.github.retryafter.generated.Draw;
+import io.github.retryafter.generated.Tries;
 import io.github.retryafter.internal.HttpDate;
 import io.github.retryafter.internal.Saturating;
 import io.github.retryafter.pacing.PacingSettings;
 import io.github.retryafter.pacing.ProviderGate;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.EdgeCasesMode;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.ShrinkingMode;
-import net.jqwik.api.Tuple;
-import net.jqwik.api.constraints.DoubleRange;
+import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -41,7 +34,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * response headers (huge and malformed delay-seconds, dates from year 1 to 9999 in all three forms, quoted dates and
  * dates without a day name, huge and invalid {@code Age}, missing or repeated {@code Date}), ticker readings near both
  * ends of {@code long}, a wall clock anywhere from {@link Instant#MIN} to {@link Instant#MAX}, and policy settings up to
- * {@code Duration}'s maximum, and runs it through the engine in all four hint modes.
+ * {@code Duration}'s maximum, and runs it through the engine in all four hint modes. The inputs are drawn by
+ * {@link Tries} from a fixed seed: a failure names the try that reproduces it.
  */
 class EngineArithmeticPropertiesTests {
 
@@ -65,10 +59,24 @@ class EngineArithmeticPropertiesTests {
 	/** Header sets per try: each try builds its engines once and runs every header set through every mode. */
 	private static final int BATCH = 10;
 
-	@Property(tries = 100_000 / BATCH, shrinking = ShrinkingMode.BOUNDED, edgeCases = EdgeCasesMode.MIXIN)
-	void everyHintModeDecidesWithoutThrowingAndKeepsItsPromises(@ForAll("batches") List<Response> responses,
-			@ForAll("clocks") Clocks clocks, @ForAll("settings") Settings settings,
-			@ForAll @DoubleRange(min = 0, max = 1, maxIncluded = false) double draw) {
+	private static final long SEED = 0x5eed_0002L;
+
+	@Test
+	void everyHintModeDecidesWithoutThrowingAndKeepsItsPromises() {
+		Tries.check(SEED, 100_000 / BATCH,
+				(draw) -> new Try(draw.list(BATCH, EngineArithmeticPropertiesTests::response), clocks(draw),
+						settings(draw), draw.unit()),
+				(input) -> everyHintModeDecidesWithoutThrowingAndKeepsItsPromises(input.responses(), input.clocks(),
+						input.settings(), input.draw()));
+	}
+
+	/** One try: the header sets, the clocks, the settings and the random draw every jitter uses. */
+	record Try(List<Response> responses, Clocks clocks, Settings settings, double draw) {
+
+	}
+
+	private static void everyHintModeDecidesWithoutThrowingAndKeepsItsPromises(List<Response> responses,
+			Clocks clocks, Settings settings, double draw) {
 		for (HintMode mode : HintMode.values()) {
 			RetryPolicy policy = settings.policy(mode);
 			AtomicLong ticker = new AtomicLong(clocks.startNanos());
@@ -167,50 +175,48 @@ class EngineArithmeticPropertiesTests {
 
 	// Responses
 
-	@Provide
-	Arbitrary<List<Response>> batches() {
-		return responses().list().ofSize(BATCH);
+	private static Response response(Draw draw) {
+		int status = draw.weighted(Draw.Weighted.weight(6, (d) -> d.of(429, 503)),
+				Draw.Weighted.weight(2, (d) -> d.of(502, 504, 408)), Draw.Weighted.weight(1, (d) -> d.of(500, 404, 200)));
+		Fields fields = draw.oneOf(EngineArithmeticPropertiesTests::agreeing,
+				EngineArithmeticPropertiesTests::independent);
+		List<String> age = draw.weighted(Draw.Weighted.weight(4, (d) -> List.<String>of()),
+				Draw.Weighted.weight(2, (d) -> List.of(delaySeconds(d))), Draw.Weighted.weight(1, (d) -> List.of(broken(d))),
+				Draw.Weighted.weight(1, (d) -> List.of(delaySeconds(d), delaySeconds(d))));
+		return new Response(status, fields.retryAfter(), fields.date(), age);
 	}
 
-	private static Arbitrary<Response> responses() {
-		Arbitrary<Integer> status = Arbitraries.frequencyOf(Tuple.of(6, Arbitraries.of(429, 503)),
-				Tuple.of(2, Arbitraries.of(502, 504, 408)), Tuple.of(1, Arbitraries.of(500, 404, 200)));
-		Arbitrary<List<String>> age = Arbitraries.frequencyOf(Tuple.of(4, Arbitraries.just(List.<String>of())),
-				Tuple.of(2, delaySeconds().map(List::of)), Tuple.of(1, broken().map(List::of)),
-				Tuple.of(1, Combinators.combine(delaySeconds(), delaySeconds()).as(List::of)));
-		return Combinators.combine(status, Arbitraries.oneOf(agreeing(), independent()), age)
-			.as((code, fields, ages) -> new Response(code, fields.get(0), fields.get(1), ages));
+	/** A {@code Retry-After} and its {@code Date} field lines. */
+	record Fields(Optional<String> retryAfter, List<String> date) {
+
 	}
 
 	/** A {@code Retry-After} and a {@code Date} from one server clock: the date a few seconds ahead, in any form. */
-	private static Arbitrary<List<Object>> agreeing() {
-		return Combinators
-			.combine(Arbitraries.longs().between(YEAR_1, YEAR_9999_END - 200), Arbitraries.longs().between(-5, 120),
-					Arbitraries.integers().between(0, 2), Arbitraries.integers().between(0, 2))
-			.as((date, ahead, form, dateForm) -> List.of(Optional.of(format(date + ahead, form)),
-					List.of(format(date, dateForm))));
+	private static Fields agreeing(Draw draw) {
+		long date = draw.longs(YEAR_1, YEAR_9999_END - 200);
+		long ahead = draw.longs(-5, 120);
+		return new Fields(Optional.of(format(date + ahead, draw.ints(0, 2))), List.of(format(date, draw.ints(0, 2))));
 	}
 
 	/** Each field on its own: delay-seconds, dates of any year, broken values, missing or repeated fields. */
-	private static Arbitrary<List<Object>> independent() {
-		Arbitrary<Optional<String>> retryAfter = Arbitraries.oneOf(delaySeconds(), dates(), broken()).optional(0.95);
-		Arbitrary<List<String>> date = Arbitraries.oneOf(dates().map(List::of), broken().map(List::of),
-				Combinators.combine(dates(), dates()).as(List::of), Arbitraries.just(List.<String>of()));
-		return Combinators.combine(retryAfter, date).as(List::of);
+	private static Fields independent(Draw draw) {
+		Optional<String> retryAfter = draw.optional(0.95,
+				(d) -> d.oneOf(EngineArithmeticPropertiesTests::delaySeconds, EngineArithmeticPropertiesTests::dates,
+						EngineArithmeticPropertiesTests::broken));
+		List<String> date = draw.oneOf((d) -> List.of(dates(d)), (d) -> List.of(broken(d)),
+				(d) -> List.of(dates(d), dates(d)), (d) -> List.<String>of());
+		return new Fields(retryAfter, date);
 	}
 
-	private static Arbitrary<String> delaySeconds() {
-		return Arbitraries.oneOf(Arbitraries.longs().between(0, 100).map(String::valueOf),
-				Arbitraries.longs().between(0, 100_000).map(String::valueOf),
-				Arbitraries.longs().between(0, Long.MAX_VALUE).map(String::valueOf),
-				Arbitraries.of("9223372036854775807", "9223372036854775808", "0", "00000000000000000000001"),
-				Arbitraries.integers().between(19, 400).map("9"::repeat));
+	private static String delaySeconds(Draw draw) {
+		return draw.oneOf((d) -> String.valueOf(d.longs(0, 100)), (d) -> String.valueOf(d.longs(0, 100_000)),
+				(d) -> String.valueOf(d.longs(0, Long.MAX_VALUE)),
+				(d) -> d.of("9223372036854775807", "9223372036854775808", "0", "00000000000000000000001"),
+				(d) -> "9".repeat(d.ints(19, 400)));
 	}
 
-	private static Arbitrary<String> dates() {
-		return Combinators
-			.combine(Arbitraries.longs().between(YEAR_1, YEAR_9999_END), Arbitraries.integers().between(0, 2))
-			.as(EngineArithmeticPropertiesTests::format);
+	private static String dates(Draw draw) {
+		return format(draw.longs(YEAR_1, YEAR_9999_END), draw.ints(0, 2));
 	}
 
 	private static String format(long epochSecond, int form) {
@@ -222,30 +228,23 @@ class EngineArithmeticPropertiesTests {
 		};
 	}
 
-	private static Arbitrary<String> broken() {
-		Arbitrary<String> mutated = Combinators
-			.combine(dates(), Arbitraries.integers().between(0, 30), Arbitraries.chars())
-			.as((date, at, c) -> {
-				StringBuilder text = new StringBuilder(date);
-				text.setCharAt(Math.min(at, text.length() - 1), c);
-				return text.toString();
-			});
-		Arbitrary<String> quoted = dates().map((date) -> "\"" + date + "\"");
-		Arbitrary<String> withoutDayName = dates().map((date) -> date.substring(date.indexOf(' ') + 1));
-		Arbitrary<String> huge = Arbitraries.of("x", "9", " ", ",").flatMap((c) ->
-				Arbitraries.integers().between(65, 2_000).map(c::repeat));
-		Arbitrary<String> words = Arbitraries.of("", " ", "-1", "+5", "1.5", "1e3", "soon", "٣", "Tue, 32 Aug 2026 12:00:30 GMT",
-				"Tue, 04 Aug 2026 12:00:30 UTC", "Wed, 04 Aug 2026 12:00:30 GMT", "120, 120", "Sat, 31 Dec 2016 23:59:60 GMT");
-		return Arbitraries.oneOf(mutated, quoted, withoutDayName, huge, words, Arbitraries.strings().ofMaxLength(40));
+	private static String broken(Draw draw) {
+		return draw.oneOf((mutated) -> {
+			StringBuilder text = new StringBuilder(dates(mutated));
+			text.setCharAt(Math.min(mutated.ints(0, 30), text.length() - 1), mutated.anyChar());
+			return text.toString();
+		}, (quoted) -> "\"" + dates(quoted) + "\"", (withoutDayName) -> {
+			String date = dates(withoutDayName);
+			return date.substring(date.indexOf(' ') + 1);
+		}, (huge) -> huge.of("x", "9", " ", ",").repeat(huge.ints(65, 2_000)),
+				(words) -> words.of("", " ", "-1", "+5", "1.5", "1e3", "soon", "٣", "Tue, 32 Aug 2026 12:00:30 GMT",
+						"Tue, 04 Aug 2026 12:00:30 UTC", "Wed, 04 Aug 2026 12:00:30 GMT", "120, 120",
+						"Sat, 31 Dec 2016 23:59:60 GMT"),
+				(anything) -> anything.string(40));
 	}
 
 	/** One response's status and header fields; a list with two values is two field lines. */
 	record Response(int status, Optional<String> retryAfter, List<String> date, List<String> age) {
-
-		@SuppressWarnings("unchecked")
-		Response(int status, Object retryAfter, Object date, List<String> age) {
-			this(status, (Optional<String>) retryAfter, (List<String>) date, age);
-		}
 
 		HeaderSource headers() {
 			List<String> retryAfter = this.retryAfter.map(List::of).orElse(List.of());
@@ -272,23 +271,22 @@ class EngineArithmeticPropertiesTests {
 
 	// Clocks
 
-	@Provide
-	Arbitrary<Clocks> clocks() {
-		Arbitrary<Long> start = Arbitraries.oneOf(Arbitraries.longs().between(Long.MIN_VALUE, Long.MIN_VALUE + 1_000_000_000_000L),
-				Arbitraries.longs().between(Long.MAX_VALUE - 1_000_000_000_000L, Long.MAX_VALUE),
-				Arbitraries.longs().between(-1_000_000_000_000L, 1_000_000_000_000L), Arbitraries.longs());
-		Arbitrary<Long> elapsed = Arbitraries.frequencyOf(Tuple.of(16, Arbitraries.longs().between(0, 10_000_000_000L)),
-				Tuple.of(1, Arbitraries.longs().between(0, Long.MAX_VALUE)), Tuple.of(1, Arbitraries.just(0L)));
-		Arbitrary<Instant> wall = Arbitraries.oneOf(Arbitraries.of(Instant.MIN, Instant.MAX, Instant.EPOCH),
-				Arbitraries.longs().between(YEAR_1, YEAR_9999_END).map(Instant::ofEpochSecond),
-				Arbitraries.longs().between(Instant.MIN.getEpochSecond(), Instant.MAX.getEpochSecond())
-					.map(Instant::ofEpochSecond));
-		return Combinators.combine(start, elapsed, elapsed, elapsed, wall)
-			.as((t0, untilSent, roundTrip, sinceReceipt, clock) -> {
-				long sent = Saturating.add(t0, untilSent);
-				long received = Saturating.add(sent, roundTrip);
-				return new Clocks(t0, sent, received, Saturating.add(received, sinceReceipt), clock);
-			});
+	private static Clocks clocks(Draw draw) {
+		long t0 = draw.oneOf((d) -> d.longs(Long.MIN_VALUE, Long.MIN_VALUE + 1_000_000_000_000L),
+				(d) -> d.longs(Long.MAX_VALUE - 1_000_000_000_000L, Long.MAX_VALUE),
+				(d) -> d.longs(-1_000_000_000_000L, 1_000_000_000_000L), Draw::anyLong);
+		long sent = Saturating.add(t0, elapsed(draw));
+		long received = Saturating.add(sent, elapsed(draw));
+		long now = Saturating.add(received, elapsed(draw));
+		Instant wall = draw.oneOf((d) -> d.of(Instant.MIN, Instant.MAX, Instant.EPOCH),
+				(d) -> Instant.ofEpochSecond(d.longs(YEAR_1, YEAR_9999_END)),
+				(d) -> Instant.ofEpochSecond(d.longs(Instant.MIN.getEpochSecond(), Instant.MAX.getEpochSecond())));
+		return new Clocks(t0, sent, received, now, wall);
+	}
+
+	private static long elapsed(Draw draw) {
+		return draw.weighted(Draw.Weighted.weight(16, (d) -> d.longs(0, 10_000_000_000L)),
+				Draw.Weighted.weight(1, (d) -> d.longs(0, Long.MAX_VALUE)), Draw.Weighted.weight(1, (d) -> 0L));
 	}
 
 	/**
@@ -301,42 +299,39 @@ class EngineArithmeticPropertiesTests {
 
 	// Settings
 
-	@Provide
-	Arbitrary<Settings> settings() {
-		Arbitrary<Duration> anyLength = Arbitraries.oneOf(Arbitraries.longs().between(0, 3_600_000).map(Duration::ofMillis),
-				Arbitraries.longs().between(0, Long.MAX_VALUE).map(Duration::ofSeconds), Arbitraries.of(LONGEST,
-						Duration.ofNanos(Long.MAX_VALUE), Duration.ofMillis(Long.MAX_VALUE), Duration.ZERO));
-		Arbitrary<Optional<Duration>> maxWait = anyLength.optional(0.7);
-		Arbitrary<PlannerOptions> planner = Combinators
-			.combine(maxWait, Arbitraries.of(JitterMode.class), Arbitraries.of(0.0, 0.25, 1.0, 1e300), anyLength, anyLength,
-					Arbitraries.of(OnMissingDate.class))
-			.as((max, jitter, ratio, spreadA, spreadB, onMissingDate) -> PlannerOptions.builder()
-				.maxWait(max.orElse(null))
-				.jitter(jitter)
-				.spreadRatio(ratio)
-				.minSpread((spreadA.compareTo(spreadB) <= 0) ? spreadA : spreadB)
-				.maxSpread((spreadA.compareTo(spreadB) <= 0) ? spreadB : spreadA)
-				.onMissingDate(onMissingDate)
-				.build());
-		Arbitrary<Duration> positive = anyLength.map((length) -> length.isZero() ? Duration.ofNanos(1) : length);
-		Arbitrary<Duration> deadlines = Arbitraries.frequencyOf(
-				Tuple.of(3, Arbitraries.longs().between(1, 3_600).map(Duration::ofSeconds)), Tuple.of(1, positive));
-		Arbitrary<Limits> limits = Combinators
-			.combine(deadlines, Arbitraries.doubles().between(0, 0.3), Arbitraries.doubles().between(0, 0.3), anyLength,
-					anyLength, positive, positive)
-			.as((deadline, minShare, reserveShare, totalWait, hintCap, base, max) -> new Limits(deadline,
-					share(deadline, minShare), share(deadline, reserveShare), totalWait, hintCap,
-					new Backoff(base, (max.compareTo(base) >= 0) ? max : base)));
-		Arbitrary<OperationSpec> spec = Combinators
-			.combine(Arbitraries.of("GET", "POST", "PUT"), Arbitraries.strings().alpha().ofLength(8).optional(0.3),
-					Arbitraries.strings().alpha().ofLength(8).optional(0.3), positive.optional(0.1),
-					Arbitraries.frequency(Tuple.of(9, true), Tuple.of(1, false)))
-			.as((method, key, jitterKey, deadline, replayable) -> new OperationSpec("p", method, key, deadline, jitterKey,
-					replayable));
-		return Combinators
-			.combine(planner, limits, spec, Arbitraries.integers().between(1, 6), Arbitraries.of(true, false),
-					Arbitraries.of(true, false), Arbitraries.doubles().between(0, 1.5))
-			.as(Settings::new);
+	private static Settings settings(Draw draw) {
+		Duration spreadA = anyLength(draw);
+		Duration spreadB = anyLength(draw);
+		PlannerOptions planner = PlannerOptions.builder()
+			.maxWait(draw.optional(0.7, EngineArithmeticPropertiesTests::anyLength).orElse(null))
+			.jitter(draw.of(JitterMode.class))
+			.spreadRatio(draw.of(0.0, 0.25, 1.0, 1e300))
+			.minSpread((spreadA.compareTo(spreadB) <= 0) ? spreadA : spreadB)
+			.maxSpread((spreadA.compareTo(spreadB) <= 0) ? spreadB : spreadA)
+			.onMissingDate(draw.of(OnMissingDate.class))
+			.build();
+		Duration deadline = draw.weighted(Draw.Weighted.weight(3, (d) -> Duration.ofSeconds(d.longs(1, 3_600))),
+				Draw.Weighted.weight(1, EngineArithmeticPropertiesTests::positive));
+		Duration base = positive(draw);
+		Duration max = positive(draw);
+		Limits limits = new Limits(deadline, share(deadline, draw.doubles(0, 0.3)), share(deadline, draw.doubles(0, 0.3)),
+				anyLength(draw), anyLength(draw), new Backoff(base, (max.compareTo(base) >= 0) ? max : base));
+		OperationSpec spec = new OperationSpec("p", draw.of("GET", "POST", "PUT"), draw.optional(0.3, (d) -> d.letters(8)),
+				draw.optional(0.1, EngineArithmeticPropertiesTests::positive), draw.optional(0.3, (d) -> d.letters(8)),
+				draw.weighted(Draw.Weighted.weight(9, (d) -> true), Draw.Weighted.weight(1, (d) -> false)));
+		return new Settings(planner, limits, spec, draw.ints(1, 6), draw.of(true, false), draw.of(true, false),
+				draw.doubles(0, 1.5));
+	}
+
+	private static Duration anyLength(Draw draw) {
+		return draw.oneOf((d) -> Duration.ofMillis(d.longs(0, 3_600_000)),
+				(d) -> Duration.ofSeconds(d.longs(0, Long.MAX_VALUE)),
+				(d) -> d.of(LONGEST, Duration.ofNanos(Long.MAX_VALUE), Duration.ofMillis(Long.MAX_VALUE), Duration.ZERO));
+	}
+
+	private static Duration positive(Draw draw) {
+		Duration length = anyLength(draw);
+		return length.isZero() ? Duration.ofNanos(1) : length;
 	}
 
 	private static Duration share(Duration deadline, double share) {

@@ -3,14 +3,14 @@ package io.github.retryafter.internal;
 import java.time.Duration;
 import java.util.Locale;
 
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.constraints.LongRange;
+import io.github.retryafter.generated.Tries;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 class SecondsTests {
+
+	private static final long SEED = 0x5eed_0003L;
 
 	@Test
 	void threeDecimalsWithTheMillisecondRoundedHalfUp() {
@@ -32,9 +32,13 @@ class SecondsTests {
 		assertThat(Seconds.format(Long.MIN_VALUE)).isEqualTo("-9223372036.855 s");
 	}
 
-	@Property(tries = 2000)
-	void agreesWithStringFormatForDurationsOfAWeek(@ForAll @LongRange(min = -604_800_000_000_000L,
-			max = 604_800_000_000_000L) long nanos) {
+	@Test
+	void agreesWithStringFormatForDurationsOfAWeek() {
+		Tries.check(SEED, 2000, (draw) -> draw.longs(-604_800_000_000_000L, 604_800_000_000_000L),
+				SecondsTests::agreesWithStringFormatForDurationsOfAWeek);
+	}
+
+	private static void agreesWithStringFormatForDurationsOfAWeek(long nanos) {
 		assertThat(Seconds.format(nanos)).isEqualTo(String.format(Locale.ROOT, "%.3f s", nanos / 1e9));
 		assertThat(Seconds.format(Duration.ofNanos(nanos))).isEqualTo(Seconds.format(nanos));
 	}
