@@ -168,20 +168,27 @@ final class GuardedResponse implements ClientHttpResponse {
 
 		@Override
 		public int read() throws IOException {
-			int b = guarded(this.raw::read);
-			if (b < 0) {
-				GuardedResponse.this.guard.disarm();
-			}
-			return b;
+			return ended(guarded(this.raw::read));
 		}
 
 		@Override
 		public int read(byte[] buffer, int offset, int length) throws IOException {
-			int n = guarded(() -> this.raw.read(buffer, offset, length));
-			if (n < 0) {
-				GuardedResponse.this.guard.disarm();
+			return ended(guarded(() -> this.raw.read(buffer, offset, length)));
+		}
+
+		/**
+		 * Disarms the guard at the end of the body; an end that the guard caused (Reactor Netty reports an aborted
+		 * body as ended) is a timeout, never a short body passed off as whole.
+		 */
+		private int ended(int read) throws IOException {
+			if (read < 0) {
+				AttemptGuard guard = GuardedResponse.this.guard;
+				if (guard.fired()) {
+					throw guard.timedOut(null);
+				}
+				guard.disarm();
 			}
-			return n;
+			return read;
 		}
 
 		@Override
