@@ -1,5 +1,6 @@
 package io.github.retryafter.engine;
 
+import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -17,10 +18,13 @@ import io.github.retryafter.Waiter;
  * <p>
  * The loop, in order: asks {@link RetryOperation#beforeAttempt()}; on {@link Permit.Wait} waits on the
  * {@link Waiter} and asks again; on {@link Permit.Refused} ends with the last response (or what stands for it after
- * {@link Exchange#discard}) or the last exception. On {@link Permit.Proceed} it sends; an exception is classified
+ * {@link Exchange#discard(Object, Duration)}) or the last exception. On {@link Permit.Proceed} it sends; an exception is classified
  * ({@link Exchange#classify}, by default {@link FailureKind#classify}), and one that is not an I/O failure ends the
  * operation {@link Outcome#NOT_RETRYABLE}. A response the engine retries is discarded before the wait (its connection
- * is not held while waiting); one it stops on is handed back as it is. A wait that is cancelled returns to
+ * is not held while waiting), told how long until its retry is due so that draining its body never delays the retry;
+ * one it stops on is handed back as it is. A response is discarded at once, with no time to drain, when the engine, a
+ * listener or {@link Exchange#end} throws while holding it: no response is left unreleased on any path. A wait that
+ * is cancelled returns to
  * {@code beforeAttempt()}, which refuses with {@link Outcome#CANCELLED}; an interrupt (during a wait, or thrown by the
  * attempt) cancels the operation, restores the interrupt flag and ends through {@link Exchange#interrupted}.
  * <p>
@@ -99,11 +103,12 @@ public final class RetryLoop {
 					failure = null;
 					Decision decision = decide(operation, exchange, received, sentAt);
 					if (decision instanceof Decision.Stop stop) {
-						return exchange.end(stop, received, null);
+						return endWith(exchange, stop, received);
 					}
+					long notBefore = ((Decision.Retry) decision).notBeforeNanos();
 					response = exchange.standIn(received);
-					exchange.discard(received);
-					await(((Decision.Retry) decision).notBeforeNanos(), cancellation, exchange);
+					exchange.discard(received, untilDue(notBefore));
+					await(notBefore, cancellation, exchange);
 				}
 				else if (permit instanceof Permit.Wait wait) {
 					await(wait.notBeforeNanos(), cancellation, exchange);
@@ -126,9 +131,26 @@ public final class RetryLoop {
 					exchange.headers(received), sentAt, this.ticker.read()));
 		}
 		catch (RuntimeException | Error ex) {
-			exchange.discard(received);
+			exchange.discard(received, Duration.ZERO);
 			throw ex;
 		}
+	}
+
+	/** Ends with a response the engine stopped on; if ending throws, the response is discarded first. */
+	private <T, R, X extends Exception> R endWith(Exchange<T, R, X> exchange, Decision.Stop stop, T received)
+			throws X {
+		try {
+			return exchange.end(stop, received, null);
+		}
+		catch (Throwable ex) {
+			exchange.discard(received, Duration.ZERO);
+			throw ex;
+		}
+	}
+
+	/** The time from now until {@code notBeforeNanos} on the ticker, never negative. */
+	private Duration untilDue(long notBeforeNanos) {
+		return Duration.ofNanos(Math.max(0, notBeforeNanos - this.ticker.read()));
 	}
 
 	private void await(long notBeforeNanos, Cancellation cancellation, Exchange<?, ?, ?> exchange)
@@ -170,8 +192,8 @@ public final class RetryLoop {
 		}
 
 		/**
-		 * Returns what stands for a failed response once it is {@link #discard discarded}, in case the engine then
-		 * refuses the next attempt and the loop ends with it. Called just before {@link #discard}.
+		 * Returns what stands for a failed response once it is {@link #discard(Object, Duration) discarded}, in case the engine then
+		 * refuses the next attempt and the loop ends with it. Called just before {@link #discard(Object, Duration)}.
 		 * @param response the failed response the engine retries
 		 * @return what to end with instead: by default the response itself
 		 */

@@ -17,10 +17,11 @@ import io.github.retryafter.Sleeper;
  * <p>
  * Each attempt is a call of an {@link Attempt} with an {@link AttemptContext} (attempt number, timeout, the
  * idempotency key to send): the function sends the request, enforcing the timeout itself, and returns the response; a
- * {@link ResponseAdapter} reads its status and headers and {@link ResponseAdapter#discard discards} a failed response
- * before the wait for its retry. An exception is mapped by a {@link FailureClassifier} to a
- * {@link FailureKind}; an exception it does not recognise as an I/O failure (a bug, a parse error) ends the operation
- * with {@link Outcome#NOT_RETRYABLE} and is returned in the result. An operation cancelled during a wait sends no
+ * {@link ResponseAdapter} reads its status and headers and {@link ResponseAdapter#discard(Object, Duration) discards}
+ * a failed response before the wait for its retry, never draining it past the instant the retry is due; every
+ * response the caller does not get back is discarded, also when the engine or a listener throws. An exception is
+ * mapped by a {@link FailureClassifier} to a {@link FailureKind}; an exception it does not recognise as an I/O failure
+ * (a bug, a parse error) ends the operation with {@link Outcome#NOT_RETRYABLE} and is returned in the result. An operation cancelled during a wait sends no
  * further request and ends {@link Outcome#CANCELLED}; so does one whose thread is interrupted (the interrupt flag is
  * restored).
  * <p>
@@ -137,6 +138,11 @@ public final class RetryRunner {
 		}
 
 		@Override
+		public void discard(T response, Duration drainWithin) {
+			this.adapter.discard(response, drainWithin);
+		}
+
+		@Override
 		public Optional<FailureKind> classify(Throwable failure) {
 			return this.failureClassifier.classify(failure);
 		}
@@ -201,6 +207,20 @@ public final class RetryRunner {
 					// Dropped either way: a failed close of a failed response changes nothing the caller sees.
 				}
 			}
+		}
+
+		/**
+		 * The discard hook: releases a failed response the runner retries, before it waits, knowing how long until
+		 * that retry is due. An adapter that reads the rest of the body to keep its connection reusable reads it no
+		 * longer than {@code drainWithin} (and no more than it can afford), and beyond that aborts the connection
+		 * rather than return it to a pool; draining must never delay the retry. {@code drainWithin} is zero when the
+		 * response is dropped because the engine, a listener or the end of the run threw: release it at once. By
+		 * default calls {@link #discard(Object)}, which closes without draining.
+		 * @param response the response
+		 * @param drainWithin the time until the retry is due on the engine's ticker, never negative
+		 */
+		default void discard(T response, Duration drainWithin) {
+			discard(response);
 		}
 
 	}

@@ -18,6 +18,7 @@ import io.github.retryafter.simulator.FakeClock;
 import io.github.retryafter.simulator.ScriptedRandom;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
  * The one blocking loop and the one failure classifier: what every adapter (runner, RestClient, JDK client) shares.
@@ -59,6 +60,109 @@ class RetryLoopTests {
 		assertThat(result.outcome()).isEqualTo(Outcome.SUCCESS);
 		assertThat(sent).extracting(Closing::closedAfterSleeps).containsExactly(0, 1, -1);
 		assertThat(result.response()).containsSame(sent.get(2));
+	}
+
+	@Test
+	void discardHookIsToldHowLongUntilTheRetryIsDue() {
+		RetryEngine engine = this.sim.engine(RetryPolicy.DEFAULTS, ScriptedRandom.of(0.5, 0.5));
+		List<Duration> drains = new ArrayList<>();
+		RetryRunner.Result<Closing> result = this.sim.runner(engine)
+			.run(OperationSpec.of("GET"), new RetryRunner.ResponseAdapter<Closing>() {
+
+				@Override
+				public int status(Closing response) {
+					return response.status;
+				}
+
+				@Override
+				public HeaderSource headers(Closing response) {
+					return HeaderSource.empty();
+				}
+
+				@Override
+				public void discard(Closing response, Duration drainWithin) {
+					drains.add(drainWithin);
+					response.close();
+				}
+
+			}, (context) -> new Closing((context.attempt() < 3) ? 503 : 200, this.sim.clock));
+		assertThat(result.outcome()).isEqualTo(Outcome.SUCCESS);
+		// backoff ceilings 100 ms then 200 ms, draw 0.5: the drain may take until the retry is due, no longer
+		assertThat(drains).containsExactly(Duration.ofMillis(50), Duration.ofMillis(100));
+		assertThat(this.sim.clock.sleeps()).containsExactly(Duration.ofMillis(50), Duration.ofMillis(100));
+	}
+
+	@Test
+	void responseIsDiscardedWithoutDrainingWhenReadingItThrows() {
+		RetryEngine engine = this.sim.engine(RetryPolicy.DEFAULTS, ScriptedRandom.of(0.5));
+		List<Duration> drains = new ArrayList<>();
+		List<Closing> sent = new ArrayList<>();
+		assertThatIllegalStateException().isThrownBy(() -> this.sim.runner(engine)
+			.run(OperationSpec.of("GET"), new RetryRunner.ResponseAdapter<Closing>() {
+
+				@Override
+				public int status(Closing response) {
+					return response.status;
+				}
+
+				@Override
+				public HeaderSource headers(Closing response) {
+					throw new IllegalStateException("unreadable headers");
+				}
+
+				@Override
+				public void discard(Closing response, Duration drainWithin) {
+					drains.add(drainWithin);
+					response.close();
+				}
+
+			}, (context) -> {
+				Closing response = new Closing(200, this.sim.clock);
+				sent.add(response);
+				return response;
+			}))
+			.withMessage("unreadable headers");
+		assertThat(drains).containsExactly(Duration.ZERO);
+		assertThat(sent).extracting(Closing::closedAfterSleeps).containsExactly(0);
+	}
+
+	@Test
+	void responseTheLoopStopsOnIsDiscardedWhenEndingThrows() {
+		RetryEngine engine = this.sim.engine(RetryPolicy.DEFAULTS, ScriptedRandom.of(0.5));
+		RetryOperation operation = engine.start(OperationSpec.of("GET"), Cancellation.never());
+		List<String> calls = new ArrayList<>();
+		assertThatIllegalStateException()
+			.isThrownBy(() -> RetryLoop.of(this.sim.clock, this.sim.clock)
+				.run(operation, new RetryLoop.Exchange<Integer, String, RuntimeException>() {
+
+					@Override
+					public Integer send(Permit.Proceed proceed) {
+						return 200;
+					}
+
+					@Override
+					public int status(Integer response) {
+						return response;
+					}
+
+					@Override
+					public HeaderSource headers(Integer response) {
+						return HeaderSource.empty();
+					}
+
+					@Override
+					public void discard(Integer response, Duration drainWithin) {
+						calls.add("discard " + response + " within " + drainWithin);
+					}
+
+					@Override
+					public String end(Decision.Stop stop, Integer response, Throwable failure) {
+						throw new IllegalStateException("outcome listener failed");
+					}
+
+				}))
+			.withMessage("outcome listener failed");
+		assertThat(calls).containsExactly("discard 200 within PT0S");
 	}
 
 	@Test

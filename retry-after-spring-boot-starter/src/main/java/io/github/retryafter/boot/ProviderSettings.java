@@ -15,9 +15,14 @@ import io.github.retryafter.engine.RetryPolicy;
  * @param budget the provider's retry budget
  * @param idempotencyKeyEnabled whether POST and PATCH requests get an idempotency key and so become retryable
  * @param maxReplayBodyBytes the largest request body buffered for replay
+ * @param maxDrainBytes the most of a failed response's body read before its retry to keep its connection; beyond it,
+ * the connection is closed
  */
 public record ProviderSettings(String name, List<String> hosts, RetryPolicy policy, BudgetSettings budget,
-		boolean idempotencyKeyEnabled, long maxReplayBodyBytes) {
+		boolean idempotencyKeyEnabled, long maxReplayBodyBytes, long maxDrainBytes) {
+
+	/** What {@code retry.after.max-drain} is unless set: 64 KB. */
+	public static final long DEFAULT_MAX_DRAIN_BYTES = 64 * 1024;
 
 	/**
 	 * Checks the arguments and copies the host list.
@@ -27,6 +32,23 @@ public record ProviderSettings(String name, List<String> hosts, RetryPolicy poli
 		hosts = List.copyOf(hosts);
 		Objects.requireNonNull(policy, "policy");
 		Objects.requireNonNull(budget, "budget");
+		if (maxDrainBytes < 0) {
+			throw new IllegalArgumentException("maxDrainBytes must not be negative but was " + maxDrainBytes);
+		}
+	}
+
+	/**
+	 * Creates settings that drain at most {@link #DEFAULT_MAX_DRAIN_BYTES} of a failed body.
+	 * @param name the provider's configured name
+	 * @param hosts the host names and patterns the provider serves
+	 * @param policy the retry policy
+	 * @param budget the provider's retry budget
+	 * @param idempotencyKeyEnabled whether POST and PATCH requests get an idempotency key
+	 * @param maxReplayBodyBytes the largest request body buffered for replay
+	 */
+	public ProviderSettings(String name, List<String> hosts, RetryPolicy policy, BudgetSettings budget,
+			boolean idempotencyKeyEnabled, long maxReplayBodyBytes) {
+		this(name, hosts, policy, budget, idempotencyKeyEnabled, maxReplayBodyBytes, DEFAULT_MAX_DRAIN_BYTES);
 	}
 
 }

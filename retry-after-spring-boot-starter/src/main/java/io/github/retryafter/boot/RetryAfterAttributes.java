@@ -52,9 +52,12 @@ public final class RetryAfterAttributes {
 	 * responsibility for the provider honouring it.
 	 * @param key the key identifying the logical operation
 	 * @return a consumer for {@code attributes(...)}
+	 * @throws IllegalArgumentException if the key holds a control character (CR and LF among them), which could split
+	 * or forge request headers
 	 */
 	public static Consumer<Map<String, Object>> idempotencyKey(String key) {
 		Objects.requireNonNull(key, "key");
+		checkIdempotencyKey(key);
 		return attributes -> attributes.put(IDEMPOTENCY_KEY, key);
 	}
 
@@ -90,6 +93,8 @@ public final class RetryAfterAttributes {
 	 * Reads the options of one request.
 	 * @param attributes the request's attributes
 	 * @return the options found
+	 * @throws IllegalArgumentException if the {@link #IDEMPOTENCY_KEY} attribute is not a string or holds a control
+	 * character (CR and LF among them); the request must then not be sent
 	 */
 	public static RequestOptions read(Map<String, Object> attributes) {
 		if (attributes.isEmpty()) {
@@ -104,8 +109,31 @@ public final class RetryAfterAttributes {
 			// the common case: a client's own attributes (URI template...) and none of ours
 			return RequestOptions.NONE;
 		}
+		if (key != null) {
+			checkIdempotencyKey(key);
+		}
 		return new RequestOptions(Optional.ofNullable((String) provider), Optional.ofNullable((String) key),
 				Optional.ofNullable((Duration) deadline), Boolean.TRUE.equals(disabled), outcomeListener(attributes));
+	}
+
+	/**
+	 * Refuses a key that is not a string, or holds a control character (U+0000 to U+001F, U+007F): CR and LF would
+	 * let a key end the header and add others, and no provider expects the rest. The message names the attribute and
+	 * the character, never the key itself.
+	 */
+	private static void checkIdempotencyKey(Object key) {
+		if (!(key instanceof String text)) {
+			throw new IllegalArgumentException("Request attribute '" + IDEMPOTENCY_KEY + "' must be a String but was a "
+					+ key.getClass().getName());
+		}
+		for (int i = 0; i < text.length(); i++) {
+			char c = text.charAt(i);
+			if (c < 0x20 || c == 0x7F) {
+				throw new IllegalArgumentException("Request attribute '" + IDEMPOTENCY_KEY
+						+ "' holds the control character U+" + String.format("%04X", (int) c) + " at index " + i
+						+ "; an idempotency key is sent as a header value, so use printable characters only");
+			}
+		}
 	}
 
 	@SuppressWarnings("unchecked")

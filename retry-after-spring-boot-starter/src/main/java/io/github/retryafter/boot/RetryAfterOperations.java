@@ -65,6 +65,8 @@ public final class RetryAfterOperations {
 	 * @param attributes the request's attributes
 	 * @param bodySize the size of the buffered body in bytes, or {@code -1} for a body that cannot be replayed
 	 * @return the prepared operation
+	 * @throws IllegalArgumentException if an attribute is unusable, such as an idempotency key holding CR, LF or
+	 * another control character ({@link RetryAfterAttributes#read}): nothing may be sent
 	 */
 	public Prepared prepare(String method, URI uri, Function<String, String> header, Map<String, Object> attributes,
 			long bodySize) {

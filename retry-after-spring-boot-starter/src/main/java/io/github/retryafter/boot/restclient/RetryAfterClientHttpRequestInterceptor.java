@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 
@@ -34,10 +35,24 @@ import io.github.retryafter.engine.RetryLoop;
  * rate), it waits the same way, in the calling thread, and asks again. This class only says how to send one attempt
  * and what the caller gets at the end.
  * <p>
+ * Every attempt is bounded by the time the engine gives it ({@code min(attempt-timeout, deadline left)}), from sending
+ * it until its response is read to the end or closed: at the bound a shared watchdog interrupts the thread waiting
+ * for headers and aborts a body still arriving, and the attempt ends with a {@link java.net.SocketTimeoutException}
+ * (the engine's {@code TIMED_OUT}). With the JDK {@code HttpClient} and Reactor Netty factories that ends the
+ * operation within its deadline whatever the server does; Apache HttpClient 5 and {@code HttpURLConnection} cannot
+ * be interrupted while waiting for headers, so there the factory's own read timeout
+ * ({@code spring.http.clients.read-timeout}) bounds that wait. A failed response the engine retries has at most
+ * {@code retry.after.max-drain} bytes of its body read, never past the instant its retry is due nor longer than
+ * {@link #DRAIN_TIMEOUT}; beyond that its connection is aborted, not pooled. Every response the caller does not get
+ * is closed, also when the engine or a listener throws.
+ * <p>
  * Interrupting the calling thread during a wait ends the operation as {@code CANCELLED}, sends no further request and
  * throws {@link InterruptedIOException} with the interrupt flag restored. Thread-safe.
  */
 public final class RetryAfterClientHttpRequestInterceptor implements ClientHttpRequestInterceptor {
+
+	/** The longest a failed body is read before its retry, however far off the retry is. */
+	public static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(1);
 
 	private final RetryAfterOperations operations;
 
@@ -69,7 +84,8 @@ public final class RetryAfterClientHttpRequestInterceptor implements ClientHttpR
 		}
 		Started started = this.operations.start(prepared);
 		try {
-			return this.loop.run(started.operation(), new Call(started, request, body, execution));
+			return this.loop.run(started.operation(),
+					new Call(started, request, body, execution, prepared.provider().settings().maxDrainBytes()));
 		}
 		catch (StatusUnreadable ex) {
 			throw ex.getCause();
@@ -84,17 +100,37 @@ public final class RetryAfterClientHttpRequestInterceptor implements ClientHttpR
 	 * status is read once in {@link #send} (a failure there is a failed attempt), and anything later is carried out
 	 * of the loop unchecked and thrown as it was.
 	 */
-	private record Call(Started started, HttpRequest request, byte[] body, ClientHttpRequestExecution execution)
-			implements RetryLoop.Exchange<ClientHttpResponse, ClientHttpResponse, IOException> {
+	private record Call(Started started, HttpRequest request, byte[] body, ClientHttpRequestExecution execution,
+			long maxDrainBytes) implements RetryLoop.Exchange<ClientHttpResponse, ClientHttpResponse, IOException> {
 
+		/**
+		 * Sends the request once under a guard armed for the attempt's time; the response keeps the guard until it
+		 * is read or closed.
+		 */
 		@Override
 		public ClientHttpResponse send(Permit.Proceed proceed) throws IOException {
-			ClientHttpResponse response = this.execution.execute(this.request, this.body);
+			AttemptGuard guard = AttemptGuard.arm(proceed.attempt(), proceed.timeout());
+			ClientHttpResponse raw;
+			try {
+				raw = guard.call(() -> this.execution.execute(this.request, this.body));
+			}
+			catch (IOException | RuntimeException ex) {
+				guard.disarm();
+				if (guard.fired()) {
+					throw guard.timedOut(ex);
+				}
+				throw ex;
+			}
+			GuardedResponse response = new GuardedResponse(raw, guard);
+			if (!guard.attach(response)) {
+				response.discard(Duration.ZERO, 0);
+				throw guard.timedOut(null);
+			}
 			try {
 				response.getStatusCode();
 			}
-			catch (IOException ex) {
-				response.close();
+			catch (IOException | RuntimeException ex) {
+				response.discard(Duration.ZERO, 0);
 				throw ex;
 			}
 			return response;
@@ -129,7 +165,18 @@ public final class RetryAfterClientHttpRequestInterceptor implements ClientHttpR
 
 		@Override
 		public void discard(ClientHttpResponse response) {
-			response.close();
+			discard(response, Duration.ZERO);
+		}
+
+		@Override
+		public void discard(ClientHttpResponse response, Duration drainWithin) {
+			if (response instanceof GuardedResponse guarded) {
+				Duration within = (drainWithin.compareTo(DRAIN_TIMEOUT) < 0) ? drainWithin : DRAIN_TIMEOUT;
+				guarded.discard(within, this.maxDrainBytes);
+			}
+			else {
+				response.close();
+			}
 		}
 
 		@Override

@@ -56,6 +56,8 @@ class ConfigurationMetadataTests {
 				.isEqualTo(budget.globalSettings().orElseThrow().capacity());
 			assertThat(settings.maxReplayBodyBytes()).isEqualTo(1024 * 1024);
 			assertThat(defaults.get("retry.after.max-replay-body")).isEqualTo("1MB");
+			assertThat(settings.maxDrainBytes()).isEqualTo(64 * 1024);
+			assertThat(defaults.get("retry.after.max-drain")).isEqualTo("64KB");
 		});
 	}
 

@@ -44,6 +44,7 @@ class RetryAfterPropertiesMapperTests {
 		assertThat(defaults.budget()).isEqualTo(BudgetSettings.PROVIDER_DEFAULTS);
 		assertThat(defaults.idempotencyKeyEnabled()).isFalse();
 		assertThat(defaults.maxReplayBodyBytes()).isEqualTo(1024 * 1024);
+		assertThat(defaults.maxDrainBytes()).isEqualTo(64 * 1024);
 		assertThat(settings.globalBudget()).isEqualTo(BudgetSettings.GLOBAL_DEFAULTS);
 		assertThat(settings.jitterKey()).isEmpty();
 	}
@@ -127,6 +128,7 @@ class RetryAfterPropertiesMapperTests {
 		assertRejected((p) -> p.setTotalWait(Duration.ofSeconds(-1)), "retry.after.total-wait", "PT-1S");
 		assertRejected((p) -> p.setMinAttemptTime(Duration.ofSeconds(-1)), "retry.after.min-attempt-time", "PT-1S");
 		assertRejected((p) -> p.setMaxReplayBody(DataSize.ofBytes(-1)), "retry.after.max-replay-body", "-1B");
+		assertRejected((p) -> p.setMaxDrain(DataSize.ofBytes(-1)), "retry.after.max-drain", "-1B");
 	}
 
 	@Test
@@ -235,6 +237,7 @@ class RetryAfterPropertiesMapperTests {
 		p.getBudget().setDepositRatio(0.3);
 		p.getBudget().setRefillPerSecond(0.5);
 		p.setMaxReplayBody(DataSize.ofKilobytes(64));
+		p.setMaxDrain(DataSize.ofKilobytes(8));
 		p.getPacing().setMode(PacingMode.FAIL_FAST);
 		p.getPacing().setMinRate(2.0);
 		p.getPacing().setMaxRate(500.0);
@@ -275,6 +278,7 @@ class RetryAfterPropertiesMapperTests {
 		assertThat(settings.budget()).isEqualTo(new BudgetSettings(7, 0.3, 0.5));
 		assertThat(settings.idempotencyKeyEnabled()).isTrue();
 		assertThat(settings.maxReplayBodyBytes()).isEqualTo(64 * 1024);
+		assertThat(settings.maxDrainBytes()).isEqualTo(8 * 1024);
 	}
 
 }

@@ -36,6 +36,7 @@ import io.github.retryafter.engine.RetryListener;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
  * The RestClient interceptor against a real server on loopback, with a test clock so nothing waits for real.
@@ -199,6 +200,23 @@ class RestClientRetryIntegrationTests {
 			assertThat(this.provider.requests("/orders")).isEqualTo(1);
 			assertThat(this.provider.totalRecords()).isEqualTo(1);
 			assertThat(outcome.get().outcome()).isEqualTo(Outcome.OUTCOME_UNKNOWN);
+		});
+	}
+
+	@Test
+	void idempotencyKeyWithControlCharactersIsRefusedBeforeAnythingIsSent() {
+		this.provider.script("/orders", Reply.ok());
+		run((client) -> {
+			assertThatIllegalArgumentException().isThrownBy(() -> client.post()
+				.uri("/orders")
+				.attribute(RetryAfterAttributes.IDEMPOTENCY_KEY, "order-1\r\nX-Injected: yes")
+				.body("{}")
+				.retrieve()
+				.toBodilessEntity())
+				.withMessageContaining(RetryAfterAttributes.IDEMPOTENCY_KEY)
+				.withMessageContaining("U+000D")
+				.withMessageNotContaining("X-Injected");
+			assertThat(this.provider.requests("/orders")).isZero();
 		});
 	}
 

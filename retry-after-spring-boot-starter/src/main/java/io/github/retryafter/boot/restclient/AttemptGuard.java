@@ -1,0 +1,185 @@
+package io.github.retryafter.boot.restclient;
+
+import java.io.IOException;
+import java.net.SocketTimeoutException;
+import java.time.Duration;
+import java.util.concurrent.ScheduledFuture;
+
+/**
+ * Bounds one RestClient attempt on the real clock, from sending it until its response is closed or read to the end.
+ * At the bound, fired by the {@link Watchdog}, it aborts the response's body if headers arrived (closing the raw
+ * stream, so the connection is dropped rather than pooled) and interrupts the thread blocked in a guarded call, if
+ * any; the interrupt is cleared when that call returns, so the caller's thread carries no trace of it. What unblocks
+ * depends on the request factory: the JDK {@code HttpClient} and Reactor Netty answer an interrupt while waiting for
+ * headers and a closed stream while reading a body; Apache HttpClient 5 and {@code HttpURLConnection} answer only
+ * an aborted body, and wait for headers until their own read timeout.
+ * <p>
+ * Thread-safe: the calling thread and the watchdog's meet under the guard's lock; the interrupt is sent under it, so
+ * a call that has left the guard is never interrupted by it.
+ */
+final class AttemptGuard implements Runnable {
+
+	private final int attempt;
+
+	private final Duration bound;
+
+	// All below guarded by this.
+
+	private ScheduledFuture<?> timer;
+
+	private long firesAtNanos;
+
+	private GuardedResponse response;
+
+	private Thread blocked;
+
+	private boolean interrupted;
+
+	private boolean fired;
+
+	private boolean over;
+
+	private AttemptGuard(int attempt, Duration bound) {
+		this.attempt = attempt;
+		this.bound = bound;
+	}
+
+	/**
+	 * Returns a guard that fires once {@code bound} has passed.
+	 * @param attempt the attempt's number, for messages
+	 * @param bound the time the attempt is given
+	 * @return the armed guard
+	 */
+	static AttemptGuard arm(int attempt, Duration bound) {
+		AttemptGuard guard = new AttemptGuard(attempt, bound);
+		synchronized (guard) {
+			guard.firesAtNanos = System.nanoTime() + Math.min(Watchdog.nanos(bound), Long.MAX_VALUE / 4);
+			guard.timer = Watchdog.schedule(guard, bound);
+		}
+		return guard;
+	}
+
+	/**
+	 * Runs {@code call} on the calling thread, interruptible by the guard while it runs.
+	 * @param <T> what the call returns
+	 * @param call blocking I/O
+	 * @return what it returned
+	 * @throws IOException what it threw
+	 */
+	<T> T call(IoCall<T> call) throws IOException {
+		synchronized (this) {
+			this.blocked = Thread.currentThread();
+		}
+		try {
+			return call.run();
+		}
+		finally {
+			synchronized (this) {
+				this.blocked = null;
+				if (this.interrupted) {
+					this.interrupted = false;
+					Thread.interrupted();
+				}
+			}
+		}
+	}
+
+	/**
+	 * Brings the bound forward to {@code within} from now, if that is sooner.
+	 * @param within the new bound
+	 */
+	synchronized void shorten(Duration within) {
+		if (this.over || this.fired) {
+			return;
+		}
+		long at = System.nanoTime() + Watchdog.nanos(within);
+		if (at - this.firesAtNanos < 0) {
+			this.timer.cancel(false);
+			this.firesAtNanos = at;
+			this.timer = Watchdog.schedule(this, within);
+		}
+	}
+
+	/**
+	 * Hands the guard the response whose body it aborts when it fires.
+	 * @param response the response
+	 * @return {@code false} if the guard has already fired: the response came too late
+	 */
+	synchronized boolean attach(GuardedResponse response) {
+		this.response = response;
+		return !this.fired;
+	}
+
+	/**
+	 * Fires now, whatever the bound: aborts the response's body. Used when a drain gives up.
+	 */
+	synchronized void abortNow() {
+		if (!this.over) {
+			fire();
+		}
+	}
+
+	/**
+	 * Stops guarding: the attempt's response was closed or read to its end.
+	 */
+	synchronized void disarm() {
+		this.over = true;
+		if (this.timer != null) {
+			this.timer.cancel(false);
+		}
+	}
+
+	/**
+	 * Returns whether the bound was reached (or the body aborted) before the guard was disarmed.
+	 * @return whether it fired
+	 */
+	synchronized boolean fired() {
+		return this.fired;
+	}
+
+	/**
+	 * Returns the exception that says the attempt ran out of time, with what the transport threw as its cause.
+	 * @param cause what the blocked call threw once the guard fired, or {@code null}
+	 * @return a {@link SocketTimeoutException}, which the engine classifies as a timed-out attempt
+	 */
+	SocketTimeoutException timedOut(Throwable cause) {
+		SocketTimeoutException timeout = new SocketTimeoutException("Attempt " + this.attempt
+				+ " did not complete within " + this.bound.toMillis() + " ms (the smaller of "
+				+ "retry.after.attempt-timeout and what was left of the deadline); its connection was closed");
+		if (cause != null) {
+			timeout.initCause(cause);
+		}
+		return timeout;
+	}
+
+	@Override
+	public synchronized void run() {
+		if (!this.over && !this.fired) {
+			fire();
+		}
+	}
+
+	/** Aborts the body and interrupts the blocked caller; holds the lock. */
+	private void fire() {
+		this.fired = true;
+		if (this.response != null) {
+			this.response.abortBody();
+		}
+		if (this.blocked != null && !this.interrupted) {
+			this.interrupted = true;
+			this.blocked.interrupt();
+		}
+	}
+
+	/**
+	 * Blocking I/O that may throw {@link IOException}.
+	 * @param <T> what it returns
+	 */
+	@FunctionalInterface
+	interface IoCall<T> {
+
+		T run() throws IOException;
+
+	}
+
+}
