@@ -6,19 +6,20 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Queue;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
 import io.lettuce.core.RedisFuture;
@@ -72,7 +73,12 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 
 	private final RedisFleetSettings settings;
 
-	private final ScheduledExecutorService thread;
+	private final Thread thread;
+
+	// work handed over by request threads: at most one task per participant, each coalesced by its participant
+	private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+
+	private volatile boolean stopping;
 
 	private final List<Participant> participants = new CopyOnWriteArrayList<>();
 
@@ -95,6 +101,9 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 
 	// the fleet's instances seen within MEMBER_WINDOW, as last counted on Redis; 1 until counted
 	private volatile int instances = 1;
+
+	// whether the members' key holds a value the fleet did not write; background thread only
+	private boolean membersBad;
 
 	// consecutive successful probes while not on Redis: counted by the probe, reset by any fallback
 	private final AtomicInteger goodProbes = new AtomicInteger();
@@ -128,15 +137,11 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 		this.settings = Objects.requireNonNull(settings, "settings");
 		this.instanceId = Objects.requireNonNull(instanceId, "instanceId").getBytes(StandardCharsets.UTF_8);
 		this.membersKey = key("members", "instances");
-		this.thread = Executors.newSingleThreadScheduledExecutor((task) -> {
-			Thread daemon = new Thread(task, "retry-after-fleet");
-			daemon.setDaemon(true);
-			return daemon;
-		});
 		// System.nanoTime() may be negative: the first probe is due now, not at reading 0
 		this.nextProbeNanos = System.nanoTime();
-		long interval = settings.flushInterval().toNanos();
-		this.thread.scheduleWithFixedDelay(this::tick, 0, interval, TimeUnit.NANOSECONDS);
+		this.thread = new Thread(this::run, "retry-after-fleet");
+		this.thread.setDaemon(true);
+		this.thread.start();
 	}
 
 	/**
@@ -310,17 +315,37 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 
 	/**
 	 * Runs a task on the background thread as soon as it is free, for writes that no request needs to wait for.
+	 * Lock-free (a queue offer and an unpark), so that it may be called on an event loop: it never parks the caller.
 	 * @param task the task
 	 */
 	void submit(Runnable task) {
-		if (this.closed) {
+		if (this.stopping) {
+			// closing: the write is dropped, the instance is going away
 			return;
 		}
-		try {
-			this.thread.execute(() -> guarded(task));
-		}
-		catch (java.util.concurrent.RejectedExecutionException ex) {
-			// closing: the write is dropped, the instance is going away
+		this.tasks.offer(task);
+		LockSupport.unpark(this.thread);
+	}
+
+	/** The background thread: handed-over tasks at once, a tick every flush interval, until closed. */
+	private void run() {
+		long interval = this.settings.flushInterval().toNanos();
+		long nextTick = System.nanoTime();
+		while (!this.stopping) {
+			for (Runnable task = this.tasks.poll(); task != null && !this.stopping; task = this.tasks.poll()) {
+				guarded(task);
+			}
+			if (System.nanoTime() - nextTick >= 0 && !this.stopping) {
+				tick();
+				nextTick = System.nanoTime() + interval;
+			}
+			long wait = nextTick - System.nanoTime();
+			if (wait > 0 && this.tasks.isEmpty()) {
+				LockSupport.parkNanos(this, wait);
+			}
+			if (Thread.interrupted()) {
+				return;
+			}
 		}
 	}
 
@@ -387,9 +412,14 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 		OptionalLong counted = Replies.whole(reply.get(), 0);
 		if (counted.isPresent() && counted.getAsLong() >= 1) {
 			this.instances = (int) Math.min(Integer.MAX_VALUE, counted.getAsLong());
-			keyValid(this.membersKey);
+			if (this.membersBad) {
+				this.membersBad = false;
+				keyValid(this.membersKey);
+			}
 		}
-		else {
+		else if (!this.membersBad) {
+			// the last count stands
+			this.membersBad = true;
 			keyFallBack(this.membersKey);
 		}
 	}
@@ -500,14 +530,15 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 		if (this.closed) {
 			return;
 		}
-		this.thread.shutdown();
+		this.stopping = true;
+		LockSupport.unpark(this.thread);
 		try {
-			this.thread.awaitTermination(this.settings.commandTimeout().toMillis() * 2, TimeUnit.MILLISECONDS);
+			this.thread.join(this.settings.commandTimeout().toMillis() * 2);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
-		this.thread.shutdownNow();
+		this.thread.interrupt();
 		if (onRedis()) {
 			for (Participant participant : this.participants) {
 				participant.sync();
