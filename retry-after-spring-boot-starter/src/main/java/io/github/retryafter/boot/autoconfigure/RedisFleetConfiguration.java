@@ -1,5 +1,9 @@
 package io.github.retryafter.boot.autoconfigure;
 
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -16,6 +20,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.util.StringUtils;
 
 import io.github.retryafter.Ticker;
+import io.github.retryafter.boot.ProviderSettings;
 import io.github.retryafter.boot.RetryAfterSettings;
 import io.github.retryafter.boot.fleet.FleetCooldown;
 import io.github.retryafter.boot.fleet.redis.RedisFleet;
@@ -53,7 +58,8 @@ class RedisFleetConfiguration {
 			prefix = environment.getProperty("spring.application.name", DEFAULT_KEY_PREFIX);
 		}
 		RedisFleetSettings settings = new RedisFleetSettings(prefix, properties.getCommandTimeout(),
-				properties.getFlushInterval(), properties.getProbeInterval(), properties.getKeyTtl());
+				properties.getFlushInterval(), properties.getProbeInterval(), properties.getKeyTtl(),
+				properties.getRejoinProbes());
 		// the shared native connection: opened on the fleet's thread, never on a request's
 		return new RedisFleet(() -> ((LettuceConnection) lettuce.getConnection()).getNativeConnection(), settings);
 	}
@@ -76,7 +82,18 @@ class RedisFleetConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(FleetCooldown.class)
 	RedisProviderCooldown retryAfterFleetCooldown(RedisFleet fleet, RetryAfterSettings settings, Ticker ticker) {
-		return new RedisProviderCooldown(fleet, settings.providerNames(), ticker);
+		Map<String, Duration> caps = new LinkedHashMap<>();
+		settings.providers().forEach((provider) -> caps.put(provider.name(), cooldownCap(provider)));
+		return new RedisProviderCooldown(fleet, caps, ticker);
+	}
+
+	/**
+	 * The longest cooldown of a provider, the one place the fleet reads it: its {@code max-wait}, the longest hint
+	 * its planner accepts ({@link RedisProviderCooldown#DEFAULT_CAP} when it has none). A key lives this long plus one
+	 * second at most.
+	 */
+	static Duration cooldownCap(ProviderSettings provider) {
+		return provider.policy().planner().maxWait().filter((cap) -> !cap.isZero()).orElse(RedisProviderCooldown.DEFAULT_CAP);
 	}
 
 }

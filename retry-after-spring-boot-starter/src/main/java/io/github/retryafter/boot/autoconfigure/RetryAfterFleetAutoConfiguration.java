@@ -1,7 +1,7 @@
 package io.github.retryafter.boot.autoconfigure;
 
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -21,8 +21,8 @@ import io.github.retryafter.budget.RetryBudget;
  * {@link FleetCooldown} and a {@link io.github.retryafter.boot.fleet.FleetStatusProvider}: today
  * {@link RedisFleetConfiguration}. What does not depend on the store is defined once, here and in
  * {@link FleetReportingConfiguration}: the listener that publishes a provider's cooldown as soon as a gate closes, the
- * attachment of the cooldown to the engines' gates (with provider pacing on, its default), the meters and the health
- * indicator.
+ * attachment of the cooldown to the engines' gates as the providers' registry is created (with provider pacing on,
+ * its default), the meters and the health indicator.
  * <p>
  * The store configurations are imported before the store-neutral beans, whose conditions look for the store's beans.
  */
@@ -40,15 +40,27 @@ public final class RetryAfterFleetAutoConfiguration {
 	}
 
 	/**
-	 * Attaches the fleet's cooldown to the engines' gates once every singleton exists: the engines are built after
-	 * the fleet's beans, with the fleet's listener among theirs.
+	 * Attaches the fleet's cooldown to the engines' gates as soon as the providers' registry exists: before any
+	 * client that sends requests through it can be built, so that the cooldown's startup read (bounded, on this
+	 * thread) has closed every gate the fleet knows of before an instance's first request. A later hook
+	 * ({@code SmartInitializingSingleton}, an {@code ApplicationRunner}) would let a bean's own startup requests out
+	 * first. Static, with a lazy lookup, so that it creates nothing early.
 	 */
 	@Bean
 	@ConditionalOnBean(FleetCooldown.class)
-	SmartInitializingSingleton retryAfterFleetCooldownAttachment(FleetCooldown cooldown,
-			ObjectProvider<RetryAfterProviders> providers) {
-		return () -> providers.ifAvailable((all) -> cooldown.attach((name) -> all.get(name)
-			.map((provider) -> provider.engine().gate(name))));
+	static BeanPostProcessor retryAfterFleetCooldownAttachment(ObjectProvider<FleetCooldown> cooldown) {
+		return new BeanPostProcessor() {
+
+			@Override
+			public Object postProcessAfterInitialization(Object bean, String beanName) {
+				if (bean instanceof RetryAfterProviders all) {
+					cooldown.ifAvailable((fleet) -> fleet.attach((name) -> all.get(name)
+						.map((provider) -> provider.engine().gate(name))));
+				}
+				return bean;
+			}
+
+		};
 	}
 
 }

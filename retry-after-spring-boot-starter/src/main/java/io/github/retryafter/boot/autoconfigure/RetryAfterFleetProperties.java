@@ -43,6 +43,12 @@ public class RetryAfterFleetProperties {
 	 */
 	private Duration keyTtl = Duration.ofHours(1);
 
+	/**
+	 * Consecutive successful probes, one every probe interval, an instance on its local fallback needs before it
+	 * returns to Redis, so that a link that flaps keeps it local.
+	 */
+	private int rejoinProbes = 3;
+
 	public Store getStore() {
 		return this.store;
 	}
@@ -89,6 +95,14 @@ public class RetryAfterFleetProperties {
 
 	public void setKeyTtl(Duration keyTtl) {
 		this.keyTtl = keyTtl;
+	}
+
+	public int getRejoinProbes() {
+		return this.rejoinProbes;
+	}
+
+	public void setRejoinProbes(int rejoinProbes) {
+		this.rejoinProbes = rejoinProbes;
 	}
 
 	/**

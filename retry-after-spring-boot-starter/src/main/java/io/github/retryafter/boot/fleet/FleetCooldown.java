@@ -12,13 +12,16 @@ import io.github.retryafter.pacing.ProviderGate;
  * {@code io.github.retryafter.boot.fleet.redis}) implements it; the engines reach it only through their gates and
  * {@link FleetCooldownListener}, so a second store needs no change outside its own package and configuration.
  * <p>
- * Implementations must be thread-safe and must never make the calling thread wait on the store: {@link #publish}
- * only hands the work to a background thread, and {@link #remaining} reads this instance's gate.
+ * Implementations must be thread-safe and must never make a request's thread wait on the store: {@link #publish}
+ * only hands the work to a background thread, and {@link #remaining} reads this instance's gate. Only
+ * {@link #attach}, called once at startup before any request is sent, may wait, for a bounded time.
  */
 public interface FleetCooldown {
 
 	/**
-	 * Attaches the engines' gates, once they exist; until then the cooldown reads and closes nothing.
+	 * Attaches the engines' gates, once they exist; until then the cooldown reads and closes nothing. It reads the
+	 * fleet's cooldowns once before it returns (waiting a bounded time, on the calling thread), so that an instance
+	 * that starts while a provider is cooling down does not send it a request before the fleet's instant.
 	 * @param gates the gate of a configured provider, by name
 	 */
 	void attach(Function<String, Optional<ProviderGate>> gates);

@@ -13,7 +13,10 @@ import java.util.Optional;
  * @param fallbacks how many times this instance fell back to local state
  * @param lastError the last failure of the store, if any
  * @param commandTimeout the longest a request waits for the store
+ * @param keyFallbacks how many times a key fell back to local state because its value was not the fleet's (garbage,
+ * a wrong type)
+ * @param instances the fleet's instances this one counted last (at least 1)
  */
 public record FleetStatus(String store, String state, boolean shared, String keyPrefix, long fallbacks,
-		Optional<String> lastError, Duration commandTimeout) {
+		Optional<String> lastError, Duration commandTimeout, long keyFallbacks, int instances) {
 }

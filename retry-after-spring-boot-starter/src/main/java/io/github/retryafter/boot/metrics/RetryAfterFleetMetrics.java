@@ -19,8 +19,12 @@ import io.github.retryafter.boot.fleet.FleetStatusProvider;
  * local budget and cooldown because the store timed out or failed</td></tr>
  * <tr><td>{@value #SHARED}</td><td>gauge</td><td>store; 1 while retry decisions go to the store, 0 while they are
  * local</td></tr>
+ * <tr><td>{@value #KEY_FALLBACKS}</td><td>counter</td><td>store; times a key fell back to local state because its
+ * value was not the fleet's (garbage, a wrong type)</td></tr>
+ * <tr><td>{@value #INSTANCES}</td><td>gauge</td><td>store; the fleet's instances this one counted last, each
+ * deciding locally on its share of a bucket</td></tr>
  * </table>
- * Both read the fleet's {@link FleetStatus}, so any store's fleet is measured alike. Thread-safe.
+ * All read the fleet's {@link FleetStatus}, so any store's fleet is measured alike. Thread-safe.
  */
 public final class RetryAfterFleetMetrics implements MeterBinder {
 
@@ -29,6 +33,12 @@ public final class RetryAfterFleetMetrics implements MeterBinder {
 
 	/** Whether the fleet's state is shared through its store right now. */
 	public static final String SHARED = "retry.after.fleet.shared";
+
+	/** Keys that fell back to local state because their value was not the fleet's. */
+	public static final String KEY_FALLBACKS = "retry.after.fleet.key.fallbacks";
+
+	/** The fleet's instances, as this one counted them last. */
+	public static final String INSTANCES = "retry.after.fleet.instances";
 
 	private final FleetStatusProvider fleet;
 
@@ -51,6 +61,15 @@ public final class RetryAfterFleetMetrics implements MeterBinder {
 			.tag("store", store)
 			.description("1 while retry decisions are shared through the fleet's store, 0 while this instance decides "
 					+ "locally")
+			.register(registry);
+		FunctionCounter.builder(KEY_FALLBACKS, this.fleet, (fleet) -> fleet.fleetStatus().keyFallbacks())
+			.tag("store", store)
+			.description("Times a key of the fleet's store held a value the fleet did not write (garbage, a wrong type) "
+					+ "and this instance decided for it locally")
+			.register(registry);
+		Gauge.builder(INSTANCES, this.fleet, (fleet) -> fleet.fleetStatus().instances())
+			.tag("store", store)
+			.description("Instances of the fleet this one counted last; each decides locally on its share of a bucket")
 			.register(registry);
 	}
 

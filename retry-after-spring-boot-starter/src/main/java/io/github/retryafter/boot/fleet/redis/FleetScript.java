@@ -12,13 +12,17 @@ import java.util.HexFormat;
  * <p>
  * A bucket is a hash {@code t} (tokens) and {@code at} (when it was last written); a missing key is a full bucket, so
  * a key expires once the per-second floor would have filled it, and after the key TTL at the latest.
+ * <p>
+ * <b>Every key is validated before it is used.</b> A key of the wrong type, or whose value is not a number, is
+ * answered {@value #BAD} in its place of the reply and is neither read nor written: the caller answers for that key
+ * locally and counts it, and no script fails with {@code WRONGTYPE} because of what another client wrote.
  */
 enum FleetScript {
 
 	/**
 	 * Takes one token from the provider's bucket and one from the global bucket, or neither. KEYS: provider bucket,
 	 * global bucket. ARGV: key TTL ms, provider capacity, provider refill/s, global capacity, global refill/s. Returns
-	 * {taken (1 or 0), provider tokens, global tokens}.
+	 * {taken (1 or 0), provider tokens, global tokens}; a bucket that is not valid is {@value #BAD} and takes nothing.
 	 */
 	ACQUIRE(Lua.BUCKETS + """
 			local ttl = tonumber(ARGV[1])
@@ -26,6 +30,9 @@ enum FleetScript {
 			local gcap, grefill = tonumber(ARGV[4]), tonumber(ARGV[5])
 			local p = level(KEYS[1], pcap, prefill)
 			local g = level(KEYS[2], gcap, grefill)
+			if p == nil or g == nil then
+			  return {'0', shown(p), shown(g)}
+			end
 			if p < 1 or g < 1 then
 			  return {'0', tostring(p), tostring(g)}
 			end
@@ -35,9 +42,10 @@ enum FleetScript {
 			"""),
 
 	/**
-	 * Adds the batched deposits (and refunds) and reads every bucket. KEYS: global bucket, then each provider's
-	 * bucket. ARGV: key TTL ms, global capacity, refill/s, deposit, then capacity, refill/s, deposit per provider.
-	 * Returns {global tokens, provider tokens...}.
+	 * Adds the batched deposits (and refunds, less what was spent locally) and reads every bucket, never below zero
+	 * nor above capacity. KEYS: global bucket, then each provider's bucket. ARGV: key TTL ms, global capacity,
+	 * refill/s, deposit, then capacity, refill/s, deposit per provider (a deposit may be negative). Returns {global
+	 * tokens, provider tokens...}, {@value #BAD} for a bucket that is not valid (its deposit is not applied).
 	 */
 	SYNC(Lua.BUCKETS + """
 			local ttl = tonumber(ARGV[1])
@@ -45,38 +53,74 @@ enum FleetScript {
 			for i = 1, #KEYS do
 			  local cap, refill, dep = tonumber(ARGV[3 * i - 1]), tonumber(ARGV[3 * i]), tonumber(ARGV[3 * i + 1])
 			  local tokens = level(KEYS[i], cap, refill)
-			  if dep > 0 then
-			    tokens = math.min(cap, tokens + dep)
+			  if tokens ~= nil and dep ~= 0 then
+			    tokens = math.max(0, math.min(cap, tokens + dep))
 			    store(KEYS[i], tokens, cap, refill, ttl)
 			  end
-			  out[i] = tostring(tokens)
+			  out[i] = shown(tokens)
 			end
 			return out
 			"""),
 
 	/**
-	 * Extends a provider's cooldown: stores max(existing, now + floor), never shorter. KEYS: cooldown key. ARGV: floor
-	 * in microseconds, expiry margin ms. Returns {Redis now, cooldown until}, both in microseconds.
+	 * Extends a provider's cooldown: stores max(existing, now + min(floor, cap)), never shorter, and never later than
+	 * now + cap (an existing value beyond the cap, written under a longer cap, is brought down to it), so the key lives
+	 * at most the cap plus the margin. KEYS: cooldown key. ARGV: floor in microseconds, expiry margin ms, cap in
+	 * microseconds. Returns {Redis now, cooldown until}, both in microseconds; until is {@value #BAD} when the key is
+	 * not valid (it is then left alone).
 	 */
-	EXTEND_COOLDOWN(Lua.NOW + """
-			local current = tonumber(redis.call('GET', KEYS[1]) or '0')
-			local wanted = now + tonumber(ARGV[1])
+	EXTEND_COOLDOWN(Lua.COOLDOWNS + """
+			local cap = tonumber(ARGV[3])
+			local current = instant(KEYS[1])
+			if current == nil then
+			  return {string.format('%.0f', now), 'bad'}
+			end
+			local wanted = now + math.min(tonumber(ARGV[1]), cap)
 			if wanted > current then current = wanted end
+			if current > now + cap then current = now + cap end
 			local ttl = math.ceil((current - now) / 1000) + tonumber(ARGV[2])
 			redis.call('SET', KEYS[1], string.format('%.0f', current), 'PX', ttl)
 			return {string.format('%.0f', now), string.format('%.0f', current)}
 			"""),
 
 	/**
-	 * Reads the cooldowns. KEYS: cooldown keys. Returns {Redis now, until or '' per key}, in microseconds.
+	 * Reads the cooldowns. KEYS: cooldown keys. Returns {Redis now, until or '' per key}, in microseconds;
+	 * {@value #BAD} for a key that is not valid. With no keys it is the probe's round trip: {Redis now}.
 	 */
-	READ_COOLDOWNS(Lua.NOW + """
+	READ_COOLDOWNS(Lua.COOLDOWNS + """
 			local out = {string.format('%.0f', now)}
 			for i = 1, #KEYS do
-			  out[i + 1] = redis.call('GET', KEYS[i]) or ''
+			  local until_ = instant(KEYS[i])
+			  if until_ == nil then
+			    out[i + 1] = 'bad'
+			  elseif until_ == 0 then
+			    out[i + 1] = ''
+			  else
+			    out[i + 1] = string.format('%.0f', until_)
+			  end
 			end
 			return out
+			"""),
+
+	/**
+	 * Counts the fleet's instances: records this instance as seen now and drops those not seen within the window.
+	 * KEYS: the members' sorted set. ARGV: instance id, window ms. Returns {instances}, or {@value #BAD} when the key
+	 * is not a sorted set (it is then left alone).
+	 */
+	HEARTBEAT(Lua.NOW + """
+			local kind = redis.call('TYPE', KEYS[1]).ok
+			if kind ~= 'none' and kind ~= 'zset' then
+			  return {'bad'}
+			end
+			local window = tonumber(ARGV[2])
+			redis.call('ZADD', KEYS[1], now, ARGV[1])
+			redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window * 1000)
+			redis.call('PEXPIRE', KEYS[1], window)
+			return {tostring(redis.call('ZCARD', KEYS[1]))}
 			""");
+
+	/** What a script answers in place of a key whose type or value is not what the fleet writes there. */
+	static final String BAD = "bad";
 
 	private final String source;
 
@@ -114,12 +158,22 @@ enum FleetScript {
 				""";
 
 		static final String BUCKETS = NOW + """
+				local function shown(tokens)
+				  if tokens == nil then return 'bad' end
+				  return tostring(tokens)
+				end
 				local function level(key, cap, refill)
+				  local kind = redis.call('TYPE', key).ok
+				  if kind == 'none' then return cap end
+				  if kind ~= 'hash' then return nil end
 				  local v = redis.call('HMGET', key, 't', 'at')
-				  if not v[1] then return cap end
-				  local elapsed = now - tonumber(v[2])
+				  local t, at = tonumber(v[1]), tonumber(v[2])
+				  if t == nil or at == nil or t ~= t or at ~= at or math.abs(t) == math.huge or math.abs(at) == math.huge then
+				    return nil
+				  end
+				  local elapsed = now - at
 				  if elapsed < 0 then elapsed = 0 end
-				  return math.min(cap, tonumber(v[1]) + refill * elapsed / 1000000)
+				  return math.max(0, math.min(cap, t + refill * elapsed / 1000000))
 				end
 				local function store(key, tokens, cap, refill, ttl)
 				  if tokens >= cap then
@@ -131,6 +185,18 @@ enum FleetScript {
 				    ttl = math.min(ttl, math.ceil((cap - tokens) / refill * 1000) + 1000)
 				  end
 				  redis.call('PEXPIRE', key, ttl)
+				end
+				""";
+
+		/** An instant at a key: 0 when there is none, nil when the key holds anything but a number. */
+		static final String COOLDOWNS = NOW + """
+				local function instant(key)
+				  local kind = redis.call('TYPE', key).ok
+				  if kind == 'none' then return 0 end
+				  if kind ~= 'string' then return nil end
+				  local value = tonumber(redis.call('GET', key))
+				  if value == nil or value ~= value or value < 0 or value == math.huge then return nil end
+				  return value
 				end
 				""";
 

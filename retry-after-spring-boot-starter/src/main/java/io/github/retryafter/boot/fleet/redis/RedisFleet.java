@@ -5,14 +5,21 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Queue;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
 import io.lettuce.core.RedisFuture;
@@ -21,19 +28,30 @@ import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import reactor.core.scheduler.Schedulers;
 
 import io.github.retryafter.boot.fleet.FleetStatus;
 import io.github.retryafter.boot.fleet.FleetStatusProvider;
 
 /**
  * The fleet's link to Redis: one shared Lettuce connection, the scripts, and one background thread that flushes what
- * was batched, reads the fleet's state back, and probes Redis while it is away.
+ * was batched, reads the fleet's state back, counts the fleet's instances and probes Redis while it is away.
  * <p>
  * Redis trouble never becomes an outage. {@link #execute} waits at most the command timeout; a timeout or a failure
  * switches the fleet to {@link State#LOCAL_FALLBACK} (counted in {@link #fallbacks()}), where every participant answers
- * from local state without touching Redis, until a probe on the background thread finds Redis answering again and
- * switches back ({@link State#REDIS}). The connection is opened on the background thread too, so no request ever
- * waits for a connect.
+ * from local state without touching Redis. <b>Rejoining has hysteresis</b>: a probe on the background thread, every
+ * probe interval, is a real script round trip within the command timeout, and only
+ * {@link RedisFleetSettings#rejoinProbes() N} consecutive successful probes switch back ({@link State#REDIS}); one
+ * failed probe starts the count again. A link that flaps therefore keeps the instance local instead of switching at
+ * every flap. The first connection needs one successful probe. The connection is opened on the background thread,
+ * so no request ever waits for a connect.
+ * <p>
+ * <b>No round trip on a non-blocking thread.</b> {@link #execute} answers empty at once, without falling back, on a
+ * thread Reactor marks non-blocking (its parallel scheduler, Reactor Netty's event loops): participants decide such
+ * calls locally ({@link #mayBlock()}).
+ * <p>
+ * <b>A value that is not the fleet's</b> (garbage, a wrong type at a key) makes that key fall back, not the fleet:
+ * the participant answers for it locally and calls {@link #keyFallBack}, counted in {@link #keyFallbacks()}.
  * <p>
  * Thread-safe. Participants ({@link RedisRetryBudget}, {@link RedisProviderCooldown}) register at construction and
  * are called on the background thread only.
@@ -42,11 +60,25 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(RedisFleet.class);
 
+	/**
+	 * How long an instance counts as a member of the fleet after its last heartbeat: long enough that an instance on
+	 * its local fallback is still counted while it spends its share, short enough that a fleet that shrank soon
+	 * gives the remaining instances larger shares.
+	 */
+	static final Duration MEMBER_WINDOW = Duration.ofSeconds(30);
+
+	private static final boolean REACTOR = isPresent("reactor.core.scheduler.Schedulers");
+
 	private final Supplier<RedisClusterAsyncCommands<byte[], byte[]>> connector;
 
 	private final RedisFleetSettings settings;
 
-	private final ScheduledExecutorService thread;
+	private final Thread thread;
+
+	// work handed over by request threads: at most one task per participant, each coalesced by its participant
+	private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+
+	private volatile boolean stopping;
 
 	private final List<Participant> participants = new CopyOnWriteArrayList<>();
 
@@ -54,7 +86,27 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 
 	private final LongAdder fallbacks = new LongAdder();
 
+	private final LongAdder keyFallbacks = new LongAdder();
+
+	// this instance's keys that fell back and were logged: at most the fleet's keys (providers × 2 + 2)
+	private final Set<String> badKeys = ConcurrentHashMap.newKeySet();
+
+	private final CountDownLatch firstProbe = new CountDownLatch(1);
+
+	private final byte[] instanceId;
+
+	private final byte[] membersKey;
+
 	private volatile RedisClusterAsyncCommands<byte[], byte[]> commands;
+
+	// the fleet's instances seen within MEMBER_WINDOW, as last counted on Redis; 1 until counted
+	private volatile int instances = 1;
+
+	// whether the members' key holds a value the fleet did not write; background thread only
+	private boolean membersBad;
+
+	// consecutive successful probes while not on Redis: counted by the probe, reset by any fallback
+	private final AtomicInteger goodProbes = new AtomicInteger();
 
 	private volatile String lastError;
 
@@ -69,17 +121,27 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 	 * @param settings the key prefix, timeouts and intervals
 	 */
 	public RedisFleet(Supplier<RedisClusterAsyncCommands<byte[], byte[]>> connector, RedisFleetSettings settings) {
+		this(connector, settings, UUID.randomUUID().toString());
+	}
+
+	/**
+	 * Creates the fleet link with a given instance identity and starts its background thread, which connects at once.
+	 * @param connector opens (or returns) the connection's asynchronous commands; called on the background thread
+	 * and allowed to block and to throw
+	 * @param settings the key prefix, timeouts and intervals
+	 * @param instanceId this instance's identity among the fleet's members, unique in the fleet
+	 */
+	public RedisFleet(Supplier<RedisClusterAsyncCommands<byte[], byte[]>> connector, RedisFleetSettings settings,
+			String instanceId) {
 		this.connector = Objects.requireNonNull(connector, "connector");
 		this.settings = Objects.requireNonNull(settings, "settings");
-		this.thread = Executors.newSingleThreadScheduledExecutor((task) -> {
-			Thread daemon = new Thread(task, "retry-after-fleet");
-			daemon.setDaemon(true);
-			return daemon;
-		});
+		this.instanceId = Objects.requireNonNull(instanceId, "instanceId").getBytes(StandardCharsets.UTF_8);
+		this.membersKey = key("members", "instances");
 		// System.nanoTime() may be negative: the first probe is due now, not at reading 0
 		this.nextProbeNanos = System.nanoTime();
-		long interval = settings.flushInterval().toNanos();
-		this.thread.scheduleWithFixedDelay(this::tick, 0, interval, TimeUnit.NANOSECONDS);
+		this.thread = new Thread(this::run, "retry-after-fleet");
+		this.thread.setDaemon(true);
+		this.thread.start();
 	}
 
 	/**
@@ -121,7 +183,72 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 	@Override
 	public FleetStatus fleetStatus() {
 		return new FleetStatus("redis", state().name(), onRedis(), this.settings.keyPrefix(), fallbacks(),
-				Optional.ofNullable(this.lastError), this.settings.commandTimeout());
+				Optional.ofNullable(this.lastError), this.settings.commandTimeout(), keyFallbacks(), instances());
+	}
+
+	/**
+	 * Returns how many times a key fell back to local state because its value was not the fleet's.
+	 * @return the count since start
+	 */
+	public long keyFallbacks() {
+		return this.keyFallbacks.sum();
+	}
+
+	/**
+	 * Returns the fleet's instances seen within the last {@link #MEMBER_WINDOW}, as last counted on Redis: each
+	 * instance spends a share of a bucket's last reading when it decides locally.
+	 * @return at least 1
+	 */
+	public int instances() {
+		return this.instances;
+	}
+
+	/**
+	 * Returns whether the calling thread may wait for Redis: not on a thread Reactor marks non-blocking.
+	 * @return {@code false} on Reactor's parallel scheduler and Reactor Netty's event loops
+	 */
+	public static boolean mayBlock() {
+		return !REACTOR || !ReactorThreads.nonBlocking();
+	}
+
+	/**
+	 * Waits, at most {@code timeout}, until the first connection attempt has ended, for the startup read.
+	 * @param timeout the longest wait
+	 * @return whether the fleet is on Redis now
+	 */
+	boolean awaitFirstProbe(Duration timeout) {
+		try {
+			this.firstProbe.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		return onRedis();
+	}
+
+	/**
+	 * Records that the value at {@code key} is not the fleet's (garbage, a wrong type): counted, and logged once per
+	 * key until the key is valid again ({@link #keyValid}).
+	 * @param key the key
+	 */
+	void keyFallBack(byte[] key) {
+		this.keyFallbacks.increment();
+		String name = new String(key, StandardCharsets.UTF_8);
+		if (this.badKeys.add(name)) {
+			logger.warn("Redis key '" + name + "' holds a value the fleet did not write (a wrong type or not a "
+					+ "number): this instance decides for it locally until the key is valid again; delete the key to "
+					+ "let the fleet write it");
+		}
+	}
+
+	/**
+	 * Records that the value at {@code key} is the fleet's again.
+	 * @param key the key
+	 */
+	void keyValid(byte[] key) {
+		if (!this.badKeys.isEmpty() && this.badKeys.remove(new String(key, StandardCharsets.UTF_8))) {
+			logger.info("Redis key '" + new String(key, StandardCharsets.UTF_8) + "' is valid again");
+		}
 	}
 
 	/**
@@ -136,8 +263,10 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 	}
 
 	/**
-	 * Runs a script, waiting at most the command timeout. Never throws: when the fleet is not on Redis it returns
-	 * empty at once; when Redis times out or fails it falls back (see the class description) and returns empty.
+	 * Runs a script, waiting at most the command timeout. Never throws: when the fleet is not on Redis, or the
+	 * calling thread must not block ({@link #mayBlock()}), it returns empty at once; when Redis times out or fails it
+	 * falls back (see the class description) and returns empty. The reply is not validated: read it with
+	 * {@link Replies}.
 	 * @param script the script
 	 * @param keys its keys
 	 * @param args its arguments
@@ -145,7 +274,7 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 	 */
 	Optional<List<Object>> execute(FleetScript script, byte[][] keys, byte[]... args) {
 		RedisClusterAsyncCommands<byte[], byte[]> connection = this.commands;
-		if (connection == null || !onRedis()) {
+		if (connection == null || !onRedis() || !mayBlock()) {
 			return Optional.empty();
 		}
 		long deadline = System.nanoTime() + this.settings.commandTimeout().toNanos();
@@ -186,17 +315,37 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 
 	/**
 	 * Runs a task on the background thread as soon as it is free, for writes that no request needs to wait for.
+	 * Lock-free (a queue offer and an unpark), so that it may be called on an event loop: it never parks the caller.
 	 * @param task the task
 	 */
 	void submit(Runnable task) {
-		if (this.closed) {
+		if (this.stopping) {
+			// closing: the write is dropped, the instance is going away
 			return;
 		}
-		try {
-			this.thread.execute(() -> guarded(task));
-		}
-		catch (java.util.concurrent.RejectedExecutionException ex) {
-			// closing: the write is dropped, the instance is going away
+		this.tasks.offer(task);
+		LockSupport.unpark(this.thread);
+	}
+
+	/** The background thread: handed-over tasks at once, a tick every flush interval, until closed. */
+	private void run() {
+		long interval = this.settings.flushInterval().toNanos();
+		long nextTick = System.nanoTime();
+		while (!this.stopping) {
+			for (Runnable task = this.tasks.poll(); task != null && !this.stopping; task = this.tasks.poll()) {
+				guarded(task);
+			}
+			if (System.nanoTime() - nextTick >= 0 && !this.stopping) {
+				tick();
+				nextTick = System.nanoTime() + interval;
+			}
+			long wait = nextTick - System.nanoTime();
+			if (wait > 0 && this.tasks.isEmpty()) {
+				LockSupport.parkNanos(this, wait);
+			}
+			if (Thread.interrupted()) {
+				return;
+			}
 		}
 	}
 
@@ -214,6 +363,7 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 		}
 		State previous = this.state.getAndSet(State.LOCAL_FALLBACK);
 		this.lastError = describe(cause);
+		this.goodProbes.set(0);
 		this.nextProbeNanos = System.nanoTime() + this.settings.probeInterval().toNanos();
 		if (previous != State.LOCAL_FALLBACK) {
 			this.fallbacks.increment();
@@ -241,6 +391,7 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 	private void tick() {
 		guarded(() -> {
 			if (this.state.get() == State.REDIS) {
+				heartbeat();
 				for (Participant participant : this.participants) {
 					participant.sync();
 				}
@@ -251,34 +402,82 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 		});
 	}
 
+	/** Counts the fleet's instances, this one included. */
+	private void heartbeat() {
+		Optional<List<Object>> reply = execute(FleetScript.HEARTBEAT, new byte[][] { this.membersKey }, this.instanceId,
+				Long.toString(MEMBER_WINDOW.toMillis()).getBytes(StandardCharsets.US_ASCII));
+		if (reply.isEmpty()) {
+			return;
+		}
+		OptionalLong counted = Replies.whole(reply.get(), 0);
+		if (counted.isPresent() && counted.getAsLong() >= 1) {
+			this.instances = (int) Math.min(Integer.MAX_VALUE, counted.getAsLong());
+			if (this.membersBad) {
+				this.membersBad = false;
+				keyValid(this.membersKey);
+			}
+		}
+		else if (!this.membersBad) {
+			// the last count stands
+			this.membersBad = true;
+			keyFallBack(this.membersKey);
+		}
+	}
+
+	/**
+	 * One probe: connects if needed, loads the scripts, then makes one script round trip within the command timeout;
+	 * the first connection needs one good probe, a return from the fallback {@link RedisFleetSettings#rejoinProbes()}
+	 * in a row.
+	 */
 	private void probe() {
+		try {
+			probeOnce();
+		}
+		finally {
+			this.firstProbe.countDown();
+		}
+	}
+
+	private void probeOnce() {
 		try {
 			RedisClusterAsyncCommands<byte[], byte[]> connection = this.commands;
 			if (connection == null) {
 				connection = this.connector.get();
 				this.commands = connection;
 			}
-			long deadline = System.nanoTime() + this.settings.probeTimeout().toNanos();
-			await(connection.ping(), deadline);
+			long loadDeadline = System.nanoTime() + this.settings.probeTimeout().toNanos();
+			await(connection.ping(), loadDeadline);
 			for (FleetScript script : FleetScript.values()) {
-				await(connection.scriptLoad(script.source()), deadline);
+				await(connection.scriptLoad(script.source()), loadDeadline);
+			}
+			long deadline = System.nanoTime() + this.settings.commandTimeout().toNanos();
+			List<Object> reply = await(connection.evalsha(FleetScript.READ_COOLDOWNS.sha(), ScriptOutputType.MULTI,
+					new byte[0][]), deadline);
+			if (Replies.whole(reply, 0).isEmpty()) {
+				throw new IllegalStateException("Redis answered the probe's script with " + reply);
 			}
 		}
 		catch (ExecutionException ex) {
-			fallBack(ex.getCause());
+			probeFailed(ex.getCause());
 			return;
 		}
 		catch (TimeoutException | RuntimeException ex) {
-			fallBack(ex);
+			probeFailed(ex);
 			return;
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 			return;
 		}
-		State previous = this.state.getAndSet(State.REDIS);
-		if (previous != State.REDIS) {
-			if (previous == State.LOCAL_FALLBACK) {
+		State current = this.state.get();
+		int needed = (current == State.CONNECTING) ? 1 : this.settings.rejoinProbes();
+		if (this.goodProbes.incrementAndGet() < needed) {
+			this.nextProbeNanos = System.nanoTime() + this.settings.probeInterval().toNanos();
+			return;
+		}
+		this.goodProbes.set(0);
+		if (this.state.compareAndSet(current, State.REDIS)) {
+			if (current == State.LOCAL_FALLBACK) {
 				logger.info("Redis answers again: retry budget and cooldown are shared by the fleet again");
 			}
 			for (Participant participant : this.participants) {
@@ -287,12 +486,27 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 		}
 	}
 
+	private void probeFailed(Throwable cause) {
+		this.goodProbes.set(0);
+		fallBack(cause);
+	}
+
 	private void guarded(Runnable task) {
 		try {
 			task.run();
 		}
 		catch (RuntimeException ex) {
 			fallBack(ex);
+		}
+	}
+
+	private static boolean isPresent(String className) {
+		try {
+			Class.forName(className, false, RedisFleet.class.getClassLoader());
+			return true;
+		}
+		catch (ClassNotFoundException | LinkageError ex) {
+			return false;
 		}
 	}
 
@@ -316,14 +530,15 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 		if (this.closed) {
 			return;
 		}
-		this.thread.shutdown();
+		this.stopping = true;
+		LockSupport.unpark(this.thread);
 		try {
-			this.thread.awaitTermination(this.settings.commandTimeout().toMillis() * 2, TimeUnit.MILLISECONDS);
+			this.thread.join(this.settings.commandTimeout().toMillis() * 2);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
-		this.thread.shutdownNow();
+		this.thread.interrupt();
 		if (onRedis()) {
 			for (Participant participant : this.participants) {
 				participant.sync();
@@ -348,6 +563,15 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 
 	}
 
+	/** Reactor's thread marks, loaded only when Reactor is present. */
+	private static final class ReactorThreads {
+
+		static boolean nonBlocking() {
+			return Schedulers.isInNonBlockingThread();
+		}
+
+	}
+
 	/**
 	 * Something that keeps state on Redis. Its methods are called on the background thread.
 	 */
@@ -359,7 +583,10 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 		/** The fleet just fell back to local state. */
 		void onFallback();
 
-		/** The fleet is on Redis again (or for the first time). */
+		/**
+		 * The fleet is on Redis again (or for the first time), after a successful script round trip (and, from the
+		 * fallback, several in a row).
+		 */
 		void onRejoin();
 
 	}

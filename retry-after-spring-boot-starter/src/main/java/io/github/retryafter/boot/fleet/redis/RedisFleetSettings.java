@@ -11,9 +11,14 @@ import java.util.Objects;
  * @param flushInterval how often batched deposits are sent and the fleet's state read back
  * @param probeInterval how often Redis is probed while the instance is on local state
  * @param keyTtl the longest a key lives untouched
+ * @param rejoinProbes how many consecutive successful probes, one every probe interval, an instance on its local
+ * fallback needs before it returns to Redis (hysteresis: a link that flaps keeps the instance local)
  */
 public record RedisFleetSettings(String keyPrefix, Duration commandTimeout, Duration flushInterval, Duration probeInterval,
-		Duration keyTtl) {
+		Duration keyTtl, int rejoinProbes) {
+
+	/** Consecutive successful probes an instance needs to rejoin, unless configured. */
+	public static final int DEFAULT_REJOIN_PROBES = 3;
 
 	/**
 	 * Validates eagerly.
@@ -28,6 +33,22 @@ public record RedisFleetSettings(String keyPrefix, Duration commandTimeout, Dura
 		positive("flushInterval", flushInterval);
 		positive("probeInterval", probeInterval);
 		positive("keyTtl", keyTtl);
+		if (rejoinProbes < 1) {
+			throw new IllegalArgumentException("rejoinProbes must be at least 1 but was " + rejoinProbes);
+		}
+	}
+
+	/**
+	 * Creates settings with {@value #DEFAULT_REJOIN_PROBES} consecutive probes to rejoin.
+	 * @param keyPrefix the prefix of every key
+	 * @param commandTimeout the longest a request waits for Redis
+	 * @param flushInterval how often batched deposits are sent and the fleet's state read back
+	 * @param probeInterval how often Redis is probed while the instance is on local state
+	 * @param keyTtl the longest a key lives untouched
+	 */
+	public RedisFleetSettings(String keyPrefix, Duration commandTimeout, Duration flushInterval, Duration probeInterval,
+			Duration keyTtl) {
+		this(keyPrefix, commandTimeout, flushInterval, probeInterval, keyTtl, DEFAULT_REJOIN_PROBES);
 	}
 
 	/**

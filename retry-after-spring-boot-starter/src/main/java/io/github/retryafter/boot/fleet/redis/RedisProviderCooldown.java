@@ -8,6 +8,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
@@ -27,16 +29,28 @@ import io.github.retryafter.pacing.ProviderGate;
  * {@code ticker + (until - redisNow)}, read when the reply arrives, so the local instant is never earlier than the
  * fleet's; the gate then closes until it ({@link ProviderGate#closeUntil}), which never shortens either.
  * <p>
- * <b>No request waits on Redis.</b> Everything runs on the fleet's background thread: a gate closed on this
- * instance is pushed as soon as an engine reports a retry or a refusal ({@link #publish}) and at every flush interval
- * at the latest; every configured provider's cooldown is read back every flush interval ({@link
- * FleetScript#READ_COOLDOWNS}): a poll, not pub/sub, so a cooldown reaches the other instances within one flush
- * interval plus two round trips. While the fleet is not on Redis each gate is this instance's own, and cooldowns
- * learned meanwhile are pushed when Redis is back. A key expires one second after its instant.
+ * <b>Bounded.</b> Each provider has a cap (its maximum cooldown): a cooldown is stored for the cap at most, an
+ * existing value beyond it is brought down to it, and the key expires one second after its instant, so a key never
+ * lives longer than the cap plus one second. A cooldown read from the fleet is also cut to this instance's cap.
+ * <p>
+ * <b>A new instance starts from the fleet's state.</b> {@link #attach} (called when the engines exist, before any
+ * request can be sent) waits for the first connection (at most the probe timeout) and reads every provider's cooldown
+ * once, within the command timeout, closing the gates it names; a failure falls back as any other and is counted.
+ * <p>
+ * <b>No request waits on Redis.</b> After that, everything runs on the fleet's background thread: a gate closed on
+ * this instance is pushed as soon as an engine reports a retry or a refusal ({@link #publish}) and at every flush
+ * interval at the latest; every configured provider's cooldown is read back every flush interval
+ * ({@link FleetScript#READ_COOLDOWNS}): a poll, not pub/sub, so a cooldown reaches the other instances within one
+ * flush interval plus two round trips. While the fleet is not on Redis each gate is this instance's own, and
+ * cooldowns learned meanwhile are pushed when Redis is back. A key whose value is not the fleet's is left alone and
+ * its provider's gate is this instance's own until it is valid again ({@link RedisFleet#keyFallBack}).
  * <p>
  * Thread-safe.
  */
 public final class RedisProviderCooldown implements FleetCooldown, RedisFleet.Participant {
+
+	/** The cap of a provider whose cap is not given: the default {@code max-wait}. */
+	public static final Duration DEFAULT_CAP = Duration.ofSeconds(30);
 
 	private static final byte[] EXPIRY_MARGIN_MILLIS = "1000".getBytes(StandardCharsets.US_ASCII);
 
@@ -44,6 +58,7 @@ public final class RedisProviderCooldown implements FleetCooldown, RedisFleet.Pa
 
 	private final Ticker ticker;
 
+	// one per configured provider, fixed at construction
 	private final Map<String, Entry> entries;
 
 	private final List<Entry> order;
@@ -55,28 +70,59 @@ public final class RedisProviderCooldown implements FleetCooldown, RedisFleet.Pa
 	private volatile Function<String, Optional<ProviderGate>> gates = (provider) -> Optional.empty();
 
 	/**
-	 * Creates the cooldown and registers it with the fleet; it does nothing until {@link #attach attached} to the
-	 * engines' gates.
+	 * Creates the cooldown, each provider capped at {@link #DEFAULT_CAP}, and registers it with the fleet.
 	 * @param fleet the fleet's link to Redis
 	 * @param providers the configured providers' names: only these are shared through Redis
 	 * @param ticker the engines' monotonic clock
 	 */
 	public RedisProviderCooldown(RedisFleet fleet, Collection<String> providers, Ticker ticker) {
+		this(fleet, uniform(providers), ticker);
+	}
+
+	/**
+	 * Creates the cooldown and registers it with the fleet; it does nothing until {@link #attach attached} to the
+	 * engines' gates.
+	 * @param fleet the fleet's link to Redis
+	 * @param caps each configured provider's longest cooldown, by name: only these are shared through Redis
+	 * @param ticker the engines' monotonic clock
+	 */
+	public RedisProviderCooldown(RedisFleet fleet, Map<String, Duration> caps, Ticker ticker) {
 		this.fleet = Objects.requireNonNull(fleet, "fleet");
 		this.ticker = Objects.requireNonNull(ticker, "ticker");
 		Map<String, Entry> entries = new LinkedHashMap<>();
-		for (String provider : providers) {
-			entries.put(provider, new Entry(provider, fleet.key("cooldown", provider), ticker.read()));
-		}
+		caps.forEach((provider, cap) -> {
+			if (cap.isNegative() || cap.isZero()) {
+				throw new IllegalArgumentException("the cooldown cap of '" + provider + "' must be positive but was "
+						+ cap);
+			}
+			entries.put(provider, new Entry(provider, fleet.key("cooldown", provider), cap, ticker.read()));
+		});
 		this.entries = Map.copyOf(entries);
 		this.order = List.copyOf(entries.values());
 		this.keys = this.order.stream().map((entry) -> entry.key).toArray(byte[][]::new);
 		fleet.register(this);
 	}
 
+	/**
+	 * Attaches the engines' gates and reads the fleet's cooldowns once, on the calling thread: it waits for the first
+	 * connection at most {@link RedisFleetSettings#probeTimeout()} and for the read at most the command timeout. If
+	 * Redis is not reachable by then, the fleet falls back (counted) and the gates start open, as they would without
+	 * a fleet. Call it where the engines are created, on a thread that may block, before any request is sent.
+	 */
 	@Override
 	public void attach(Function<String, Optional<ProviderGate>> gates) {
 		this.gates = Objects.requireNonNull(gates, "gates");
+		if (this.keys.length == 0 || !RedisFleet.mayBlock()) {
+			return;
+		}
+		if (!this.fleet.awaitFirstProbe(this.fleet.settings().probeTimeout())) {
+			if (this.fleet.state() == RedisFleet.State.CONNECTING) {
+				this.fleet.fallBack(new TimeoutException("no connection to Redis within "
+						+ this.fleet.settings().probeTimeout().toMillis() + " ms at startup"));
+			}
+			return;
+		}
+		readCooldowns();
 	}
 
 	/**
@@ -102,24 +148,20 @@ public final class RedisProviderCooldown implements FleetCooldown, RedisFleet.Pa
 		return this.gates.apply(provider).map(ProviderGate::cooldownRemaining).orElse(Duration.ZERO);
 	}
 
+	/**
+	 * Returns the longest cooldown of {@code provider} this instance stores or accepts from the fleet.
+	 * @param provider a configured provider
+	 * @return its cap, empty when it is not configured
+	 */
+	public Optional<Duration> cap(String provider) {
+		return Optional.ofNullable(this.entries.get(provider)).map((entry) -> Duration.ofNanos(entry.capMicros * 1000));
+	}
+
 	@Override
 	public void sync() {
 		pushClosedGates();
-		if (this.keys.length == 0) {
-			return;
-		}
-		Optional<List<Object>> reply = this.fleet.execute(FleetScript.READ_COOLDOWNS, this.keys);
-		if (reply.isEmpty()) {
-			return;
-		}
-		long received = this.ticker.read();
-		List<Object> values = reply.get();
-		long redisNow = number(values.get(0));
-		for (int i = 0; i < this.order.size(); i++) {
-			String value = text(values.get(i + 1));
-			if (!value.isEmpty()) {
-				learn(this.order.get(i), redisNow, Long.parseLong(value), received);
-			}
+		if (this.keys.length > 0) {
+			readCooldowns();
 		}
 	}
 
@@ -134,6 +176,31 @@ public final class RedisProviderCooldown implements FleetCooldown, RedisFleet.Pa
 		pushClosedGates();
 	}
 
+	private void readCooldowns() {
+		Optional<List<Object>> reply = this.fleet.execute(FleetScript.READ_COOLDOWNS, this.keys);
+		if (reply.isEmpty()) {
+			return;
+		}
+		long received = this.ticker.read();
+		List<Object> values = reply.get();
+		OptionalLong redisNow = Replies.whole(values, 0);
+		for (int i = 0; i < this.order.size(); i++) {
+			Entry entry = this.order.get(i);
+			Optional<String> value = Replies.text(values, i + 1);
+			if (redisNow.isPresent() && value.isPresent() && value.get().isEmpty()) {
+				valid(entry);
+				continue;
+			}
+			OptionalLong until = Replies.whole(values, i + 1);
+			if (redisNow.isEmpty() || until.isEmpty()) {
+				invalid(entry);
+				continue;
+			}
+			valid(entry);
+			learn(entry, redisNow.getAsLong(), until.getAsLong(), received);
+		}
+	}
+
 	private void pushClosedGates() {
 		for (Entry entry : this.order) {
 			Optional<ProviderGate> gate = this.gates.apply(entry.provider);
@@ -143,31 +210,41 @@ public final class RedisProviderCooldown implements FleetCooldown, RedisFleet.Pa
 			long until = gate.get().cooldownUntilNanos();
 			long remaining = until - this.ticker.read();
 			if (remaining > 0 && until - entry.known.get() > 0) {
-				push(entry, gate.get(), until);
+				push(entry, until);
 			}
 		}
 	}
 
-	private void push(Entry entry, ProviderGate gate, long until) {
+	private void push(Entry entry, long until) {
 		long remaining = until - this.ticker.read();
 		if (remaining <= 0) {
 			return;
 		}
 		long floorMicros = (remaining + 999) / 1000;
 		Optional<List<Object>> reply = this.fleet.execute(FleetScript.EXTEND_COOLDOWN, new byte[][] { entry.key },
-				Long.toString(floorMicros).getBytes(StandardCharsets.US_ASCII), EXPIRY_MARGIN_MILLIS);
-		if (reply.isPresent()) {
-			entry.raise(until);
-			learn(entry, number(reply.get().get(0)), number(reply.get().get(1)), this.ticker.read());
+				ascii(floorMicros), EXPIRY_MARGIN_MILLIS, ascii(entry.capMicros));
+		if (reply.isEmpty()) {
+			return;
 		}
+		// pushed or not, this instant is not pushed again: a key that is not valid is read back every flush
+		entry.raise(until);
+		OptionalLong redisNow = Replies.whole(reply.get(), 0);
+		OptionalLong stored = Replies.whole(reply.get(), 1);
+		if (redisNow.isEmpty() || stored.isEmpty()) {
+			invalid(entry);
+			return;
+		}
+		valid(entry);
+		learn(entry, redisNow.getAsLong(), stored.getAsLong(), this.ticker.read());
 	}
 
 	/**
 	 * Converts the fleet's instant to this instance's clock (never earlier than the fleet's: Redis answered before
-	 * {@code received}) and closes the gate until then, unless this instance already knew of a later one.
+	 * {@code received}), cut to the provider's cap, and closes the gate until then, unless this instance already
+	 * knew of a later one.
 	 */
 	private void learn(Entry entry, long redisNowMicros, long untilMicros, long received) {
-		long remainingMicros = untilMicros - redisNowMicros;
+		long remainingMicros = Math.min(untilMicros - redisNowMicros, entry.capMicros);
 		if (remainingMicros <= 0) {
 			return;
 		}
@@ -180,17 +257,32 @@ public final class RedisProviderCooldown implements FleetCooldown, RedisFleet.Pa
 		}
 	}
 
-	private static String text(Object value) {
-		return (value instanceof byte[] bytes) ? new String(bytes, StandardCharsets.US_ASCII) : String.valueOf(value);
+	private void invalid(Entry entry) {
+		if (entry.bad.compareAndSet(false, true)) {
+			this.fleet.keyFallBack(entry.key);
+		}
 	}
 
-	private static long number(Object value) {
-		return Long.parseLong(text(value));
+	private void valid(Entry entry) {
+		if (entry.bad.compareAndSet(true, false)) {
+			this.fleet.keyValid(entry.key);
+		}
+	}
+
+	private static byte[] ascii(long value) {
+		return Long.toString(value).getBytes(StandardCharsets.US_ASCII);
+	}
+
+	private static Map<String, Duration> uniform(Collection<String> providers) {
+		Map<String, Duration> caps = new LinkedHashMap<>();
+		providers.forEach((provider) -> caps.put(provider, DEFAULT_CAP));
+		return caps;
 	}
 
 	/**
-	 * One configured provider: its key, and the latest cooldown instant already exchanged with the fleet, so a gate
-	 * is pushed only when it closed until later than that.
+	 * One configured provider: its key, its cap, whether its key holds a value that is not the fleet's, and the
+	 * latest cooldown instant already exchanged with the fleet, so a gate is pushed only when it closed until later
+	 * than that.
 	 */
 	private static final class Entry {
 
@@ -198,11 +290,16 @@ public final class RedisProviderCooldown implements FleetCooldown, RedisFleet.Pa
 
 		private final byte[] key;
 
+		private final long capMicros;
+
+		private final AtomicBoolean bad = new AtomicBoolean();
+
 		private final AtomicLong known;
 
-		Entry(String provider, byte[] key, long now) {
+		Entry(String provider, byte[] key, Duration cap, long now) {
 			this.provider = provider;
 			this.key = key;
+			this.capMicros = Math.max(1, cap.toNanos() / 1000);
 			this.known = new AtomicLong(now);
 		}
 

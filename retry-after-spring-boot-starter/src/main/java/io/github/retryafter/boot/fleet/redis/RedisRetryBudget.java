@@ -7,9 +7,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.function.BiConsumer;
-import java.util.function.Function;
 
 import io.github.retryafter.Ticker;
 import io.github.retryafter.budget.BudgetSettings;
@@ -21,18 +21,28 @@ import io.github.retryafter.budget.TokenBucketRetryBudget;
  * bucket per configured provider under a global bucket, buckets start full, a successful first attempt deposits its
  * provider's deposit ratio, a retry takes one token from its provider's bucket and one from the global bucket or
  * neither, a retry whose attempt succeeds gives both back ({@link #refund}), and every bucket regains its per-second
- * floor of tokens as time passes, never beyond capacity. The
- * arithmetic runs atomically on Redis, on Redis's clock ({@link FleetScript#ACQUIRE}, {@link FleetScript#SYNC}).
+ * floor of tokens as time passes, never beyond capacity. The arithmetic runs atomically on Redis, on Redis's clock
+ * ({@link FleetScript#ACQUIRE}, {@link FleetScript#SYNC}).
  * <p>
- * Only a retry decision makes a round trip ({@link #tryAcquire}). Deposits from original requests, and refunds of
- * retries that succeeded, are counted locally and sent by the fleet's background thread every flush interval, which
- * also reads every bucket back: {@link #availableTokens} answers from those readings plus the floor's refill since,
- * without a round trip, so it may be one flush interval stale.
+ * Only a retry decision makes a round trip ({@link #tryAcquire}), and only on a thread that may block. Deposits from
+ * original requests, and refunds of retries that succeeded, are counted locally and sent by the fleet's background
+ * thread every flush interval, which also reads every bucket back: {@link #availableTokens} answers from those
+ * readings plus the floor's refill since, without a round trip, so it may be one flush interval stale.
  * <p>
- * While the fleet is not on Redis ({@link RedisFleet.State}), every call is answered by a local
- * {@link TokenBucketRetryBudget}, created full at each fallback: the fleet as a whole may then retry up to N times what
- * the shared budget allows, until Redis is back. Providers that are not configured (never the case for requests routed
- * by the starter) always use the local budget, so a key never holds a name that did not come from configuration.
+ * <b>Local decisions spend this instance's share, and Redis is told.</b> A decision is made locally when the fleet is
+ * not on Redis ({@link RedisFleet.State}), when a bucket's key holds a value that is not the fleet's, or when the
+ * caller is on a thread that must not block (a Reactor event loop or parallel thread: see
+ * {@link RedisFleet#mayBlock()}). Each bucket then has a local <em>share</em>: the last level read from Redis divided
+ * by the fleet's instances ({@link RedisFleet#instances()}), refilled at the floor divided likewise, never above the
+ * capacity divided likewise. It is never a fresh, full bucket: a fallback continues from the last reading, so a link
+ * that flaps hands out nothing new, and N instances deciding locally at once spend together at most what the shared
+ * bucket held. What an instance takes locally (less what its successes and refunds gave back) is its debt, sent to
+ * Redis by the next flush (at once after a non-blocking decision, at the rejoin after a fallback), which the shared
+ * bucket pays, never below zero. Before the first reading (Redis unreachable at startup) the share is the full
+ * capacity, as a local budget's would be.
+ * <p>
+ * Providers that are not configured (never the case for requests routed by the starter) always use a local
+ * {@link TokenBucketRetryBudget}, so a key never holds a name that did not come from configuration.
  * <p>
  * Thread-safe.
  */
@@ -50,18 +60,25 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 
 	private final Bucket global;
 
+	// one per configured provider, fixed at construction
 	private final Map<String, Bucket> providers;
+
+	// guards every bucket's share and debt; held for a few arithmetic operations, never across I/O
+	private final Object lock = new Object();
 
 	private final byte[] ttlMillis;
 
-	private volatile TokenBucketRetryBudget local;
+	private final AtomicBoolean flushRequested = new AtomicBoolean();
+
+	// providers that are not configured: never shared, and never replaced, so a fallback refills nothing
+	private final TokenBucketRetryBudget unconfigured;
 
 	/**
 	 * Creates the budget and registers it with the fleet.
 	 * @param fleet the fleet's link to Redis
 	 * @param global the global bucket's settings
 	 * @param providers every configured provider's bucket settings
-	 * @param ticker the monotonic clock of the local fallback and of the local estimates
+	 * @param ticker the monotonic clock of the local shares and of the local estimates
 	 */
 	public RedisRetryBudget(RedisFleet fleet, BudgetSettings global, Map<String, BudgetSettings> providers,
 			Ticker ticker) {
@@ -69,39 +86,59 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 		this.ticker = Objects.requireNonNull(ticker, "ticker");
 		this.globalSettings = Objects.requireNonNull(global, "global");
 		this.providerSettings = Map.copyOf(providers);
-		this.global = new Bucket(global, fleet.key("budget", "global"));
+		long now = ticker.read();
+		this.global = new Bucket(global, fleet.key("budget", "global"), now);
 		Map<String, Bucket> buckets = new LinkedHashMap<>();
 		// the global bucket's key is "prefix:budget:global"; a provider of that name gets a distinct key
 		providers.forEach((name, settings) -> buckets.put(name, new Bucket(settings,
-				fleet.key("budget", "global".equals(name) ? "provider-global" : name))));
+				fleet.key("budget", "global".equals(name) ? "provider-global" : name), now)));
 		this.providers = Map.copyOf(buckets);
 		this.ttlMillis = number(fleet.settings().keyTtl().toMillis());
-		this.local = newLocal();
+		TokenBucketRetryBudget.Builder builder = TokenBucketRetryBudget.builder().ticker(ticker).global(global);
+		providers.forEach(builder::provider);
+		this.unconfigured = builder.build();
 		fleet.register(this);
 	}
 
 	@Override
 	public boolean tryAcquire(String provider) {
-		Bucket bucket = shared(provider);
+		Bucket bucket = configured(provider);
 		if (bucket == null) {
-			return this.local.tryAcquire(provider);
+			return this.unconfigured.tryAcquire(provider);
 		}
-		Optional<List<Object>> reply = this.fleet.execute(FleetScript.ACQUIRE, new byte[][] { bucket.key, this.global.key },
-				this.ttlMillis, number(bucket.settings.capacity()), number(bucket.settings.refillPerSecond()),
-				number(this.globalSettings.capacity()), number(this.globalSettings.refillPerSecond()));
-		if (reply.isEmpty()) {
-			return this.local.tryAcquire(provider);
+		if (shared(bucket) && RedisFleet.mayBlock()) {
+			Optional<List<Object>> reply = this.fleet.execute(FleetScript.ACQUIRE,
+					new byte[][] { bucket.key, this.global.key }, this.ttlMillis, number(bucket.settings.capacity()),
+					number(bucket.settings.refillPerSecond()), number(this.globalSettings.capacity()),
+					number(this.globalSettings.refillPerSecond()));
+			if (reply.isPresent()) {
+				long now = this.ticker.read();
+				boolean providerRead = read(bucket, Replies.decimal(reply.get(), 1), now);
+				boolean globalRead = read(this.global, Replies.decimal(reply.get(), 2), now);
+				if (providerRead && globalRead) {
+					return Replies.text(reply.get(), 0).filter("1"::equals).isPresent();
+				}
+			}
 		}
-		long now = this.ticker.read();
-		List<Object> values = reply.get();
-		bucket.read(decimal(values.get(1)), now);
-		this.global.read(decimal(values.get(2)), now);
-		return "1".equals(text(values.get(0)));
+		boolean taken = takeLocally(bucket);
+		if (taken && this.fleet.onRedis()) {
+			requestFlush();
+		}
+		return taken;
 	}
 
 	@Override
 	public void recordSuccess(String provider) {
-		batch(provider, Bucket::successes, RetryBudget::recordSuccess);
+		Bucket bucket = configured(provider);
+		if (bucket == null) {
+			this.unconfigured.recordSuccess(provider);
+		}
+		else if (shared(bucket)) {
+			bucket.successes.increment();
+		}
+		else {
+			gainLocally(bucket, bucket.settings.depositRatio(), this.globalSettings.depositRatio());
+		}
 	}
 
 	/**
@@ -111,34 +148,63 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 	 */
 	@Override
 	public void refund(String provider) {
-		batch(provider, Bucket::refunds, RetryBudget::refund);
+		Bucket bucket = configured(provider);
+		if (bucket == null) {
+			this.unconfigured.refund(provider);
+		}
+		else if (shared(bucket)) {
+			bucket.refunds.increment();
+		}
+		else {
+			gainLocally(bucket, 1, 1);
+		}
 	}
 
 	@Override
 	public double availableTokens(String provider) {
-		Bucket bucket = shared(provider);
+		Bucket bucket = configured(provider);
 		if (bucket == null) {
-			return this.local.availableTokens(provider);
+			return this.unconfigured.availableTokens(provider);
 		}
 		long now = this.ticker.read();
-		return Math.min(bucket.estimate(now), this.global.estimate(now));
+		if (shared(bucket)) {
+			return Math.min(bucket.estimate(now), this.global.estimate(now));
+		}
+		synchronized (this.lock) {
+			return Math.min(share(bucket, now), share(this.global, now));
+		}
 	}
 
 	@Override
 	public double globalTokens() {
-		return this.fleet.onRedis() ? this.global.estimate(this.ticker.read()) : this.local.globalTokens();
+		long now = this.ticker.read();
+		if (this.fleet.onRedis() && !this.global.bad.get()) {
+			return this.global.estimate(now);
+		}
+		synchronized (this.lock) {
+			return share(this.global, now);
+		}
 	}
 
 	/**
 	 * Returns the tokens in {@code provider}'s own bucket, as last read from Redis plus the floor's refill since, or
-	 * from the local budget while the fleet is not on Redis.
+	 * this instance's share of it while it decides locally.
 	 * @param provider the provider
 	 * @return the tokens
 	 */
 	@Override
 	public double providerTokens(String provider) {
-		Bucket bucket = shared(provider);
-		return (bucket != null) ? bucket.estimate(this.ticker.read()) : this.local.providerTokens(provider);
+		Bucket bucket = configured(provider);
+		if (bucket == null) {
+			return this.unconfigured.providerTokens(provider);
+		}
+		long now = this.ticker.read();
+		if (this.fleet.onRedis() && !bucket.bad.get()) {
+			return bucket.estimate(now);
+		}
+		synchronized (this.lock) {
+			return share(bucket, now);
+		}
 	}
 
 	/**
@@ -158,61 +224,59 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 		return this.fleet;
 	}
 
+	/**
+	 * Sends the batched deposits and refunds, less this instance's debts, and reads every bucket back. A bucket whose
+	 * key is not valid is not written: what was meant for it stays with this instance.
+	 */
 	@Override
 	public void sync() {
-		List<Bucket> order = new ArrayList<>(this.providers.values());
-		byte[][] keys = new byte[order.size() + 1][];
-		List<byte[]> args = new ArrayList<>();
-		args.add(this.ttlMillis);
-		keys[0] = this.global.key;
-		double globalDeposit = 0;
-		double[] deposits = new double[order.size()];
-		long[] taken = new long[order.size()];
-		long[] refunded = new long[order.size()];
-		for (int i = 0; i < order.size(); i++) {
+		List<Bucket> order = new ArrayList<>(this.providers.size() + 1);
+		order.add(this.global);
+		order.addAll(this.providers.values());
+		double[] gained = new double[order.size()];
+		double[] debts = new double[order.size()];
+		for (int i = 1; i < order.size(); i++) {
 			Bucket bucket = order.get(i);
 			long successes = bucket.successes.sumThenReset();
 			long refunds = bucket.refunds.sumThenReset();
-			taken[i] = successes;
-			refunded[i] = refunds;
-			deposits[i] = successes * bucket.settings.depositRatio() + refunds;
-			globalDeposit += successes * this.globalSettings.depositRatio() + refunds;
-			keys[i + 1] = bucket.key;
+			gained[i] = successes * bucket.settings.depositRatio() + refunds;
+			gained[0] += successes * this.globalSettings.depositRatio() + refunds;
 		}
-		args.add(number(this.globalSettings.capacity()));
-		args.add(number(this.globalSettings.refillPerSecond()));
-		args.add(number(globalDeposit));
+		synchronized (this.lock) {
+			for (int i = 0; i < order.size(); i++) {
+				debts[i] = order.get(i).debt;
+				order.get(i).debt = 0;
+			}
+		}
+		byte[][] keys = new byte[order.size()][];
+		List<byte[]> args = new ArrayList<>();
+		args.add(this.ttlMillis);
 		for (int i = 0; i < order.size(); i++) {
-			BudgetSettings settings = order.get(i).settings;
-			args.add(number(settings.capacity()));
-			args.add(number(settings.refillPerSecond()));
-			args.add(number(deposits[i]));
+			Bucket bucket = order.get(i);
+			keys[i] = bucket.key;
+			args.add(number(bucket.settings.capacity()));
+			args.add(number(bucket.settings.refillPerSecond()));
+			args.add(number(gained[i] - debts[i]));
 		}
 		Optional<List<Object>> reply = this.fleet.execute(FleetScript.SYNC, keys, args.toArray(new byte[0][]));
-		if (reply.isEmpty()) {
-			// not sent: deposits go to the local budget that now answers, as they would have had Redis been away already
-			for (int i = 0; i < order.size(); i++) {
-				String name = name(order.get(i));
-				for (long n = 0; n < taken[i]; n++) {
-					this.local.recordSuccess(name);
-				}
-				for (long n = 0; n < refunded[i]; n++) {
-					this.local.refund(name);
+		long now = this.ticker.read();
+		for (int i = 0; i < order.size(); i++) {
+			Bucket bucket = order.get(i);
+			boolean applied = reply.isPresent() && read(bucket, Replies.decimal(reply.get(), i), now);
+			if (!applied) {
+				// not sent, or not applied to a key that is not valid: this instance keeps what it gained and owes
+				synchronized (this.lock) {
+					share(bucket, now);
+					bucket.debt += debts[i];
+					gain(bucket, gained[i]);
 				}
 			}
-			return;
-		}
-		long now = this.ticker.read();
-		List<Object> values = reply.get();
-		this.global.read(decimal(values.get(0)), now);
-		for (int i = 0; i < order.size(); i++) {
-			order.get(i).read(decimal(values.get(i + 1)), now);
 		}
 	}
 
 	@Override
 	public void onFallback() {
-		this.local = newLocal();
+		// each bucket's share carries on from the last reading: nothing is refilled by falling back
 	}
 
 	@Override
@@ -224,43 +288,89 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 		sync();
 	}
 
-	/**
-	 * Returns {@code provider}'s bucket while the fleet is on Redis, else {@code null}: the local budget answers for
-	 * a provider that is not configured and for every provider while Redis is away.
-	 */
-	private Bucket shared(String provider) {
-		Bucket bucket = this.providers.get(Objects.requireNonNull(provider, "provider"));
-		return (bucket != null && this.fleet.onRedis()) ? bucket : null;
+	private Bucket configured(String provider) {
+		return this.providers.get(Objects.requireNonNull(provider, "provider"));
+	}
+
+	/** Whether decisions for {@code bucket} go to Redis: the fleet is on Redis and both keys are valid. */
+	private boolean shared(Bucket bucket) {
+		return this.fleet.onRedis() && !bucket.bad.get() && !this.global.bad.get();
 	}
 
 	/**
-	 * Counts a deposit or a refund for the next flush, or hands it to the local budget while Redis is away. Both
-	 * functions are method references that capture nothing, so a request's success allocates nothing here.
+	 * Records a bucket's level read from Redis, or that its key is not valid.
+	 * @return whether the level was a valid reading
 	 */
-	private void batch(String provider, Function<Bucket, LongAdder> counter, BiConsumer<RetryBudget, String> locally) {
-		Bucket bucket = shared(provider);
-		if (bucket == null) {
-			locally.accept(this.local, provider);
-			return;
-		}
-		counter.apply(bucket).increment();
-	}
-
-	private String name(Bucket bucket) {
-		for (Map.Entry<String, Bucket> entry : this.providers.entrySet()) {
-			if (entry.getValue() == bucket) {
-				return entry.getKey();
+	private boolean read(Bucket bucket, OptionalDouble tokens, long now) {
+		if (tokens.isEmpty()) {
+			if (bucket.bad.compareAndSet(false, true)) {
+				this.fleet.keyFallBack(bucket.key);
 			}
+			return false;
 		}
-		throw new IllegalStateException("unknown bucket");
+		if (bucket.bad.compareAndSet(true, false)) {
+			this.fleet.keyValid(bucket.key);
+		}
+		double level = Math.min(bucket.settings.capacity(), tokens.getAsDouble());
+		bucket.reading = new Reading(level, now);
+		synchronized (this.lock) {
+			bucket.share = level / this.fleet.instances() - bucket.debt;
+			bucket.shareAt = now;
+		}
+		return true;
 	}
 
-	private TokenBucketRetryBudget newLocal() {
-		TokenBucketRetryBudget.Builder builder = TokenBucketRetryBudget.builder()
-			.ticker(this.ticker)
-			.global(this.globalSettings);
-		this.providerSettings.forEach(builder::provider);
-		return builder.build();
+	private boolean takeLocally(Bucket bucket) {
+		long now = this.ticker.read();
+		synchronized (this.lock) {
+			if (share(bucket, now) < 1 || share(this.global, now) < 1) {
+				return false;
+			}
+			bucket.share -= 1;
+			bucket.debt += 1;
+			this.global.share -= 1;
+			this.global.debt += 1;
+			return true;
+		}
+	}
+
+	private void gainLocally(Bucket bucket, double providerAmount, double globalAmount) {
+		long now = this.ticker.read();
+		synchronized (this.lock) {
+			share(bucket, now);
+			share(this.global, now);
+			gain(bucket, providerAmount);
+			gain(this.global, globalAmount);
+		}
+	}
+
+	/** Adds to a share what this instance earned (never above its cap), and owes the fleet that much less. */
+	private void gain(Bucket bucket, double amount) {
+		bucket.share = Math.min(bucket.settings.capacity() / this.fleet.instances(), bucket.share + amount);
+		bucket.debt -= amount;
+	}
+
+	/** Refills a share at its part of the floor up to {@code now} and returns it; caller holds the lock. */
+	private double share(Bucket bucket, long now) {
+		int instances = this.fleet.instances();
+		double elapsed = Math.max(0, now - bucket.shareAt) / NANOS_PER_SECOND;
+		double cap = bucket.settings.capacity() / instances;
+		if (bucket.share < cap) {
+			bucket.share = Math.min(cap, bucket.share + bucket.settings.refillPerSecond() / instances * elapsed);
+		}
+		bucket.shareAt = now;
+		return bucket.share;
+	}
+
+	private void requestFlush() {
+		if (this.flushRequested.compareAndSet(false, true)) {
+			this.fleet.submit(() -> {
+				this.flushRequested.set(false);
+				if (this.fleet.onRedis()) {
+					sync();
+				}
+			});
+		}
 	}
 
 	private static byte[] number(double value) {
@@ -271,21 +381,16 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 		return Long.toString(value).getBytes(StandardCharsets.US_ASCII);
 	}
 
-	private static String text(Object value) {
-		return (value instanceof byte[] bytes) ? new String(bytes, StandardCharsets.US_ASCII) : String.valueOf(value);
-	}
-
-	private static double decimal(Object value) {
-		return Double.parseDouble(text(value));
-	}
-
 	@Override
 	public String toString() {
 		return "RedisRetryBudget[prefix=" + this.fleet.settings().keyPrefix() + ", global=" + this.globalSettings
 				+ ", providers=" + this.providerSettings.keySet() + ", state=" + this.fleet.state() + "]";
 	}
 
-	/** One bucket's key, settings, batched deposits and last reading. */
+	/**
+	 * One bucket: its key, settings, batched deposits, last reading from Redis, whether its key is valid, and this
+	 * instance's local share and debt (guarded by the budget's lock).
+	 */
 	private static final class Bucket {
 
 		private final BudgetSettings settings;
@@ -296,23 +401,21 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 
 		private final LongAdder refunds = new LongAdder();
 
+		private final AtomicBoolean bad = new AtomicBoolean();
+
 		private volatile Reading reading;
 
-		Bucket(BudgetSettings settings, byte[] key) {
+		private double share;
+
+		private long shareAt;
+
+		private double debt;
+
+		Bucket(BudgetSettings settings, byte[] key, long now) {
 			this.settings = settings;
 			this.key = key;
-		}
-
-		LongAdder successes() {
-			return this.successes;
-		}
-
-		LongAdder refunds() {
-			return this.refunds;
-		}
-
-		void read(double tokens, long atNanos) {
-			this.reading = new Reading(tokens, atNanos);
+			this.share = settings.capacity();
+			this.shareAt = now;
 		}
 
 		void forget() {

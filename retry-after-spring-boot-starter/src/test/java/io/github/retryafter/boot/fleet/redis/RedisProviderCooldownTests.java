@@ -57,7 +57,8 @@ class RedisProviderCooldownTests {
 		// and so does Redis, even when an instance that has not heard of it yet sends the shorter one
 		List<Object> reply = b.fleet
 			.execute(FleetScript.EXTEND_COOLDOWN, new byte[][] { key().getBytes(StandardCharsets.UTF_8) },
-					"300000".getBytes(StandardCharsets.US_ASCII), "1000".getBytes(StandardCharsets.US_ASCII))
+					"300000".getBytes(StandardCharsets.US_ASCII), "1000".getBytes(StandardCharsets.US_ASCII),
+					"30000000".getBytes(StandardCharsets.US_ASCII))
 			.orElseThrow();
 		assertThat(stored).contains(new String((byte[]) reply.get(1), StandardCharsets.US_ASCII));
 		assertThat(value()).isEqualTo(stored);
