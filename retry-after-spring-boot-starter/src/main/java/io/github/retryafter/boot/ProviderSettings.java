@@ -15,9 +15,14 @@ import io.github.retryafter.engine.RetryPolicy;
  * @param budget the provider's retry budget
  * @param idempotencyKeyEnabled whether POST and PATCH requests get an idempotency key and so become retryable
  * @param maxReplayBodyBytes the largest request body buffered for replay
+ * @param maxDrainBytes the most of a failed response's body read before its retry; beyond it the connection is
+ * closed rather than reused
  */
 public record ProviderSettings(String name, List<String> hosts, RetryPolicy policy, BudgetSettings budget,
-		boolean idempotencyKeyEnabled, long maxReplayBodyBytes) {
+		boolean idempotencyKeyEnabled, long maxReplayBodyBytes, long maxDrainBytes) {
+
+	/** The default of {@code retry.after.max-drain}: 64 KB. */
+	public static final long DEFAULT_MAX_DRAIN_BYTES = 64 * 1024;
 
 	/**
 	 * Checks the arguments and copies the host list.
@@ -27,6 +32,23 @@ public record ProviderSettings(String name, List<String> hosts, RetryPolicy poli
 		hosts = List.copyOf(hosts);
 		Objects.requireNonNull(policy, "policy");
 		Objects.requireNonNull(budget, "budget");
+		if (maxDrainBytes < 0) {
+			throw new IllegalArgumentException("maxDrainBytes must not be negative but was " + maxDrainBytes);
+		}
+	}
+
+	/**
+	 * Creates settings that drain at most {@link #DEFAULT_MAX_DRAIN_BYTES} of a failed response.
+	 * @param name the provider's name
+	 * @param hosts the hosts it serves
+	 * @param policy the retry policy
+	 * @param budget the retry budget
+	 * @param idempotencyKeyEnabled whether POST and PATCH get an idempotency key
+	 * @param maxReplayBodyBytes the largest request body buffered for replay
+	 */
+	public ProviderSettings(String name, List<String> hosts, RetryPolicy policy, BudgetSettings budget,
+			boolean idempotencyKeyEnabled, long maxReplayBodyBytes) {
+		this(name, hosts, policy, budget, idempotencyKeyEnabled, maxReplayBodyBytes, DEFAULT_MAX_DRAIN_BYTES);
 	}
 
 }

@@ -101,6 +101,12 @@ public class PolicyProperties {
 	private DataSize maxReplayBody;
 
 	/**
+	 * Most of a failed response's body read before retrying, so its connection can be reused; a longer or slower body
+	 * is cut and its connection closed. Never read past the instant the retry is due.
+	 */
+	private DataSize maxDrain;
+
+	/**
 	 * Provider pacing: one gate per provider that holds every request while the provider cools down after a
 	 * Retry-After, then releases them at an adaptive rate.
 	 */
@@ -224,6 +230,14 @@ public class PolicyProperties {
 
 	public void setMaxReplayBody(DataSize maxReplayBody) {
 		this.maxReplayBody = maxReplayBody;
+	}
+
+	public DataSize getMaxDrain() {
+		return this.maxDrain;
+	}
+
+	public void setMaxDrain(DataSize maxDrain) {
+		this.maxDrain = maxDrain;
 	}
 
 	public Pacing getPacing() {

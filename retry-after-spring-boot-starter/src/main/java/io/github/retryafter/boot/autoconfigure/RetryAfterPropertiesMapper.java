@@ -44,6 +44,8 @@ final class RetryAfterPropertiesMapper {
 
 	static final DataSize DEFAULT_MAX_REPLAY_BODY = DataSize.ofMegabytes(1);
 
+	static final DataSize DEFAULT_MAX_DRAIN = DataSize.ofBytes(ProviderSettings.DEFAULT_MAX_DRAIN_BYTES);
+
 	private static final String PREFIX = "retry.after.";
 
 	private final PropertyMapper map = PropertyMapper.get();
@@ -111,7 +113,7 @@ final class RetryAfterPropertiesMapper {
 		RetryPolicy policy = own.check("deadline",
 				resolved(layers, PolicyProperties::getDeadline, defaults.deadline()), draft.policy::build);
 		return new ProviderSettings(name, hosts, policy, draft.budget, draft.idempotencyKeyEnabled,
-				draft.maxReplayBody.toBytes());
+				draft.maxReplayBody.toBytes(), draft.maxDrain.toBytes());
 	}
 
 	/** Lays one property set over the draft: only the values it sets. */
@@ -132,6 +134,7 @@ final class RetryAfterPropertiesMapper {
 		this.map.from(p.getIdempotencyKey()::getEnabled).to((enabled) -> draft.idempotencyKeyEnabled = enabled);
 		this.map.from(p::getMaxReplayBody)
 			.to(layer.named("max-replay-body", (size) -> draft.maxReplayBody = nonNegative(size)));
+		this.map.from(p::getMaxDrain).to(layer.named("max-drain", (size) -> draft.maxDrain = nonNegative(size)));
 		PlannerOptions.Builder planner = draft.planner;
 		this.map.from(p::getMaxWait).to(layer.named("max-wait", (maxWait) -> planner.maxWait(nonNegative(maxWait))));
 		this.map.from(p::getJitter).to(planner::jitter);
@@ -236,6 +239,8 @@ final class RetryAfterPropertiesMapper {
 		boolean idempotencyKeyEnabled;
 
 		DataSize maxReplayBody = DEFAULT_MAX_REPLAY_BODY;
+
+		DataSize maxDrain = DEFAULT_MAX_DRAIN;
 
 	}
 
