@@ -3,6 +3,7 @@ package io.github.retryafter.boot.webclient;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.TimeoutException;
 
 import org.reactivestreams.Subscription;
 import org.springframework.http.HttpHeaders;
@@ -61,6 +62,9 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 
 	/** The longest a failed response's body is read before its connection is closed instead. */
 	public static final Duration DRAIN_TIMEOUT = Duration.ofMillis(500);
+
+	/** The least time a failed response handed to the caller is given to deliver its body. */
+	public static final Duration FINAL_BODY_GRACE = Duration.ofMillis(50);
 
 	private final RetryAfterOperations operations;
 
@@ -164,6 +168,9 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 		/** Whether the caller cancelled; guarded by this object's monitor. */
 		private boolean cancelled;
 
+		/** The response of the attempt in flight, from its arrival until it is claimed; guarded by the monitor. */
+		private ClientResponse arrived;
+
 		Run(CoreSubscriber<? super ClientResponse> actual, Prepared prepared, Started started,
 				ClientRequest request, ExchangeFunction next, RecordedBody body) {
 			super(actual);
@@ -198,11 +205,37 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 			Permit.Proceed proceed = (Permit.Proceed) permit;
 			long sentAt = RetryAfterExchangeFilterFunction.this.ticker.read();
 			return this.next.exchange(requestFor(proceed.attempt()))
+				.map(this::arrived)
 				.timeout(proceed.timeout(), RetryAfterExchangeFilterFunction.this.scheduler)
-				.map(Result::response)
 				.onErrorResume(ex -> Mono.just(Result.failure(ex)))
 				.flatMap(result -> (result.response() != null) ? onResponse(result.response(), sentAt)
 						: onFailure(result.failure(), sentAt));
+		}
+
+		/**
+		 * Takes ownership of a response as it leaves the exchange, before any operator that may drop it (a timeout
+		 * firing, a cancel): from here exactly one of {@link #onResponse}, {@link #onFailure} (the timeout won) and
+		 * {@link #cancel()} claims it, under the monitor, and the one that does not deliver it releases it.
+		 */
+		private Result arrived(ClientResponse response) {
+			synchronized (this) {
+				if (this.cancelled) {
+					Drain.discard(response);
+				}
+				else {
+					this.arrived = response;
+				}
+			}
+			return Result.response(response);
+		}
+
+		/** Releases the response that arrived and was not claimed; call holding the monitor. */
+		private void releaseUnclaimed() {
+			ClientResponse unclaimed = this.arrived;
+			if (unclaimed != null) {
+				this.arrived = null;
+				Drain.discard(unclaimed);
+			}
 		}
 
 		/** The first attempt records its body as it writes it; every later one writes the recording. */
@@ -218,10 +251,10 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 			Decision decision;
 			try {
 				synchronized (this) {
-					if (this.cancelled) {
-						Drain.discard(response);
+					if (this.cancelled || this.arrived != response) {
 						return Mono.empty();
 					}
+					this.arrived = null;
 					HeaderSource headers = response.headers().asHttpHeaders()::getOrEmpty;
 					AttemptOutcome outcome = new AttemptOutcome.Response(response.statusCode().value(), headers,
 							sentAt, receivedAt);
@@ -243,6 +276,7 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 		private Mono<ClientResponse> onFailure(Throwable failure, long sentAt) {
 			Decision decision;
 			synchronized (this) {
+				releaseUnclaimed();
 				if (this.cancelled) {
 					return Mono.empty();
 				}
@@ -305,7 +339,7 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 				return Mono.error(ex);
 			}
 			if (response != null) {
-				deliver(response);
+				deliver((stop.outcome() == Outcome.SUCCESS) ? response : bounded(response));
 				return Mono.empty();
 			}
 			if (failure != null) {
@@ -313,6 +347,24 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 				return Mono.error(failure);
 			}
 			return Mono.error(this.started.outcomeException(stop));
+		}
+
+		/**
+		 * Bounds the body of a failed response the operation ends on by the operation's deadline (or
+		 * {@link #FINAL_BODY_GRACE} when less is left): a server that sends its headers and then nothing cannot hold
+		 * the caller past it. A body still arriving then fails with a {@link TimeoutException} and its connection is
+		 * closed. A successful response's body is the caller's, and is not bounded.
+		 */
+		private ClientResponse bounded(ClientResponse response) {
+			Ticker ticker = RetryAfterExchangeFilterFunction.this.ticker;
+			long endNanos = Math.max(this.operation.deadlineNanos(), ticker.read() + FINAL_BODY_GRACE.toNanos());
+			Mono<Long> end = Mono.defer(() -> Mono.delay(Duration.ofNanos(Math.max(0, endNanos - ticker.read())),
+					RetryAfterExchangeFilterFunction.this.scheduler));
+			return response.mutate()
+				.body((body) -> body.timeout(end, (buffer) -> end)
+					.onErrorMap(TimeoutException.class, (ex) -> new TimeoutException("the body of the failed response "
+							+ "the operation ended on did not arrive within the operation's deadline")))
+				.build();
 		}
 
 		/** Hands the final response to the caller, or releases it if the caller has cancelled. */
@@ -389,6 +441,7 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 		@Override
 		public void cancel() {
 			synchronized (this) {
+				releaseUnclaimed();
 				if (!this.cancelled) {
 					this.cancelled = true;
 					this.operation.cancel();
