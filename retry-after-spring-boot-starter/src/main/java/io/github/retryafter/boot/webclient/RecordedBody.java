@@ -117,11 +117,6 @@ final class RecordedBody {
 				+ this.limit + " bytes), or raise that limit");
 	}
 
-	/** The number of bytes recorded, for tests. */
-	int size() {
-		return this.size;
-	}
-
 	private Mono<Void> replay(ClientHttpRequest message, BodyInserter.Context context) {
 		HttpHeaders target = message.getHeaders();
 		this.headers.forEach((name, values) -> {
