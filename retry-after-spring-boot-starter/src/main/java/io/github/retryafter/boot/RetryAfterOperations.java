@@ -27,6 +27,20 @@ import io.github.retryafter.engine.RetryOperation;
  */
 public final class RetryAfterOperations {
 
+	/**
+	 * The {@code bodySize} of a request whose body cannot be replayed (a stream the adapter does not buffer): it is
+	 * sent once.
+	 */
+	public static final long BODY_NOT_REPLAYABLE = -1;
+
+	/**
+	 * The {@code bodySize} of a request whose body the adapter records as its first attempt writes it, and replays
+	 * from that recording (the WebClient filter). Its size is not known before it is sent, so the operation counts as
+	 * replayable and the adapter itself ends it {@code NOT_RETRYABLE} when the recording exceeds
+	 * {@link ProviderSettings#maxReplayBodyBytes()} or is otherwise incomplete.
+	 */
+	public static final long BODY_RECORDED_WHEN_SENT = -2;
+
 	private static final Set<String> KEYED_METHODS = Set.of("POST", "PATCH");
 
 	private final RetryAfterProviders providers;
@@ -63,7 +77,8 @@ public final class RetryAfterOperations {
 	 * @param uri the request URI
 	 * @param header reads the first value of a request header, or {@code null}
 	 * @param attributes the request's attributes
-	 * @param bodySize the size of the buffered body in bytes, or {@code -1} for a body that cannot be replayed
+	 * @param bodySize the size of the buffered body in bytes ({@code 0} for a request without a body),
+	 * {@link #BODY_NOT_REPLAYABLE}, or {@link #BODY_RECORDED_WHEN_SENT}
 	 * @return the prepared operation
 	 * @throws IllegalArgumentException if an attribute is unusable, such as an idempotency key holding CR, LF or
 	 * another control character ({@link RetryAfterAttributes#read}): nothing may be sent
@@ -84,7 +99,8 @@ public final class RetryAfterOperations {
 			}
 			keyToAdd = key;
 		}
-		boolean replayable = bodySize >= 0 && bodySize <= settings.maxReplayBodyBytes();
+		boolean replayable = (bodySize == BODY_RECORDED_WHEN_SENT)
+				|| (bodySize >= 0 && bodySize <= settings.maxReplayBodyBytes());
 		OperationSpec spec = new OperationSpec(provider.name(), upperMethod, key, options.deadline(),
 				jitterKey(settings, key), replayable);
 		boolean disabled = options.disabled() || this.closed;

@@ -2,40 +2,69 @@ package io.github.retryafter.boot.webclient;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.TimeoutException;
 
+import org.reactivestreams.Subscription;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpRequest;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.web.reactive.function.BodyInserters;
 import org.springframework.web.reactive.function.client.ClientRequest;
 import org.springframework.web.reactive.function.client.ClientResponse;
 import org.springframework.web.reactive.function.client.ExchangeFilterFunction;
 import org.springframework.web.reactive.function.client.ExchangeFunction;
+import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Mono;
-import reactor.core.publisher.SignalType;
+import reactor.core.publisher.Operators;
 import reactor.core.scheduler.Scheduler;
 
 import io.github.retryafter.Cancellation;
 import io.github.retryafter.HeaderSource;
 import io.github.retryafter.Ticker;
+import io.github.retryafter.boot.ProviderSettings;
 import io.github.retryafter.boot.RetryAfterOperations;
 import io.github.retryafter.boot.RetryAfterOperations.Prepared;
 import io.github.retryafter.boot.RetryAfterOperations.Started;
 import io.github.retryafter.engine.AttemptOutcome;
+import io.github.retryafter.engine.Classification;
 import io.github.retryafter.engine.Decision;
 import io.github.retryafter.engine.FailureKind;
+import io.github.retryafter.engine.Outcome;
 import io.github.retryafter.engine.Permit;
 import io.github.retryafter.engine.RetryOperation;
+import io.github.retryafter.engine.RetryPolicy;
 
 /**
  * A WebClient filter that retries the careful way: it asks the provider's engine after every attempt, waits without
  * blocking on an injectable {@link Scheduler}, re-arming against the deadline on the engine's {@link Ticker} (a timer
- * that fires early costs an extra delay, never an early retry), releases the body of every failed attempt, and gives
- * the caller the final response unchanged. When the provider's gate holds a request ({@link Permit.Wait}: the provider
- * is cooling down, or the request has a slot in its rate), it waits the same way, on the scheduler, and asks again:
- * no thread is held per waiting request.
+ * that fires early costs an extra delay, never an early retry), and gives the caller the final response unchanged.
+ * When the provider's gate holds a request ({@link Permit.Wait}: the provider is cooling down, or the request has a
+ * slot in its rate), it waits the same way, on the scheduler, and asks again: no thread is held per waiting request.
  * <p>
- * Cancelling the subscriber during a wait ends the operation as {@code CANCELLED} and sends no further request. For
- * virtual-time tests, give it a {@code VirtualTimeScheduler} and a ticker reading that scheduler's clock.
- * Thread-safe.
+ * <b>Bodies sent.</b> A request with a body has it recorded as the first attempt writes it ({@link RecordedBody}), at
+ * most {@link ProviderSettings#maxReplayBodyBytes()}, and every retry writes exactly those bytes: a body read once
+ * from a stream is never sent again empty or short. A body that was larger, streamed with flushes, failed or was still
+ * being written when the response came back ends the operation {@code NOT_RETRYABLE} with a reason saying how to make
+ * it retryable. A request without a body is sent as it is, at no extra cost.
+ * <p>
+ * <b>Bodies received.</b> A failed response that is retried has its body read and released ({@link Drain}) at most
+ * {@link ProviderSettings#maxDrainBytes()}, for at most {@link #DRAIN_TIMEOUT}, and never past the instant its retry
+ * is due; a body that does not end by then is cancelled, which makes Reactor Netty close its connection instead of
+ * returning it to the pool. Every response is released on every path: when the engine or a listener throws, and when
+ * the subscriber cancels while a response is arriving.
+ * <p>
+ * Cancelling the subscriber ends the operation as {@code CANCELLED}, once, whatever it races with, and sends no
+ * further request. For virtual-time tests, give it a {@code VirtualTimeScheduler} and a ticker reading that
+ * scheduler's clock. Thread-safe.
  */
 public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFunction {
+
+	/** The longest a failed response's body is read before its connection is closed instead. */
+	public static final Duration DRAIN_TIMEOUT = Duration.ofMillis(500);
+
+	/** The least time a failed response handed to the caller is given to deliver its body. */
+	public static final Duration FINAL_BODY_GRACE = Duration.ofMillis(50);
 
 	private final RetryAfterOperations operations;
 
@@ -47,7 +76,7 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 	 * Creates the filter.
 	 * @param operations prepares the operation of each request
 	 * @param ticker the monotonic clock the engines' deadlines are on
-	 * @param scheduler where waits and attempt timeouts are scheduled
+	 * @param scheduler where waits, attempt timeouts and drain bounds are scheduled
 	 */
 	public RetryAfterExchangeFilterFunction(RetryAfterOperations operations, Ticker ticker, Scheduler scheduler) {
 		this.operations = Objects.requireNonNull(operations, "operations");
@@ -57,29 +86,67 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 
 	@Override
 	public Mono<ClientResponse> filter(ClientRequest request, ExchangeFunction next) {
+		boolean bodyless = request.body() == BodyInserters.empty();
 		Prepared prepared = this.operations.prepare(request.method().name(), request.url(),
-				request.headers()::getFirst, request.attributes(), 0);
+				request.headers()::getFirst, request.attributes(),
+				bodyless ? 0 : RetryAfterOperations.BODY_RECORDED_WHEN_SENT);
 		if (prepared.disabled()) {
 			return next.exchange(request);
 		}
 		ClientRequest keyed = prepared.headerToAdd()
 			.map(header -> ClientRequest.from(request).header(header.getKey(), header.getValue()).build())
 			.orElse(request);
-		return Mono.defer(() -> {
-			Started started = this.operations.start(prepared);
-			return new Run(started, keyed, next).attempt(null).doFinally((signal) -> {
-				if (signal == SignalType.CANCEL) {
-					started.operation().cancel();
-				}
-				started.end();
-			});
-		});
+		return new OperationMono(prepared, keyed, next, bodyless);
 	}
 
 	/**
-	 * One logical operation in flight.
+	 * One logical operation per subscription: starts it, and runs its attempts.
 	 */
-	private final class Run {
+	private final class OperationMono extends Mono<ClientResponse> {
+
+		private final Prepared prepared;
+
+		private final ClientRequest request;
+
+		private final ExchangeFunction next;
+
+		private final boolean bodyless;
+
+		OperationMono(Prepared prepared, ClientRequest request, ExchangeFunction next, boolean bodyless) {
+			this.prepared = prepared;
+			this.request = request;
+			this.next = next;
+			this.bodyless = bodyless;
+		}
+
+		@Override
+		public void subscribe(CoreSubscriber<? super ClientResponse> actual) {
+			Started started = RetryAfterExchangeFilterFunction.this.operations.start(this.prepared);
+			RecordedBody body = this.bodyless ? null
+					: new RecordedBody(this.prepared.provider().settings().maxReplayBodyBytes());
+			Run run = new Run(actual, this.prepared, started, this.request, this.next, body);
+			actual.onSubscribe(run);
+			Mono<ClientResponse> attempts;
+			try {
+				attempts = run.attempt(null);
+			}
+			catch (RuntimeException | Error ex) {
+				run.onError(ex);
+				return;
+			}
+			attempts.subscribe(run);
+		}
+
+	}
+
+	/**
+	 * One logical operation in flight, and the caller's subscription to it. The chain of attempts emits nothing: the
+	 * final response is handed to the caller by {@link #deliver}, which releases it instead if the caller has
+	 * cancelled (the race is settled by {@link Operators.MonoSubscriber}). Every call into the engine's
+	 * {@link RetryOperation}, which is not thread-safe, is made holding this object's monitor, so a cancel from
+	 * the caller's thread cannot interleave with a response being decided on an event loop.
+	 */
+	private final class Run extends Operators.MonoSubscriber<ClientResponse, ClientResponse> {
 
 		private final RetryOperation operation;
 
@@ -89,11 +156,31 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 
 		private final ExchangeFunction next;
 
-		Run(Started started, ClientRequest request, ExchangeFunction next) {
+		/** The first attempt's body as written; {@code null} for a request without a body. */
+		private final RecordedBody body;
+
+		private final RetryPolicy policy;
+
+		private final long maxDrainBytes;
+
+		private volatile Subscription upstream;
+
+		/** Whether the caller cancelled; guarded by this object's monitor. */
+		private boolean cancelled;
+
+		/** The response of the attempt in flight, from its arrival until it is claimed; guarded by the monitor. */
+		private ClientResponse arrived;
+
+		Run(CoreSubscriber<? super ClientResponse> actual, Prepared prepared, Started started,
+				ClientRequest request, ExchangeFunction next, RecordedBody body) {
+			super(actual);
+			this.policy = prepared.provider().engine().policy();
+			this.maxDrainBytes = prepared.provider().settings().maxDrainBytes();
 			this.started = started;
 			this.operation = started.operation();
 			this.request = request;
 			this.next = next;
+			this.body = body;
 		}
 
 		/**
@@ -102,56 +189,194 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 		 * the engine refuses this attempt: the original's body was released before the wait
 		 */
 		Mono<ClientResponse> attempt(FailedResponse previous) {
-			Permit permit = this.operation.beforeAttempt();
+			Permit permit;
+			synchronized (this) {
+				if (this.cancelled) {
+					return Mono.empty();
+				}
+				permit = this.operation.beforeAttempt();
+			}
 			if (permit instanceof Permit.Refused refused) {
 				return stopped(refused.stop(), (previous != null) ? previous.toResponse() : null, null);
 			}
 			if (permit instanceof Permit.Wait wait) {
 				return waitUntil(wait.notBeforeNanos()).then(Mono.defer(() -> attempt(previous)));
 			}
-			Duration timeout = ((Permit.Proceed) permit).timeout();
+			Permit.Proceed proceed = (Permit.Proceed) permit;
 			long sentAt = RetryAfterExchangeFilterFunction.this.ticker.read();
-			return this.next.exchange(this.request)
-				.timeout(timeout, RetryAfterExchangeFilterFunction.this.scheduler)
-				.map(Result::response)
+			return this.next.exchange(requestFor(proceed.attempt()))
+				.map(this::arrived)
+				.timeout(proceed.timeout(), RetryAfterExchangeFilterFunction.this.scheduler)
 				.onErrorResume(ex -> Mono.just(Result.failure(ex)))
 				.flatMap(result -> (result.response() != null) ? onResponse(result.response(), sentAt)
 						: onFailure(result.failure(), sentAt));
 		}
 
+		/**
+		 * Takes ownership of a response as it leaves the exchange, before any operator that may drop it (a timeout
+		 * firing, a cancel): from here exactly one of {@link #onResponse}, {@link #onFailure} (the timeout won) and
+		 * {@link #cancel()} claims it, under the monitor, and the one that does not deliver it releases it.
+		 */
+		private Result arrived(ClientResponse response) {
+			synchronized (this) {
+				if (this.cancelled) {
+					Drain.discard(response);
+				}
+				else {
+					this.arrived = response;
+				}
+			}
+			return Result.response(response);
+		}
+
+		/** Releases the response that arrived and was not claimed; call holding the monitor. */
+		private void releaseUnclaimed() {
+			ClientResponse unclaimed = this.arrived;
+			if (unclaimed != null) {
+				this.arrived = null;
+				Drain.discard(unclaimed);
+			}
+		}
+
+		/** The first attempt records its body as it writes it; every later one writes the recording. */
+		private ClientRequest requestFor(int attempt) {
+			if (this.body == null) {
+				return this.request;
+			}
+			return (attempt == 1) ? this.body.recording(this.request) : this.body.replaying(this.request);
+		}
+
 		private Mono<ClientResponse> onResponse(ClientResponse response, long sentAt) {
 			long receivedAt = RetryAfterExchangeFilterFunction.this.ticker.read();
-			HeaderSource headers = response.headers().asHttpHeaders()::getOrEmpty;
-			Decision decision = this.operation
-				.afterAttempt(new AttemptOutcome.Response(response.statusCode().value(), headers, sentAt, receivedAt));
+			Decision decision;
+			try {
+				synchronized (this) {
+					if (this.cancelled || this.arrived != response) {
+						return Mono.empty();
+					}
+					this.arrived = null;
+					HeaderSource headers = response.headers().asHttpHeaders()::getOrEmpty;
+					AttemptOutcome outcome = new AttemptOutcome.Response(response.statusCode().value(), headers,
+							sentAt, receivedAt);
+					decision = unreplayable(outcome).orElseGet(() -> this.operation.afterAttempt(outcome));
+				}
+			}
+			catch (RuntimeException | Error ex) {
+				Drain.discard(response);
+				return Mono.error(ex);
+			}
 			if (decision instanceof Decision.Retry retry) {
 				FailedResponse failed = FailedResponse.of(response);
-				return response.releaseBody()
-					.then(waitUntil(retry.notBeforeNanos()))
+				return drain(response, retry.notBeforeNanos()).then(waitUntil(retry.notBeforeNanos()))
 					.then(Mono.defer(() -> attempt(failed)));
 			}
 			return stopped((Decision.Stop) decision, response, null);
 		}
 
 		private Mono<ClientResponse> onFailure(Throwable failure, long sentAt) {
-			Decision decision = this.operation.afterFailure(failure, FailureKind.classify(failure), sentAt,
-					RetryAfterExchangeFilterFunction.this.ticker.read());
+			Decision decision;
+			synchronized (this) {
+				releaseUnclaimed();
+				if (this.cancelled) {
+					return Mono.empty();
+				}
+				long failedAt = RetryAfterExchangeFilterFunction.this.ticker.read();
+				Optional<FailureKind> kind = FailureKind.classify(failure);
+				AttemptOutcome outcome = kind.map((k) -> new AttemptOutcome.Failure(k, failure, sentAt, failedAt))
+					.orElse(null);
+				decision = unreplayable(outcome)
+					.orElseGet(() -> this.operation.afterFailure(failure, kind, sentAt, failedAt));
+			}
 			if (decision instanceof Decision.Retry retry) {
 				return waitUntil(retry.notBeforeNanos()).then(Mono.defer(() -> attempt(null)));
 			}
 			return stopped((Decision.Stop) decision, null, failure);
 		}
 
+		/**
+		 * Ends the operation {@code NOT_RETRYABLE} when the engine would retry {@code outcome} but the body cannot be
+		 * sent again. Asked before the engine, so no retry is scheduled (nor reported) that cannot be sent; a request
+		 * that is not replay-safe for its method is left to the engine, whose reason says so. Costs nothing for a
+		 * request without a body, or with a body that can be replayed.
+		 * @param outcome the attempt's outcome, {@code null} for an exception that is not an I/O failure
+		 */
+		private Optional<Decision> unreplayable(AttemptOutcome outcome) {
+			if (this.body == null || outcome == null) {
+				return Optional.empty();
+			}
+			Optional<String> problem = this.body.notReplayable();
+			if (problem.isEmpty()) {
+				return Optional.empty();
+			}
+			boolean replaySafe = this.policy.isRetryableMethod(this.operation.spec().method())
+					|| this.operation.idempotencyKey().isPresent();
+			if (!replaySafe || this.policy.classifier().classify(outcome) != Classification.RETRYABLE) {
+				return Optional.empty();
+			}
+			return Optional.of(this.operation.stop(Outcome.NOT_RETRYABLE,
+					describe(outcome) + " on attempt " + this.operation.attempts() + " is not retried: " + problem.get()));
+		}
+
+		/**
+		 * Reads the failed body within its bounds: at most max-drain bytes, for at most the drain timeout, and never
+		 * past the instant the retry is due.
+		 */
+		private Mono<Void> drain(ClientResponse response, long notBeforeNanos) {
+			Duration untilDue = Duration.ofNanos(Math.max(0, notBeforeNanos - RetryAfterExchangeFilterFunction.this.ticker.read()));
+			Duration window = (untilDue.compareTo(DRAIN_TIMEOUT) < 0) ? untilDue : DRAIN_TIMEOUT;
+			return Drain.of(response, this.maxDrainBytes, window,
+					RetryAfterExchangeFilterFunction.this.scheduler);
+		}
+
 		private Mono<ClientResponse> stopped(Decision.Stop stop, ClientResponse response, Throwable failure) {
-			this.started.report(stop);
+			try {
+				this.started.report(stop);
+			}
+			catch (RuntimeException | Error ex) {
+				if (response != null) {
+					Drain.discard(response);
+				}
+				return Mono.error(ex);
+			}
 			if (response != null) {
-				return Mono.just(response);
+				deliver((stop.outcome() == Outcome.SUCCESS) ? response : bounded(response));
+				return Mono.empty();
 			}
 			if (failure != null) {
 				failure.addSuppressed(this.started.outcomeException(stop));
 				return Mono.error(failure);
 			}
 			return Mono.error(this.started.outcomeException(stop));
+		}
+
+		/**
+		 * Bounds the body of a failed response the operation ends on by the operation's deadline (or
+		 * {@link #FINAL_BODY_GRACE} when less is left): a server that sends its headers and then nothing cannot hold
+		 * the caller past it. A body still arriving then fails with a {@link TimeoutException} and its connection is
+		 * closed. A successful response's body is the caller's, and is not bounded.
+		 */
+		private ClientResponse bounded(ClientResponse response) {
+			Ticker ticker = RetryAfterExchangeFilterFunction.this.ticker;
+			long endNanos = Math.max(this.operation.deadlineNanos(), ticker.read() + FINAL_BODY_GRACE.toNanos());
+			Mono<Long> end = Mono.defer(() -> Mono.delay(Duration.ofNanos(Math.max(0, endNanos - ticker.read())),
+					RetryAfterExchangeFilterFunction.this.scheduler));
+			return response.mutate()
+				.body((body) -> body.timeout(end, (buffer) -> end)
+					.onErrorMap(TimeoutException.class, (ex) -> new TimeoutException("the body of the failed response "
+							+ "the operation ended on did not arrive within the operation's deadline")))
+				.build();
+		}
+
+		/** Hands the final response to the caller, or releases it if the caller has cancelled. */
+		private void deliver(ClientResponse response) {
+			complete(response);
+		}
+
+		@Override
+		protected void discard(ClientResponse response) {
+			if (response != null) {
+				Drain.discard(response);
+			}
 		}
 
 		/**
@@ -162,12 +387,12 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 		private Mono<Void> waitUntil(long deadlineNanos) {
 			this.started.beforeWait();
 			Cancellation cancellation = this.started.cancellation();
-			Mono<Void> cancelled = Mono.create(sink -> {
+			Mono<Void> cancelledWait = Mono.create(sink -> {
 				Runnable wake = sink::success;
 				cancellation.onCancel(wake);
 				sink.onDispose(() -> cancellation.removeCallback(wake));
 			});
-			return Mono.firstWithSignal(rearm(deadlineNanos), cancelled);
+			return Mono.firstWithSignal(rearm(deadlineNanos), cancelledWait);
 		}
 
 		private Mono<Void> rearm(long deadlineNanos) {
@@ -181,19 +406,73 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 			});
 		}
 
+		@Override
+		public void onSubscribe(Subscription subscription) {
+			if (Operators.validate(this.upstream, subscription)) {
+				this.upstream = subscription;
+				if (isCancelled()) {
+					subscription.cancel();
+					return;
+				}
+				subscription.request(Long.MAX_VALUE);
+			}
+		}
+
+		@Override
+		public void onNext(ClientResponse response) {
+			deliver(response);
+		}
+
+		@Override
+		public void onComplete() {
+			this.started.end();
+		}
+
+		@Override
+		public void onError(Throwable failure) {
+			this.started.end();
+			if (isCancelled()) {
+				Operators.onErrorDropped(failure, currentContext());
+				return;
+			}
+			this.actual.onError(failure);
+		}
+
+		@Override
+		public void cancel() {
+			synchronized (this) {
+				releaseUnclaimed();
+				if (!this.cancelled) {
+					this.cancelled = true;
+					this.operation.cancel();
+				}
+			}
+			super.cancel();
+			Subscription subscription = this.upstream;
+			if (subscription != null) {
+				subscription.cancel();
+			}
+			this.started.end();
+		}
+
+	}
+
+	private static String describe(AttemptOutcome outcome) {
+		if (outcome instanceof AttemptOutcome.Response response) {
+			return "status " + response.status();
+		}
+		return "a failure (" + ((AttemptOutcome.Failure) outcome).kind() + ")";
 	}
 
 	/**
 	 * What is kept of a failed response while waiting: its status, headers and request, not its body.
 	 */
-	private record FailedResponse(org.springframework.http.HttpStatusCode status,
-			org.springframework.http.HttpHeaders headers, org.springframework.http.HttpRequest request) {
+	private record FailedResponse(HttpStatusCode status, HttpHeaders headers, HttpRequest request) {
 
 		static FailedResponse of(ClientResponse response) {
-			org.springframework.http.HttpHeaders headers = org.springframework.http.HttpHeaders
-				.copyOf(response.headers().asHttpHeaders());
-			headers.remove(org.springframework.http.HttpHeaders.CONTENT_LENGTH);
-			headers.remove(org.springframework.http.HttpHeaders.TRANSFER_ENCODING);
+			HttpHeaders headers = HttpHeaders.copyOf(response.headers().asHttpHeaders());
+			headers.remove(HttpHeaders.CONTENT_LENGTH);
+			headers.remove(HttpHeaders.TRANSFER_ENCODING);
 			return new FailedResponse(response.statusCode(), headers, response.request());
 		}
 

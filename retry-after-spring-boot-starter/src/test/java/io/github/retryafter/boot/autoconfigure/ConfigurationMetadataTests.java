@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.convert.DurationStyle;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.util.unit.DataSize;
 
 import io.github.retryafter.boot.ProviderSettings;
 import io.github.retryafter.boot.RetryAfterProviders;
@@ -58,6 +59,17 @@ class ConfigurationMetadataTests {
 			assertThat(defaults.get("retry.after.max-replay-body")).isEqualTo("1MB");
 			assertThat(settings.maxDrainBytes()).isEqualTo(64 * 1024);
 			assertThat(defaults.get("retry.after.max-drain")).isEqualTo("64KB");
+		});
+	}
+
+	@Test
+	void maxDrainDefaultInMetadataIsTheOneInForce() throws Exception {
+		Map<String, Object> defaults = metadataDefaults();
+		this.contextRunner.run((context) -> {
+			ProviderSettings settings = context.getBean(RetryAfterProviders.class).get("default").orElseThrow().settings();
+			assertThat(DataSize.parse((String) defaults.get("retry.after.max-drain")).toBytes())
+				.isEqualTo(settings.maxDrainBytes())
+				.isEqualTo(64 * 1024);
 		});
 	}
 

@@ -132,6 +132,22 @@ class RetryAfterPropertiesMapperTests {
 	}
 
 	@Test
+	void maxDrainIsSixtyFourKilobytesUnlessSetGloballyOrPerProvider() {
+		this.properties.setMaxDrain(DataSize.ofKilobytes(8));
+		provider("payments", "pay.example").setMaxDrain(DataSize.ofBytes(100));
+		provider("search", "search.example");
+		RetryAfterSettings settings = map();
+		assertThat(settings.provider("default").orElseThrow().maxDrainBytes()).isEqualTo(8 * 1024);
+		assertThat(settings.provider("payments").orElseThrow().maxDrainBytes()).isEqualTo(100);
+		assertThat(settings.provider("search").orElseThrow().maxDrainBytes()).isEqualTo(8 * 1024);
+		assertThat(new RetryAfterPropertiesMapper(new RetryAfterProperties()).settings()
+			.provider("default")
+			.orElseThrow()
+			.maxDrainBytes()).isEqualTo(64 * 1024);
+		assertRejected((p) -> p.setMaxDrain(DataSize.ofBytes(-1)), "retry.after.max-drain", "-1B");
+	}
+
+	@Test
 	void badListsAndHeadersNameTheirProperty() {
 		assertRejected((p) -> p.setRetryableStatuses(Set.of(42)), "retry.after.retryable-statuses", "[42]");
 		assertRejected((p) -> p.setRetryableMethods(Set.of("GE T")), "retry.after.retryable-methods", "[GE T]");
