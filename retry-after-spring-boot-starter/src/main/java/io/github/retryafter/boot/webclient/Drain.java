@@ -53,10 +53,10 @@ final class Drain extends BaseSubscriber<DataBuffer> {
 			if (window.isNegative() || window.isZero()) {
 				sink.onDispose(drain);
 				response.body(BodyExtractors.toDataBuffers()).subscribe(drain);
-				drain.dispose();
+				drain.stop();
 				return;
 			}
-			Disposable timer = scheduler.schedule(drain::dispose, window.toNanos(), TimeUnit.NANOSECONDS);
+			Disposable timer = scheduler.schedule(drain::stop, window.toNanos(), TimeUnit.NANOSECONDS);
 			sink.onDispose(() -> {
 				timer.dispose();
 				drain.dispose();
@@ -73,6 +73,19 @@ final class Drain extends BaseSubscriber<DataBuffer> {
 		Drain drain = new Drain(0, null);
 		response.body(BodyExtractors.toDataBuffers()).subscribe(drain);
 		drain.dispose();
+	}
+
+	/**
+	 * Ends the drain: cancels the body and completes the drain's {@link Mono}. A body may hand over its subscription
+	 * later than it was subscribed (Reactor Netty does so from its event loop when subscribed from another thread);
+	 * stopped before then, the body is cancelled when its subscription arrives, and the Mono completes now rather than
+	 * waiting for a signal that will never come.
+	 */
+	private void stop() {
+		dispose();
+		if (this.done != null) {
+			this.done.success();
+		}
 	}
 
 	@Override
