@@ -20,7 +20,7 @@ import io.github.retryafter.engine.Outcome;
 public final class RetryAfterObservations {
 
 	/** The name of the event recorded on the operation's observation for each wait. */
-	public static final String WAIT_EVENT = "retry.after.wait";
+	public static final String WAIT_EVENT = "wait";
 
 	private static final Duration SHORTEST_WAIT_EVENT = Duration.ofMillis(1);
 
