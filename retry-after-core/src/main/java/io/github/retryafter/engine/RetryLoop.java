@@ -96,7 +96,9 @@ public final class RetryLoop {
 						if (decision instanceof Decision.Stop stop) {
 							return exchange.end(stop, null, ex);
 						}
-						await(((Decision.Retry) decision).notBeforeNanos(), cancellation, exchange);
+						Decision.Retry retry = (Decision.Retry) decision;
+						exchange.retryScheduled(retry);
+						await(retry.notBeforeNanos(), cancellation, exchange);
 						continue;
 					}
 					response = received;
@@ -105,12 +107,15 @@ public final class RetryLoop {
 					if (decision instanceof Decision.Stop stop) {
 						return endWith(exchange, stop, received);
 					}
-					long notBefore = ((Decision.Retry) decision).notBeforeNanos();
+					Decision.Retry retry = (Decision.Retry) decision;
+					long notBefore = retry.notBeforeNanos();
 					response = exchange.standIn(received);
 					exchange.discard(received, untilDue(notBefore));
+					exchange.retryScheduled(retry);
 					await(notBefore, cancellation, exchange);
 				}
 				else if (permit instanceof Permit.Wait wait) {
+					exchange.held(wait);
 					await(wait.notBeforeNanos(), cancellation, exchange);
 				}
 				else {
@@ -199,6 +204,21 @@ public final class RetryLoop {
 		 */
 		default T standIn(T response) {
 			return response;
+		}
+
+		/**
+		 * Called when the engine has scheduled a retry, before waiting for it (a tracing hook: the delay and where it
+		 * came from). Does nothing by default.
+		 * @param retry the engine's decision
+		 */
+		default void retryScheduled(Decision.Retry retry) {
+		}
+
+		/**
+		 * Called when the provider's gate holds the next attempt, before waiting for it. Does nothing by default.
+		 * @param wait until when, and why
+		 */
+		default void held(Permit.Wait wait) {
 		}
 
 		/**

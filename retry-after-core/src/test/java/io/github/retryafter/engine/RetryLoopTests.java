@@ -217,6 +217,56 @@ class RetryLoopTests {
 	}
 
 	@Test
+	void eachScheduledRetryIsAnnouncedWithItsDelayAndSourceBeforeItsWait() {
+		RetryEngine engine = this.sim.engine(RetryPolicy.DEFAULTS, ScriptedRandom.of(0.0, 0.5));
+		RetryOperation operation = engine.start(OperationSpec.of("GET"), Cancellation.create());
+		List<String> calls = new ArrayList<>();
+		String ended = RetryLoop.of(this.sim.clock, this.sim.clock)
+			.run(operation, new RetryLoop.Exchange<Integer, String, RuntimeException>() {
+
+				@Override
+				public Integer send(Permit.Proceed proceed) throws IOException {
+					calls.add("send " + proceed.attempt());
+					if (proceed.attempt() == 2) {
+						throw new ConnectException("refused");
+					}
+					return (proceed.attempt() == 1) ? 503 : 200;
+				}
+
+				@Override
+				public int status(Integer response) {
+					return response;
+				}
+
+				@Override
+				public HeaderSource headers(Integer response) {
+					return (response == 503) ? HeaderSource.of(java.util.Map.of("Retry-After", List.of("2")))
+							: HeaderSource.empty();
+				}
+
+				@Override
+				public void retryScheduled(Decision.Retry retry) {
+					calls.add("retry in " + retry.delay().toMillis() + " ms (" + retry.source() + ")");
+				}
+
+				@Override
+				public void beforeWait() {
+					calls.add("wait");
+				}
+
+				@Override
+				public String end(Decision.Stop stop, Integer response, Throwable failure) {
+					return stop.outcome() + " " + response;
+				}
+
+			});
+		// the server's two seconds (no jitter drawn above the floor), then the backoff's 200 ms ceiling at draw 0.5
+		assertThat(calls).containsExactly("send 1", "retry in 2000 ms (RETRY_AFTER)", "wait", "send 2",
+				"retry in 100 ms (BACKOFF)", "wait", "send 3");
+		assertThat(ended).isEqualTo("SUCCESS 200");
+	}
+
+	@Test
 	void cancellationForgetsACallbackWhoseWaitEnded() {
 		Cancellation cancellation = Cancellation.create();
 		List<String> ran = new ArrayList<>();

@@ -12,10 +12,14 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
+import io.micrometer.observation.Observation;
+
 import io.github.retryafter.Cancellation;
 import io.github.retryafter.JitterMode;
 import io.github.retryafter.boot.RetryAfterAttributes.RequestOptions;
 import io.github.retryafter.boot.RetryAfterProviders.Provider;
+import io.github.retryafter.boot.observation.RetryAfterObservations;
+import io.github.retryafter.boot.observation.RetryAfterObservations.OperationObservation;
 import io.github.retryafter.engine.Decision;
 import io.github.retryafter.engine.OperationSpec;
 import io.github.retryafter.engine.RetryOperation;
@@ -47,6 +51,8 @@ public final class RetryAfterOperations {
 
 	private final String instanceKey;
 
+	private final RetryAfterObservations observations;
+
 	private final AtomicLong sequence = new AtomicLong();
 
 	private final Set<Cancellation> pending = ConcurrentHashMap.newKeySet();
@@ -59,8 +65,20 @@ public final class RetryAfterOperations {
 	 * @param instanceKey this instance's identity for keyed jitter
 	 */
 	public RetryAfterOperations(RetryAfterProviders providers, String instanceKey) {
+		this(providers, instanceKey, RetryAfterObservations.NOOP);
+	}
+
+	/**
+	 * Creates the factory, observing every operation and attempt.
+	 * @param providers the configured providers
+	 * @param instanceKey this instance's identity for keyed jitter
+	 * @param observations opens each operation's and attempt's observation
+	 */
+	public RetryAfterOperations(RetryAfterProviders providers, String instanceKey,
+			RetryAfterObservations observations) {
 		this.providers = Objects.requireNonNull(providers, "providers");
 		this.instanceKey = Objects.requireNonNull(instanceKey, "instanceKey");
+		this.observations = Objects.requireNonNull(observations, "observations");
 	}
 
 	/**
@@ -121,15 +139,30 @@ public final class RetryAfterOperations {
 	}
 
 	/**
-	 * Starts a prepared operation. It is registered for {@link #close()} only when it first has to wait
-	 * ({@link Started#beforeWait()}), so an operation that succeeds at once costs no registration.
+	 * Starts a prepared operation, and its observation nested in the registry's current observation. It is
+	 * registered for {@link #close()} only when it first has to wait ({@link Started#beforeWait()}), so an operation
+	 * that succeeds at once costs no registration.
 	 * @param prepared the prepared operation
+	 * @param uri the request's URI (only its host is observed)
 	 * @return the running operation and its cancellation
 	 */
-	public Started start(Prepared prepared) {
+	public Started start(Prepared prepared, URI uri) {
+		return start(prepared, uri, null);
+	}
+
+	/**
+	 * Starts a prepared operation, and its observation nested in {@code parent}.
+	 * @param prepared the prepared operation
+	 * @param uri the request's URI (only its host is observed)
+	 * @param parent the observation to nest the operation's in; {@code null} for the registry's current one
+	 * @return the running operation and its cancellation
+	 */
+	public Started start(Prepared prepared, URI uri, Observation parent) {
 		Cancellation cancellation = Cancellation.create();
 		RetryOperation operation = prepared.provider().engine().start(prepared.spec(), cancellation);
-		return new Started(this, prepared, operation, cancellation);
+		OperationObservation observation = this.observations.start(prepared.provider().name(),
+				prepared.spec().method(), uri.getHost(), parent);
+		return new Started(this, prepared, operation, cancellation, observation);
 	}
 
 	/**
@@ -169,13 +202,25 @@ public final class RetryAfterOperations {
 
 		private final Cancellation cancellation;
 
+		private final OperationObservation observation;
+
 		private volatile boolean tracked;
 
-		Started(RetryAfterOperations owner, Prepared prepared, RetryOperation operation, Cancellation cancellation) {
+		Started(RetryAfterOperations owner, Prepared prepared, RetryOperation operation, Cancellation cancellation,
+				OperationObservation observation) {
 			this.owner = owner;
 			this.prepared = prepared;
 			this.operation = operation;
 			this.cancellation = cancellation;
+			this.observation = observation;
+		}
+
+		/**
+		 * Returns the operation's observation: attempts are observed inside it, waits are events on it.
+		 * @return the observation, a no-op when nothing observes
+		 */
+		public OperationObservation observation() {
+			return this.observation;
 		}
 
 		/**
@@ -195,11 +240,12 @@ public final class RetryAfterOperations {
 		}
 
 		/**
-		 * Tells the request's outcome listener ({@link RetryAfterAttributes#onOutcome}), if it has one, how the
-		 * operation ended. Builds nothing when there is no listener.
+		 * Tells the request's outcome listener ({@link RetryAfterAttributes#onOutcome}), if it has one, and the
+		 * operation's observation how the operation ended. Builds nothing when there is no listener.
 		 * @param stop how it ended
 		 */
 		public void report(Decision.Stop stop) {
+			this.observation.ended(stop.outcome(), this.operation.attempts());
 			Consumer<RetryOutcome> listener = this.prepared.options().outcomeListener().orElse(null);
 			if (listener != null) {
 				listener.accept(RetryOutcome.of(this.operation, stop.outcome(), stop.reason()));
@@ -231,12 +277,13 @@ public final class RetryAfterOperations {
 		}
 
 		/**
-		 * Deregisters the operation once it has ended.
+		 * Deregisters the operation once it has ended, and stops its observation. Later calls do nothing more.
 		 */
 		public void end() {
 			if (this.tracked) {
 				this.owner.pending.remove(this.cancellation);
 			}
+			this.observation.stop();
 		}
 
 	}

@@ -4,6 +4,7 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.InstantSource;
 
+import io.micrometer.observation.ObservationRegistry;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -21,6 +22,9 @@ import io.github.retryafter.boot.RetryAfterLogging;
 import io.github.retryafter.boot.RetryAfterOperations;
 import io.github.retryafter.boot.RetryAfterProviders;
 import io.github.retryafter.boot.RetryAfterSettings;
+import io.github.retryafter.boot.observation.RetryAfterAttemptObservationConvention;
+import io.github.retryafter.boot.observation.RetryAfterObservations;
+import io.github.retryafter.boot.observation.RetryAfterOperationObservationConvention;
 import io.github.retryafter.budget.RetryBudget;
 import io.github.retryafter.budget.TokenBucketRetryBudget;
 import io.github.retryafter.engine.RetryEngine;
@@ -99,8 +103,13 @@ public final class RetryAfterAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RetryAfterOperations retryAfterOperations(RetryAfterProviders providers, RetryAfterSettings settings,
-			Environment environment) {
-		return new RetryAfterOperations(providers, instanceKey(settings, environment));
+			Environment environment, ObjectProvider<ObservationRegistry> observationRegistry,
+			ObjectProvider<RetryAfterOperationObservationConvention> operationConvention,
+			ObjectProvider<RetryAfterAttemptObservationConvention> attemptConvention) {
+		RetryAfterObservations observations = new RetryAfterObservations(
+				observationRegistry.getIfUnique(() -> ObservationRegistry.NOOP), operationConvention.getIfUnique(),
+				attemptConvention.getIfUnique());
+		return new RetryAfterOperations(providers, instanceKey(settings, environment), observations);
 	}
 
 	@Bean

@@ -41,6 +41,11 @@ public class RetryAfterProperties extends PolicyProperties {
 	private final Budget globalBudget = new Budget();
 
 	/**
+	 * The recent-events buffer behind the 'retryafterevents' Actuator endpoint.
+	 */
+	private final Events events = new Events();
+
+	/**
 	 * Providers by name, each matched by host or chosen per request, overriding any global setting. Requests that
 	 * match no provider use the 'default' provider.
 	 */
@@ -76,6 +81,30 @@ public class RetryAfterProperties extends PolicyProperties {
 
 	public Map<String, Provider> getProviders() {
 		return this.providers;
+	}
+
+	public Events getEvents() {
+		return this.events;
+	}
+
+	/**
+	 * The recent-events buffer.
+	 */
+	public static class Events {
+
+		/**
+		 * Most events kept (failed operations, refused hints, cooldowns); the oldest is dropped first.
+		 */
+		private int capacity = 100;
+
+		public int getCapacity() {
+			return this.capacity;
+		}
+
+		public void setCapacity(int capacity) {
+			this.capacity = capacity;
+		}
+
 	}
 
 	/**

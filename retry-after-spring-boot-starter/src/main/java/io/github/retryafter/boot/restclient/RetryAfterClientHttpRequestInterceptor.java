@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 
+import io.micrometer.observation.Observation;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpRequest;
 import org.springframework.http.HttpStatusCode;
@@ -22,6 +23,7 @@ import io.github.retryafter.Waiter;
 import io.github.retryafter.boot.RetryAfterOperations;
 import io.github.retryafter.boot.RetryAfterOperations.Prepared;
 import io.github.retryafter.boot.RetryAfterOperations.Started;
+import io.github.retryafter.boot.observation.RetryAfterObservations.AttemptObservation;
 import io.github.retryafter.engine.Decision;
 import io.github.retryafter.engine.Permit;
 import io.github.retryafter.engine.RetryLoop;
@@ -58,6 +60,8 @@ public final class RetryAfterClientHttpRequestInterceptor implements ClientHttpR
 
 	private final RetryLoop loop;
 
+	private final Ticker ticker;
+
 	/**
 	 * Creates the interceptor.
 	 * @param operations prepares the operation of each request
@@ -66,7 +70,7 @@ public final class RetryAfterClientHttpRequestInterceptor implements ClientHttpR
 	 */
 	public RetryAfterClientHttpRequestInterceptor(RetryAfterOperations operations, Ticker ticker, Waiter waiter) {
 		this.operations = Objects.requireNonNull(operations, "operations");
-		Objects.requireNonNull(ticker, "ticker");
+		this.ticker = Objects.requireNonNull(ticker, "ticker");
 		this.loop = RetryLoop.of(waiter);
 	}
 
@@ -82,10 +86,11 @@ public final class RetryAfterClientHttpRequestInterceptor implements ClientHttpR
 			Map.Entry<String, String> header = prepared.headerToAdd().get();
 			request.getHeaders().set(header.getKey(), header.getValue());
 		}
-		Started started = this.operations.start(prepared);
-		try {
-			return this.loop.run(started.operation(),
-					new Call(started, request, body, execution, prepared.provider().settings().maxDrainBytes()));
+		Started started = this.operations.start(prepared, request.getURI());
+		// the operation is the current observation while it runs: its attempts nest in it, its logs carry it
+		try (Observation.Scope scope = started.observation().observation().openScope()) {
+			return this.loop.run(started.operation(), new Call(started, request, body, execution,
+					prepared.provider().settings().maxDrainBytes(), this.ticker));
 		}
 		catch (StatusUnreadable ex) {
 			throw ex.getCause();
@@ -101,14 +106,28 @@ public final class RetryAfterClientHttpRequestInterceptor implements ClientHttpR
 	 * of the loop unchecked and thrown as it was.
 	 */
 	private record Call(Started started, HttpRequest request, byte[] body, ClientHttpRequestExecution execution,
-			long maxDrainBytes) implements RetryLoop.Exchange<ClientHttpResponse, ClientHttpResponse, IOException> {
+			long maxDrainBytes, Ticker ticker) implements RetryLoop.Exchange<ClientHttpResponse, ClientHttpResponse, IOException> {
 
 		/**
-		 * Sends the request once under a guard armed for the attempt's time; the response keeps the guard until it
-		 * is read or closed.
+		 * Sends the request once under a guard armed for the attempt's time, observed from sending until its status
+		 * is read; the response keeps the guard until it is read or closed.
 		 */
 		@Override
 		public ClientHttpResponse send(Permit.Proceed proceed) throws IOException {
+			AttemptObservation observation = this.started.observation()
+				.attempt(proceed.attempt(), this.request.getHeaders()::set);
+			try {
+				ClientHttpResponse response = guarded(proceed);
+				observation.response(response.getStatusCode().value());
+				return response;
+			}
+			catch (IOException | RuntimeException ex) {
+				observation.failure(ex);
+				throw ex;
+			}
+		}
+
+		private ClientHttpResponse guarded(Permit.Proceed proceed) throws IOException {
 			AttemptGuard guard = AttemptGuard.arm(proceed.attempt(), proceed.timeout());
 			ClientHttpResponse raw;
 			try {
@@ -177,6 +196,17 @@ public final class RetryAfterClientHttpRequestInterceptor implements ClientHttpR
 			else {
 				response.close();
 			}
+		}
+
+		@Override
+		public void retryScheduled(Decision.Retry retry) {
+			this.started.observation().waiting(retry.delay(), retry.source().name());
+		}
+
+		@Override
+		public void held(Permit.Wait wait) {
+			this.started.observation()
+				.waiting(Duration.ofNanos(wait.notBeforeNanos() - this.ticker.read()), "GATE");
 		}
 
 		@Override

@@ -1,10 +1,14 @@
 package io.github.retryafter.boot.webclient;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeoutException;
 
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.contextpropagation.ObservationThreadLocalAccessor;
 import org.reactivestreams.Subscription;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpRequest;
@@ -26,6 +30,8 @@ import io.github.retryafter.boot.ProviderSettings;
 import io.github.retryafter.boot.RetryAfterOperations;
 import io.github.retryafter.boot.RetryAfterOperations.Prepared;
 import io.github.retryafter.boot.RetryAfterOperations.Started;
+import io.github.retryafter.boot.observation.RetryAfterObservations.AttemptObservation;
+import io.github.retryafter.boot.observation.RetryAfterObservations.OperationObservation;
 import io.github.retryafter.engine.AttemptOutcome;
 import io.github.retryafter.engine.Classification;
 import io.github.retryafter.engine.Decision;
@@ -121,7 +127,9 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 
 		@Override
 		public void subscribe(CoreSubscriber<? super ClientResponse> actual) {
-			Started started = RetryAfterExchangeFilterFunction.this.operations.start(this.prepared);
+			Observation parent = actual.currentContext().getOrDefault(ObservationThreadLocalAccessor.KEY, null);
+			Started started = RetryAfterExchangeFilterFunction.this.operations.start(this.prepared,
+					this.request.url(), parent);
 			RecordedBody body = this.bodyless ? null
 					: new RecordedBody(this.prepared.provider().settings().maxReplayBodyBytes());
 			Run run = new Run(actual, this.prepared, started, this.request, this.next, body);
@@ -200,13 +208,32 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 				return stopped(refused.stop(), (previous != null) ? previous.toResponse() : null, null);
 			}
 			if (permit instanceof Permit.Wait wait) {
+				this.started.observation()
+					.waiting(Duration.ofNanos(wait.notBeforeNanos() - RetryAfterExchangeFilterFunction.this.ticker.read()),
+							"GATE");
 				return waitUntil(wait.notBeforeNanos()).then(Mono.defer(() -> attempt(previous)));
 			}
 			Permit.Proceed proceed = (Permit.Proceed) permit;
+			OperationObservation operationObservation = this.started.observation();
+			ClientRequest attemptRequest = requestFor(proceed.attempt());
+			AttemptObservation observation = AttemptObservation.none();
+			if (operationObservation.isObserved()) {
+				Map<String, String> carrier = new LinkedHashMap<>();
+				observation = operationObservation.attempt(proceed.attempt(), carrier::put);
+				if (!carrier.isEmpty()) {
+					attemptRequest = ClientRequest.from(attemptRequest)
+						.headers((headers) -> carrier.forEach(headers::set))
+						.build();
+				}
+			}
+			AttemptObservation observed = observation;
 			long sentAt = RetryAfterExchangeFilterFunction.this.ticker.read();
-			return this.next.exchange(requestFor(proceed.attempt()))
+			return this.next.exchange(attemptRequest)
 				.map(this::arrived)
 				.timeout(proceed.timeout(), RetryAfterExchangeFilterFunction.this.scheduler)
+				.doOnNext((result) -> observed.response(result.response().statusCode().value()))
+				.doOnError(observed::failure)
+				.doOnCancel(observed::stop)
 				.onErrorResume(ex -> Mono.just(Result.failure(ex)))
 				.flatMap(result -> (result.response() != null) ? onResponse(result.response(), sentAt)
 						: onFailure(result.failure(), sentAt));
@@ -266,6 +293,7 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 				return Mono.error(ex);
 			}
 			if (decision instanceof Decision.Retry retry) {
+				this.started.observation().waiting(retry.delay(), retry.source().name());
 				FailedResponse failed = FailedResponse.of(response);
 				return drain(response, retry.notBeforeNanos()).then(waitUntil(retry.notBeforeNanos()))
 					.then(Mono.defer(() -> attempt(failed)));
@@ -288,6 +316,7 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 					.orElseGet(() -> this.operation.afterFailure(failure, kind, sentAt, failedAt));
 			}
 			if (decision instanceof Decision.Retry retry) {
+				this.started.observation().waiting(retry.delay(), retry.source().name());
 				return waitUntil(retry.notBeforeNanos()).then(Mono.defer(() -> attempt(null)));
 			}
 			return stopped((Decision.Stop) decision, null, failure);

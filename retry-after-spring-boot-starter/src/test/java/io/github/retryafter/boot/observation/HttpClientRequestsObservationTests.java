@@ -8,8 +8,8 @@ import java.util.concurrent.TimeUnit;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
+import io.micrometer.observation.ObservationView;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -85,8 +85,8 @@ class HttpClientRequestsObservationTests {
 			Timer exchanges = registry.get("http.client.requests").timer();
 			assertThat(exchanges.count()).isEqualTo(1);
 			assertThat(exchanges.getId().getTag("status")).isEqualTo("200");
-			// the wait between the attempts ran inside the http.client.requests observation
-			assertThat(sleeper.observed).containsExactly("http.client.requests");
+			// the wait between the attempts ran inside the operation's observation, itself inside http.client.requests
+			assertThat(sleeper.observed).containsExactly("retry.after.operation < http.client.requests");
 		});
 	}
 
@@ -137,8 +137,13 @@ class HttpClientRequestsObservationTests {
 
 		@Override
 		public void sleep(Duration duration, Cancellation cancellation) throws InterruptedException {
-			Observation current = this.registry.getCurrentObservation();
-			this.observed.add((current != null) ? current.getContext().getName() : "none");
+			StringBuilder chain = new StringBuilder();
+			for (ObservationView current = this.registry.getCurrentObservation(); current != null; current = current
+				.getContextView()
+				.getParentObservation()) {
+				chain.append((chain.length() > 0) ? " < " : "").append(current.getContextView().getName());
+			}
+			this.observed.add((chain.length() > 0) ? chain.toString() : "none");
 			this.clock.sleep(duration, cancellation);
 		}
 

@@ -1,0 +1,159 @@
+package io.github.retryafter.boot.actuate;
+
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Objects;
+
+import io.github.retryafter.engine.AttemptOutcome;
+import io.github.retryafter.engine.OperationFinishedEvent;
+import io.github.retryafter.engine.Outcome;
+import io.github.retryafter.engine.RefusalEvent;
+import io.github.retryafter.engine.RetryListener;
+import io.github.retryafter.engine.RetryScheduledEvent;
+
+/**
+ * A listener that keeps the most recent events an operator investigating an incident wants, in a ring buffer of a
+ * fixed capacity (the oldest is dropped first): operations that ended without success, {@code Retry-After} values that
+ * were refused, and cooldowns a provider asked for (a {@code 429} or {@code 503} with a usable {@code Retry-After}).
+ * Each event names its provider, time, outcome, attempts and a reason cut to {@value #MAX_REASON_LENGTH} characters;
+ * nothing from a request's URL is kept. Bounded: at most {@code capacity} events of at most a few hundred bytes each.
+ * Thread-safe.
+ */
+public final class RetryAfterEvents implements RetryListener {
+
+	/** The longest reason kept; a longer one is cut and ends with an ellipsis. */
+	public static final int MAX_REASON_LENGTH = 200;
+
+	private final int capacity;
+
+	private final InstantSource wallClock;
+
+	private final ArrayDeque<Event> events;
+
+	private long recorded;
+
+	/**
+	 * Creates the buffer.
+	 * @param capacity the most events kept, at least 1
+	 * @param wallClock stamps each event, for display only
+	 */
+	public RetryAfterEvents(int capacity, InstantSource wallClock) {
+		if (capacity < 1) {
+			throw new IllegalArgumentException("retry.after.events.capacity must be at least 1, was " + capacity);
+		}
+		this.capacity = capacity;
+		this.wallClock = Objects.requireNonNull(wallClock, "wallClock");
+		this.events = new ArrayDeque<>(capacity);
+	}
+
+	@Override
+	public void onOperationFinished(OperationFinishedEvent event) {
+		if (event.outcome() != Outcome.SUCCESS) {
+			record(Type.OPERATION_FAILED, event.spec().provider(), event.outcome().name(), event.attempts(),
+					event.reason());
+		}
+	}
+
+	@Override
+	public void onRefusal(RefusalEvent event) {
+		// a refusal that ends the operation is reported once, by the operation's end
+		if (event.stop().isEmpty()) {
+			record(Type.HINT_REFUSED, event.spec().provider(),
+					event.hintError().map(Enum::name).orElse("REFUSED"), event.attempt(), event.reason());
+		}
+	}
+
+	@Override
+	public void onRetryScheduled(RetryScheduledEvent event) {
+		if (event.outcome() instanceof AttemptOutcome.Response response
+				&& (response.status() == 429 || response.status() == 503)
+				&& event.source() == io.github.retryafter.engine.DelaySource.RETRY_AFTER) {
+			record(Type.COOLDOWN, event.spec().provider(), "STATUS_" + response.status(), event.attempt(),
+					"the provider asked to wait " + event.delay().toMillis() + " ms before attempt "
+							+ (event.attempt() + 1));
+		}
+	}
+
+	private void record(Type type, String provider, String outcome, int attempts, String reason) {
+		Event event = new Event(this.wallClock.instant(), type, provider, outcome, attempts, cut(reason));
+		synchronized (this.events) {
+			if (this.events.size() == this.capacity) {
+				this.events.removeFirst();
+			}
+			this.events.addLast(event);
+			this.recorded++;
+		}
+	}
+
+	/**
+	 * Returns the events kept, newest first.
+	 * @return a copy of the buffer
+	 */
+	public List<Event> recent() {
+		synchronized (this.events) {
+			List<Event> copy = new ArrayList<>(this.events.size());
+			Iterator<Event> newestFirst = this.events.descendingIterator();
+			newestFirst.forEachRemaining(copy::add);
+			return copy;
+		}
+	}
+
+	/**
+	 * Returns how many events were recorded since start, including those since dropped.
+	 * @return the count
+	 */
+	public long recorded() {
+		synchronized (this.events) {
+			return this.recorded;
+		}
+	}
+
+	/**
+	 * Returns the most events kept.
+	 * @return the capacity
+	 */
+	public int capacity() {
+		return this.capacity;
+	}
+
+	private static String cut(String reason) {
+		if (reason == null || reason.length() <= MAX_REASON_LENGTH) {
+			return reason;
+		}
+		return reason.substring(0, MAX_REASON_LENGTH - 1) + "…";
+	}
+
+	/**
+	 * What an event is about.
+	 */
+	public enum Type {
+
+		/** An operation ended without success; its outcome says how. */
+		OPERATION_FAILED,
+
+		/** A {@code Retry-After} was unusable and treated as absent; the outcome is its error code. */
+		HINT_REFUSED,
+
+		/** A provider answered {@code 429} or {@code 503} with a usable {@code Retry-After}: it asked for a pause. */
+		COOLDOWN
+
+	}
+
+	/**
+	 * One event.
+	 *
+	 * @param time when it was recorded (wall clock)
+	 * @param type what it is about
+	 * @param provider the provider's configured name
+	 * @param outcome the operation's outcome, the refused hint's error code, or the status that asked for a pause
+	 * @param attempts the attempts sent so far
+	 * @param reason a sentence with the numbers, at most {@value RetryAfterEvents#MAX_REASON_LENGTH} characters
+	 */
+	public record Event(Instant time, Type type, String provider, String outcome, int attempts, String reason) {
+	}
+
+}

@@ -1,0 +1,95 @@
+package io.github.retryafter.boot.actuate;
+
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import io.github.retryafter.HeaderSource;
+import io.github.retryafter.RandomSource;
+import io.github.retryafter.Ticker;
+import io.github.retryafter.boot.RetryAfterProviders;
+import io.github.retryafter.boot.actuate.RetryAfterEvents.Event;
+import io.github.retryafter.boot.actuate.RetryAfterEvents.Type;
+import io.github.retryafter.boot.autoconfigure.RetryAfterAutoConfiguration;
+import io.github.retryafter.boot.autoconfigure.RetryAfterEventsEndpointAutoConfiguration;
+import io.github.retryafter.boot.testing.Drive;
+import io.github.retryafter.engine.Outcome;
+import io.github.retryafter.simulator.FakeClock;
+
+import static io.github.retryafter.boot.testing.Drive.REFUSED;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The {@code retryafterevents} endpoint over the auto-configured engines, fed by real operations on a test clock.
+ */
+class RetryAfterEventsEndpointTests {
+
+	private static final Instant NOW = Instant.parse("2026-12-01T10:15:30Z");
+
+	private final FakeClock clock = FakeClock.create();
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(RetryAfterAutoConfiguration.class,
+				RetryAfterEventsEndpointAutoConfiguration.class))
+		.withBean(Ticker.class, () -> this.clock::read)
+		.withBean(InstantSource.class, () -> InstantSource.fixed(NOW))
+		.withBean(RandomSource.class, () -> () -> 0.5)
+		.withPropertyValues("management.endpoints.web.exposure.include=retryafterevents",
+				"retry.after.max-attempts=2", "retry.after.pacing.enabled=false");
+
+	@Test
+	void keepsFailedOperationsRefusedHintsAndCooldownsNewestFirst() {
+		this.contextRunner.run((context) -> {
+			RetryAfterProviders providers = context.getBean(RetryAfterProviders.class);
+			assertThat(Drive.operation(providers, "default", this.clock, 200)).isEqualTo(Outcome.SUCCESS);
+			assertThat(Drive.operation(providers, "default", this.clock, REFUSED)).isEqualTo(Outcome.ATTEMPTS_EXHAUSTED);
+			Drive.operation(providers, "default", this.clock, retryAfter("soon"), 503, 200);
+			Drive.operation(providers, "default", this.clock, retryAfter("1"), 429, 200);
+			RetryAfterEventsEndpoint.EventsDescriptor events = context.getBean(RetryAfterEventsEndpoint.class).events();
+			assertThat(events.capacity()).isEqualTo(100);
+			assertThat(events.recorded()).isEqualTo(3);
+			assertThat(events.events()).extracting(Event::type)
+				.containsExactly(Type.COOLDOWN, Type.HINT_REFUSED, Type.OPERATION_FAILED);
+			Event failed = events.events().get(2);
+			assertThat(failed.provider()).isEqualTo("default");
+			assertThat(failed.outcome()).isEqualTo("ATTEMPTS_EXHAUSTED");
+			assertThat(failed.attempts()).isEqualTo(2);
+			assertThat(failed.time()).isEqualTo(NOW);
+			assertThat(events.events().get(1).outcome()).isEqualTo("INVALID_DELAY");
+			assertThat(events.events().get(0).outcome()).isEqualTo("STATUS_429");
+		});
+	}
+
+	@Test
+	void dropsTheOldestBeyondItsCapacityAndCutsLongReasons() {
+		this.contextRunner.withPropertyValues("retry.after.events.capacity=2").run((context) -> {
+			RetryAfterProviders providers = context.getBean(RetryAfterProviders.class);
+			String longHint = "x".repeat(5000);
+			for (int i = 0; i < 5; i++) {
+				Drive.operation(providers, "default", this.clock, retryAfter(longHint), 503, 200);
+			}
+			RetryAfterEventsEndpoint.EventsDescriptor events = context.getBean(RetryAfterEventsEndpoint.class).events();
+			assertThat(events.recorded()).isEqualTo(5);
+			assertThat(events.events()).hasSize(2)
+				.allSatisfy((event) -> assertThat(event.reason()).hasSizeLessThanOrEqualTo(RetryAfterEvents.MAX_REASON_LENGTH));
+		});
+	}
+
+	@Test
+	void isNotCreatedUnlessTheEndpointIsExposed() {
+		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(RetryAfterAutoConfiguration.class,
+				RetryAfterEventsEndpointAutoConfiguration.class))
+			.run((context) -> assertThat(context).doesNotHaveBean(RetryAfterEvents.class));
+	}
+
+	private static HeaderSource retryAfter(String value) {
+		return HeaderSource.of(Map.of("Retry-After", List.of(value)));
+	}
+
+}
