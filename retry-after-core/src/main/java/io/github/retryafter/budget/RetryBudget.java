@@ -2,6 +2,8 @@ package io.github.retryafter.budget;
 
 import java.util.Optional;
 
+import io.github.retryafter.Scope;
+
 /**
  * A shared allowance of retries, so that during an outage retries cannot multiply the load on a failing dependency.
  * First attempts never consume it; each retry takes one token from its provider's allowance and one from the
@@ -11,6 +13,11 @@ import java.util.Optional;
  * the meters): what a retry could take ({@link #availableTokens}), what a provider's own bucket holds
  * ({@link #providerTokens}), what the global bucket holds ({@link #globalTokens}) and its shape
  * ({@link #globalSettings}). Reads never take anything, so a report cannot change a decision.
+ * <p>
+ * The engine calls the {@link Scope} forms: a scope that names an origin has a bucket of its own (with its provider's
+ * settings) under the same global bucket, so one origin's outage cannot spend another's tokens. A budget that keeps
+ * no per-origin buckets answers them for the whole provider (the default methods), which is only coarser, never
+ * laxer.
  * <p>
  * Implementations must be thread-safe: one budget is shared by every operation of a client.
  */
@@ -56,6 +63,41 @@ public interface RetryBudget {
 	 */
 	default double providerTokens(String provider) {
 		return availableTokens(provider);
+	}
+
+	/**
+	 * Takes one token for a retry about to be sent to {@code scope}: from its bucket (the origin's own, when it names
+	 * one) and from the global bucket, or neither.
+	 * @param scope the provider, and the origin when the provider keeps its state per origin
+	 * @return {@code true} if the retry may be sent
+	 */
+	default boolean tryAcquire(Scope scope) {
+		return tryAcquire(scope.provider());
+	}
+
+	/**
+	 * Records a successful first attempt to {@code scope}.
+	 * @param scope the provider, and the origin when the provider keeps its state per origin
+	 */
+	default void recordSuccess(Scope scope) {
+		recordSuccess(scope.provider());
+	}
+
+	/**
+	 * Gives back the token a successful retry to {@code scope} took.
+	 * @param scope the provider, and the origin when the provider keeps its state per origin
+	 */
+	default void refund(Scope scope) {
+		refund(scope.provider());
+	}
+
+	/**
+	 * Returns what a retry to {@code scope} could take right now. Reading does not take anything.
+	 * @param scope the provider, and the origin when the provider keeps its state per origin
+	 * @return the tokens available, {@link Double#POSITIVE_INFINITY} when unlimited
+	 */
+	default double availableTokens(Scope scope) {
+		return availableTokens(scope.provider());
 	}
 
 	/**

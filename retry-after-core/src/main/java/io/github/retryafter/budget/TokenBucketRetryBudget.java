@@ -6,7 +6,9 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 
+import io.github.retryafter.Scope;
 import io.github.retryafter.Ticker;
+import io.github.retryafter.internal.BoundedLru;
 
 /**
  * A {@link RetryBudget} of token buckets: one per provider, plus a global bucket shared by every provider that caps the
@@ -23,8 +25,16 @@ import io.github.retryafter.Ticker;
  * reference. Taking a token takes the provider's first, then the global one, and gives the provider's back if the
  * global bucket is empty. Provider buckets are created on first use from {@link Builder#providerDefaults} unless
  * configured; provider names are expected to come from configuration (a bounded set), never from URLs.
+ * <p>
+ * A {@link Scope} that names an origin gets a bucket of its own, with its provider's settings, under the same global
+ * bucket. Scope: this budget. Bound: at most {@link Builder#maxOrigins} origin buckets (default
+ * {@value #DEFAULT_MAX_ORIGINS}); past it the least recently used is forgotten, and an origin forgotten starts again
+ * from a full bucket, so a client that meets ever new hosts never holds more than the bound.
  */
 public final class TokenBucketRetryBudget implements RetryBudget {
+
+	/** How many origin buckets a budget holds unless told otherwise. */
+	public static final int DEFAULT_MAX_ORIGINS = 1000;
 
 	private final Ticker ticker;
 
@@ -34,13 +44,19 @@ public final class TokenBucketRetryBudget implements RetryBudget {
 
 	private final Bucket global;
 
+	// per configured provider: bounded by configuration
 	private final ConcurrentHashMap<String, Bucket> buckets = new ConcurrentHashMap<>();
+
+	// per origin of the providers that keep state per origin: at most maxOrigins, least recently used forgotten
+	private final BoundedLru<Scope, Bucket> origins;
 
 	private TokenBucketRetryBudget(Builder builder) {
 		this.ticker = builder.ticker;
 		this.providerDefaults = builder.providerDefaults;
 		this.providerSettings = Map.copyOf(builder.providers);
 		this.global = new Bucket(builder.global, this.ticker.read());
+		this.origins = new BoundedLru<>(builder.maxOrigins,
+				(scope) -> new Bucket(settingsFor(scope.provider()), this.ticker.read()));
 	}
 
 	/**
@@ -54,7 +70,15 @@ public final class TokenBucketRetryBudget implements RetryBudget {
 
 	@Override
 	public boolean tryAcquire(String provider) {
-		Bucket bucket = bucket(provider);
+		return take(bucket(provider));
+	}
+
+	@Override
+	public boolean tryAcquire(Scope scope) {
+		return take(bucket(scope));
+	}
+
+	private boolean take(Bucket bucket) {
 		long now = this.ticker.read();
 		if (!bucket.tryTake(now)) {
 			return false;
@@ -68,8 +92,16 @@ public final class TokenBucketRetryBudget implements RetryBudget {
 
 	@Override
 	public void recordSuccess(String provider) {
+		deposit(bucket(provider));
+	}
+
+	@Override
+	public void recordSuccess(Scope scope) {
+		deposit(bucket(scope));
+	}
+
+	private void deposit(Bucket bucket) {
 		long now = this.ticker.read();
-		Bucket bucket = bucket(provider);
 		bucket.deposit(now, bucket.settings.depositRatio());
 		this.global.deposit(now, this.global.settings.depositRatio());
 	}
@@ -81,15 +113,41 @@ public final class TokenBucketRetryBudget implements RetryBudget {
 	 */
 	@Override
 	public void refund(String provider) {
+		giveBack(bucket(provider));
+	}
+
+	@Override
+	public void refund(Scope scope) {
+		giveBack(bucket(scope));
+	}
+
+	private void giveBack(Bucket bucket) {
 		long now = this.ticker.read();
-		bucket(provider).giveBack(now);
+		bucket.giveBack(now);
 		this.global.giveBack(now);
 	}
 
 	@Override
 	public double availableTokens(String provider) {
+		return available(bucket(provider));
+	}
+
+	@Override
+	public double availableTokens(Scope scope) {
+		return available(bucket(scope));
+	}
+
+	private double available(Bucket bucket) {
 		long now = this.ticker.read();
-		return Math.min(bucket(provider).tokens(now), this.global.tokens(now));
+		return Math.min(bucket.tokens(now), this.global.tokens(now));
+	}
+
+	/**
+	 * Returns how many origin buckets are held now.
+	 * @return the count, at most {@link Builder#maxOrigins}
+	 */
+	public int originBuckets() {
+		return this.origins.size();
 	}
 
 	@Override
@@ -118,6 +176,10 @@ public final class TokenBucketRetryBudget implements RetryBudget {
 	@Override
 	public Optional<BudgetSettings> globalSettings() {
 		return Optional.of(this.global.settings);
+	}
+
+	private Bucket bucket(Scope scope) {
+		return scope.perOrigin() ? this.origins.get(scope) : bucket(scope.provider());
 	}
 
 	private Bucket bucket(String provider) {
@@ -221,7 +283,23 @@ public final class TokenBucketRetryBudget implements RetryBudget {
 
 		private Ticker ticker = Ticker.system();
 
+		private int maxOrigins = DEFAULT_MAX_ORIGINS;
+
 		private Builder() {
+		}
+
+		/**
+		 * Sets how many origin buckets the budget holds at most; past it the least recently used is forgotten.
+		 * @param maxOrigins the bound, at least 1
+		 * @return this builder
+		 * @throws IllegalArgumentException if {@code maxOrigins} is below 1
+		 */
+		public Builder maxOrigins(int maxOrigins) {
+			if (maxOrigins < 1) {
+				throw new IllegalArgumentException("maxOrigins must be at least 1 but was " + maxOrigins);
+			}
+			this.maxOrigins = maxOrigins;
+			return this;
 		}
 
 		/**

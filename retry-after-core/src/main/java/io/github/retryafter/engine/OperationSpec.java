@@ -5,18 +5,20 @@ import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 
+import io.github.retryafter.Scope;
+
 /**
  * What the engine needs to know about one logical operation before its first attempt.
  *
- * @param provider the configured provider name the operation's budget and metrics belong to ({@code default} when none
- * matched); never a host or URL
+ * @param scope whose shared state (gate and budget bucket) the operation uses: its configured provider ({@code default}
+ * when none matched; never a host or URL), and the request's origin when that provider keeps its state per origin
  * @param method the HTTP method, upper case
  * @param idempotencyKey the key that identifies the logical operation on every attempt, when the request carries one
  * @param deadline a deadline for this operation that overrides the policy's, measured from its start
  * @param jitterKey the operation's identity for keyed jitter (instance identity combined with the operation's)
  * @param replayable whether the request body can be sent again (a buffered body, or none)
  */
-public record OperationSpec(String provider, String method, Optional<String> idempotencyKey,
+public record OperationSpec(Scope scope, String method, Optional<String> idempotencyKey,
 		Optional<Duration> deadline, Optional<String> jitterKey, boolean replayable) {
 
 	/** The provider name used when no configured provider matches. */
@@ -26,7 +28,7 @@ public record OperationSpec(String provider, String method, Optional<String> ide
 	 * Checks and normalizes the arguments.
 	 */
 	public OperationSpec {
-		Objects.requireNonNull(provider, "provider");
+		Objects.requireNonNull(scope, "scope");
 		Objects.requireNonNull(method, "method");
 		method = method.toUpperCase(Locale.ROOT);
 		Objects.requireNonNull(idempotencyKey, "idempotencyKey");
@@ -37,6 +39,28 @@ public record OperationSpec(String provider, String method, Optional<String> ide
 				throw new IllegalArgumentException("deadline must not be negative but was " + value);
 			}
 		});
+	}
+
+	/**
+	 * Creates a spec that uses the whole provider's shared state.
+	 * @param provider the configured provider name ({@code default} when none matched); never a host or URL
+	 * @param method the HTTP method
+	 * @param idempotencyKey the operation's idempotency key, if any
+	 * @param deadline a deadline overriding the policy's, if any
+	 * @param jitterKey the operation's identity for keyed jitter, if any
+	 * @param replayable whether the request body can be sent again
+	 */
+	public OperationSpec(String provider, String method, Optional<String> idempotencyKey, Optional<Duration> deadline,
+			Optional<String> jitterKey, boolean replayable) {
+		this(Scope.provider(provider), method, idempotencyKey, deadline, jitterKey, replayable);
+	}
+
+	/**
+	 * Returns the configured provider the operation's settings, budget and metrics belong to.
+	 * @return the provider name
+	 */
+	public String provider() {
+		return this.scope.provider();
 	}
 
 	/**
@@ -55,7 +79,17 @@ public record OperationSpec(String provider, String method, Optional<String> ide
 	 * @return a new spec
 	 */
 	public OperationSpec withProvider(String provider) {
-		return new OperationSpec(provider, this.method, this.idempotencyKey, this.deadline, this.jitterKey,
+		return new OperationSpec(Scope.provider(provider), this.method, this.idempotencyKey, this.deadline, this.jitterKey,
+				this.replayable);
+	}
+
+	/**
+	 * Returns a copy that uses the given scope's shared state.
+	 * @param scope the provider, and the origin when the provider keeps its state per origin
+	 * @return a new spec
+	 */
+	public OperationSpec withScope(Scope scope) {
+		return new OperationSpec(scope, this.method, this.idempotencyKey, this.deadline, this.jitterKey,
 				this.replayable);
 	}
 
@@ -65,7 +99,7 @@ public record OperationSpec(String provider, String method, Optional<String> ide
 	 * @return a new spec
 	 */
 	public OperationSpec withIdempotencyKey(String key) {
-		return new OperationSpec(this.provider, this.method, Optional.ofNullable(key), this.deadline, this.jitterKey,
+		return new OperationSpec(this.scope, this.method, Optional.ofNullable(key), this.deadline, this.jitterKey,
 				this.replayable);
 	}
 
@@ -75,7 +109,7 @@ public record OperationSpec(String provider, String method, Optional<String> ide
 	 * @return a new spec
 	 */
 	public OperationSpec withDeadline(Duration deadline) {
-		return new OperationSpec(this.provider, this.method, this.idempotencyKey, Optional.ofNullable(deadline),
+		return new OperationSpec(this.scope, this.method, this.idempotencyKey, Optional.ofNullable(deadline),
 				this.jitterKey, this.replayable);
 	}
 
@@ -85,7 +119,7 @@ public record OperationSpec(String provider, String method, Optional<String> ide
 	 * @return a new spec
 	 */
 	public OperationSpec withJitterKey(String key) {
-		return new OperationSpec(this.provider, this.method, this.idempotencyKey, this.deadline,
+		return new OperationSpec(this.scope, this.method, this.idempotencyKey, this.deadline,
 				Optional.ofNullable(key), this.replayable);
 	}
 
@@ -95,7 +129,7 @@ public record OperationSpec(String provider, String method, Optional<String> ide
 	 * @return a new spec
 	 */
 	public OperationSpec withReplayable(boolean replayable) {
-		return new OperationSpec(this.provider, this.method, this.idempotencyKey, this.deadline, this.jitterKey,
+		return new OperationSpec(this.scope, this.method, this.idempotencyKey, this.deadline, this.jitterKey,
 				replayable);
 	}
 

@@ -2,6 +2,7 @@ package io.github.retryafter.engine;
 
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.Collection;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
@@ -15,8 +16,10 @@ import io.github.retryafter.RetryAfterError;
 import io.github.retryafter.RetryAfterException;
 import io.github.retryafter.RetryAfterPlanner;
 import io.github.retryafter.RetryPlan;
+import io.github.retryafter.Scope;
 import io.github.retryafter.Ticker;
 import io.github.retryafter.budget.RetryBudget;
+import io.github.retryafter.internal.BoundedLru;
 import io.github.retryafter.internal.Saturating;
 import io.github.retryafter.internal.Seconds;
 import io.github.retryafter.pacing.ProviderGate;
@@ -50,12 +53,14 @@ import io.github.retryafter.pacing.ProviderGate;
  * <li>{@link Outcome#BUDGET_EXHAUSTED} if the budget has no token for the provider, checked last and by peeking,
  * so no token is spent on a retry that would not happen; the token itself is taken when the retry is sent.</li>
  * </ol>
- * With {@link RetryPolicy#pacing() pacing} on, every provider has a {@link ProviderGate}: {@link RetryOperation}
- * asks it before every attempt (so a request may be told to {@link Permit.Wait wait} and ask again, or be refused with
- * {@link Outcome#PROVIDER_COOLING_DOWN}) and reports every response to it: a usable {@code Retry-After} on a retryable,
- * 429 or 503 response closes the gate until the instant the server named (measured from receipt, never shortened, and
- * a hint too long for the planner's max wait still closes it), a 429 or 503 lowers the provider's rate, a success
- * grows it. The gate reads the hint with its own planner, without jitter and without a max wait, so it draws no random
+ * With {@link RetryPolicy#pacing() pacing} on, every {@link Scope} (a provider, or one origin of a provider that keeps
+ * its state per origin) has a {@link ProviderGate}: {@link RetryOperation} asks it before every attempt (so a request
+ * may be told to {@link Permit.Wait wait} and ask again, or be refused with {@link Outcome#PROVIDER_COOLING_DOWN}) and
+ * reports every response to it: a usable {@code Retry-After} on a retryable, 429 or 503 response closes the gate until
+ * the instant the server named (measured from receipt, never shortened), but for at most
+ * {@link io.github.retryafter.pacing.PacingSettings#maxCooldown()}: a hint too long for the planner's max wait ends
+ * its own operation and closes the gate for that cap; a 429 or 503 lowers the rate, a success grows it. After a
+ * cooldown one request probes first. The gate reads the hint with its own planner, without jitter and without a max wait, so it draws no random
  * numbers and an operation's own decisions are the same with pacing on or off.
  * <p>
  * The wait from a {@code Retry-After} follows {@link RetryPolicy#hintMode()}: {@link HintMode#FLOOR_PLUS_JITTER} is the
@@ -68,6 +73,9 @@ import io.github.retryafter.pacing.ProviderGate;
  * Immutable and thread-safe, as long as its random source, budget and listener are.
  */
 public final class RetryEngine {
+
+	/** How many origin gates an engine holds unless told otherwise. */
+	public static final int DEFAULT_MAX_ORIGINS = 1000;
 
 	private final RetryPolicy policy;
 
@@ -83,7 +91,11 @@ public final class RetryEngine {
 
 	private final RetryAfterPlanner gatePlanner;
 
+	// one per provider name: bounded by configuration (names never come from URLs)
 	private final ConcurrentHashMap<String, ProviderGate> gates = new ConcurrentHashMap<>();
+
+	// one per origin of the scopes that name one: at most maxOrigins, least recently used forgotten (starts fresh)
+	private final BoundedLru<Scope, ProviderGate> originGates;
 
 	private RetryEngine(Builder builder) {
 		this.policy = builder.policy;
@@ -91,6 +103,8 @@ public final class RetryEngine {
 		this.ticker = builder.ticker;
 		this.random = builder.random;
 		this.listener = RetryListener.guarded(builder.listener);
+		this.originGates = new BoundedLru<>(builder.maxOrigins,
+				(scope) -> new ProviderGate(scope, this.policy.pacing(), this.ticker));
 		this.planner = RetryAfterPlanner.builder()
 			.options(this.policy.hintMode().plannerOptions(this.policy.planner()))
 			.random(this.random)
@@ -164,6 +178,26 @@ public final class RetryEngine {
 	}
 
 	/**
+	 * Returns the gate of {@code scope}: the provider's own ({@link #gate(String)}) for a provider-wide scope, or the
+	 * origin's, created on first use. Origin gates are bounded: at most {@link Builder#maxOrigins} (default
+	 * {@value #DEFAULT_MAX_ORIGINS}), the least recently used forgotten, so an origin met again after it was forgotten
+	 * starts open.
+	 * @param scope the provider, and the origin when the provider keeps its state per origin
+	 * @return the scope's gate
+	 */
+	public ProviderGate gate(Scope scope) {
+		return scope.perOrigin() ? this.originGates.get(scope) : gate(scope.provider());
+	}
+
+	/**
+	 * Returns the origin gates held now (the scopes that name an origin), for reports.
+	 * @return a snapshot, in no particular order; at most {@link Builder#maxOrigins} gates
+	 */
+	public Collection<ProviderGate> originGates() {
+		return this.originGates.values();
+	}
+
+	/**
 	 * Reports an attempt's outcome to its provider's gate (pacing on only): a usable {@code Retry-After} on a retryable,
 	 * 429 or 503 response closes the gate until the instant it names; a 429 or 503 is a throttle; a success grows the
 	 * rate. An unusable hint is ignored here (the operation's own decision reports it).
@@ -175,7 +209,7 @@ public final class RetryEngine {
 		if (!this.policy.pacing().enabled() || !(outcome instanceof AttemptOutcome.Response response)) {
 			return;
 		}
-		ProviderGate gate = gate(state.spec().provider());
+		ProviderGate gate = gate(state.spec().scope());
 		int status = response.status();
 		boolean throttle = status == 429 || status == 503;
 		if (classification == Classification.SUCCESS) {
@@ -332,7 +366,7 @@ public final class RetryEngine {
 					+ seconds(state.totalWait()) + " past its cap of " + seconds(this.policy.totalWait())), true,
 					hint.error());
 		}
-		Optional<Evaluation> noToken = budgetExhausted(state.spec().provider(), why, hint);
+		Optional<Evaluation> noToken = budgetExhausted(state.spec().scope(), why, hint);
 		if (noToken.isPresent()) {
 			return noToken.get();
 		}
@@ -390,13 +424,13 @@ public final class RetryEngine {
 	}
 
 	/** Peeks at the budget last, so no token is spent on a retry that would not happen. */
-	private Optional<Evaluation> budgetExhausted(String provider, String why, Hint hint) {
-		double tokens = this.budget.availableTokens(provider);
+	private Optional<Evaluation> budgetExhausted(Scope scope, String why, Hint hint) {
+		double tokens = this.budget.availableTokens(scope);
 		if (tokens >= 1.0) {
 			return Optional.empty();
 		}
 		return Optional.of(new Evaluation(new Decision.Stop(Outcome.BUDGET_EXHAUSTED, why + ": the retry budget for '"
-				+ provider + "' has " + String.format(Locale.ROOT, "%.2f", tokens)
+				+ scope + "' has " + String.format(Locale.ROOT, "%.2f", tokens)
 				+ " tokens, less than the 1 a retry needs"), true, hint.error()));
 	}
 
@@ -480,7 +514,23 @@ public final class RetryEngine {
 
 		private RetryListener listener = RetryListener.NOOP;
 
+		private int maxOrigins = DEFAULT_MAX_ORIGINS;
+
 		private Builder() {
+		}
+
+		/**
+		 * Sets how many origin gates the engine holds at most; past it the least recently used is forgotten.
+		 * @param maxOrigins the bound, at least 1
+		 * @return this builder
+		 * @throws IllegalArgumentException if {@code maxOrigins} is below 1
+		 */
+		public Builder maxOrigins(int maxOrigins) {
+			if (maxOrigins < 1) {
+				throw new IllegalArgumentException("maxOrigins must be at least 1 but was " + maxOrigins);
+			}
+			this.maxOrigins = maxOrigins;
+			return this;
 		}
 
 		/**

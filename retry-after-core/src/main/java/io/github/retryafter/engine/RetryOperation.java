@@ -9,6 +9,8 @@ import java.util.Optional;
 
 import io.github.retryafter.Cancellation;
 import io.github.retryafter.RetryAfterError;
+import io.github.retryafter.Scope;
+import io.github.retryafter.internal.Saturating;
 import io.github.retryafter.pacing.ProviderGate;
 
 /**
@@ -81,6 +83,8 @@ public final class RetryOperation {
 
 	private ProviderGate queuedAt;
 
+	private ProviderGate probing;
+
 	RetryOperation(RetryEngine engine, OperationSpec spec, Cancellation cancellation, long startedAtNanos,
 			long deadlineNanos) {
 		this.engine = engine;
@@ -132,12 +136,15 @@ public final class RetryOperation {
 			}
 			return new Permit.Refused(finish(Outcome.DEADLINE_EXCEEDED, reason));
 		}
-		String provider = this.spec.provider();
+		Scope scope = this.spec.scope();
+		Duration usable = Duration.ofNanos(available);
+		Duration timeout = (policy.attemptTimeout().compareTo(usable) <= 0) ? policy.attemptTimeout() : usable;
 		if (policy.pacing().enabled()) {
-			ProviderGate gate = this.engine.gate(provider);
+			ProviderGate gate = this.engine.gate(scope);
 			long latestStart = this.deadlineNanos - policy.deadlineReserve().toNanos() - policy.minAttemptTime().toNanos()
 					- 1;
-			ProviderGate.Admission admission = gate.admit(next == 1, now, latestStart, this.held);
+			ProviderGate.Admission admission = gate.admit(next == 1, now, latestStart, this.held,
+					Saturating.toNanos(timeout));
 			if (admission instanceof ProviderGate.Admission.Hold hold) {
 				this.held = hold;
 				if (this.queuedAt == null) {
@@ -153,23 +160,24 @@ public final class RetryOperation {
 				refusal(Optional.of(Outcome.PROVIDER_COOLING_DOWN), Optional.empty(), reason, now);
 				return new Permit.Refused(finish(Outcome.PROVIDER_COOLING_DOWN, reason));
 			}
+			if (admission instanceof ProviderGate.Admission.Probe) {
+				this.probing = gate;
+			}
 		}
-		double before = this.engine.budget().availableTokens(provider);
+		double before = this.engine.budget().availableTokens(scope);
 		double after = before;
 		AttemptKind kind = (next == 1) ? AttemptKind.FIRST : AttemptKind.RETRY;
 		if (kind == AttemptKind.RETRY) {
-			if (!this.engine.budget().tryAcquire(provider)) {
-				String reason = "the retry budget for '" + provider + "' has no token for attempt " + next + " ("
-						+ String.format(Locale.ROOT, "%.2f", this.engine.budget().availableTokens(provider))
+			if (!this.engine.budget().tryAcquire(scope)) {
+				String reason = "the retry budget for '" + scope + "' has no token for attempt " + next + " ("
+						+ String.format(Locale.ROOT, "%.2f", this.engine.budget().availableTokens(scope))
 						+ " available)";
 				refusal(Optional.of(Outcome.BUDGET_EXHAUSTED), Optional.empty(), reason, now);
 				return new Permit.Refused(finish(Outcome.BUDGET_EXHAUSTED, reason));
 			}
-			after = this.engine.budget().availableTokens(provider);
+			after = this.engine.budget().availableTokens(scope);
 		}
 		Duration remaining = Duration.ofNanos(this.deadlineNanos - now);
-		Duration usable = Duration.ofNanos(available);
-		Duration timeout = (policy.attemptTimeout().compareTo(usable) <= 0) ? policy.attemptTimeout() : usable;
 		this.attempts = next;
 		this.phase = Phase.IN_FLIGHT;
 		this.pendingRetry = null;
@@ -198,6 +206,7 @@ public final class RetryOperation {
 				this.totalWait, this.cancellation.isCancelled());
 		Classification classification = this.engine.classify(outcome);
 		this.engine.observe(state, outcome, classification);
+		endProbe();
 		RetryEngine.Evaluation evaluation = this.engine.evaluate(state, outcome, classification);
 		long now = this.engine.ticker().read();
 		Decision decision = evaluation.decision();
@@ -217,7 +226,7 @@ public final class RetryOperation {
 			this.engine.listener()
 				.onRetryScheduled(new RetryScheduledEvent(this.spec, this.attempts, outcome, retry,
 						Duration.ofNanos(Math.max(0, this.deadlineNanos - retry.notBeforeNanos())), this.totalWait,
-						this.engine.budget().availableTokens(this.spec.provider()), elapsedAt(now)));
+						this.engine.budget().availableTokens(this.spec.scope()), elapsedAt(now)));
 			return retry;
 		}
 		Decision.Stop stop = (Decision.Stop) decision;
@@ -226,10 +235,10 @@ public final class RetryOperation {
 		}
 		if (stop.outcome() == Outcome.SUCCESS) {
 			if (this.attempts == 1) {
-				this.engine.budget().recordSuccess(this.spec.provider());
+				this.engine.budget().recordSuccess(this.spec.scope());
 			}
 			else {
-				this.engine.budget().refund(this.spec.provider());
+				this.engine.budget().refund(this.spec.scope());
 			}
 		}
 		return finish(stop.outcome(), stop.reason());
@@ -389,6 +398,7 @@ public final class RetryOperation {
 		this.finalStop = new Decision.Stop(outcome, reason);
 		this.phase = Phase.FINISHED;
 		leaveQueue();
+		endProbe();
 		this.held = null;
 		this.pendingRetry = null;
 		this.engine.listener()
@@ -405,6 +415,14 @@ public final class RetryOperation {
 		}
 	}
 
+	/** Reports the probe's answer to its gate, once: the attempt's outcome was observed, or the operation ended. */
+	private void endProbe() {
+		if (this.probing != null) {
+			this.probing.probeAnswered();
+			this.probing = null;
+		}
+	}
+
 	private void leaveQueue() {
 		if (this.queuedAt != null) {
 			this.queuedAt.dequeue();
@@ -416,7 +434,7 @@ public final class RetryOperation {
 		this.engine.listener()
 			.onRefusal(new RefusalEvent(this.spec, this.attempts, stop, hintError, reason,
 					Duration.ofNanos(Math.max(0, this.deadlineNanos - now)),
-					this.engine.budget().availableTokens(this.spec.provider()), elapsedAt(now)));
+					this.engine.budget().availableTokens(this.spec.scope()), elapsedAt(now)));
 	}
 
 	private Duration elapsedAt(long now) {

@@ -1,5 +1,6 @@
 package io.github.retryafter.pacing;
 
+import java.time.Duration;
 import java.util.Objects;
 
 /**
@@ -15,6 +16,10 @@ import java.util.Objects;
  * curve reaches {@code maxRate}, pacing lets go until the next throttle. While the rate is on, retries may use at most
  * {@code 1 − freshShare} of it, so a backlog of retries cannot starve fresh requests; fresh requests may use any of it.
  * <p>
+ * No cooldown lasts longer than {@code maxCooldown}, whatever a server asks: a longer hint closes the gate for
+ * {@code maxCooldown} (and still ends its own operation if the planner finds it too long). When a cooldown ends, one
+ * request goes first as a probe and the others wait for its answer.
+ * <p>
  * Immutable and thread-safe. Build with {@link #builder()} or start from {@link #DEFAULTS} with {@link #toBuilder()};
  * every setter validates eagerly.
  *
@@ -25,12 +30,20 @@ import java.util.Objects;
  * @param freshShare the share of the rate kept for fresh requests (first attempts), from 0 (none) to below 1
  * @param decreaseFactor what a throttle multiplies the rate by, strictly between 0 and 1
  * @param growthScale the cubic growth's scale, in requests per second per second cubed, above 0
+ * @param maxCooldown the longest a cooldown may close the gate, not negative (zero: hints never close it)
  */
 public record PacingSettings(PacingMode mode, double minRate, double maxRate, int burst, double freshShare,
-		double decreaseFactor, double growthScale) {
+		double decreaseFactor, double growthScale, Duration maxCooldown) {
 
-	/** Hold requests during a cooldown; 1 to 1,000 requests per second, bursts of 10, 10% for fresh requests. */
-	public static final PacingSettings DEFAULTS = new PacingSettings(PacingMode.HOLD, 1.0, 1000.0, 10, 0.1, 0.7, 0.4);
+	/** What {@code maxCooldown} is unless set: 30 s, the engine's default max wait. */
+	public static final Duration DEFAULT_MAX_COOLDOWN = Duration.ofSeconds(30);
+
+	/**
+	 * Hold requests during a cooldown of at most 30 s; 1 to 1,000 requests per second, bursts of 10, 10% for fresh
+	 * requests.
+	 */
+	public static final PacingSettings DEFAULTS = new PacingSettings(PacingMode.HOLD, 1.0, 1000.0, 10, 0.1, 0.7, 0.4,
+			DEFAULT_MAX_COOLDOWN);
 
 	/** No pacing: the defaults with {@link PacingMode#OFF}. */
 	public static final PacingSettings OFF = DEFAULTS.toBuilder().mode(PacingMode.OFF).build();
@@ -59,6 +72,15 @@ public record PacingSettings(PacingMode mode, double minRate, double maxRate, in
 		if (!(growthScale > 0) || Double.isInfinite(growthScale)) {
 			throw new IllegalArgumentException("growthScale must be a positive number but was " + growthScale);
 		}
+		requireNotNegative(maxCooldown);
+	}
+
+	private static Duration requireNotNegative(Duration maxCooldown) {
+		Objects.requireNonNull(maxCooldown, "maxCooldown");
+		if (maxCooldown.isNegative()) {
+			throw new IllegalArgumentException("maxCooldown must not be negative but was " + maxCooldown);
+		}
+		return maxCooldown;
 	}
 
 	/**
@@ -104,6 +126,8 @@ public record PacingSettings(PacingMode mode, double minRate, double maxRate, in
 
 		private double growthScale;
 
+		private Duration maxCooldown;
+
 		private Builder(PacingSettings from) {
 			this.mode = from.mode;
 			this.minRate = from.minRate;
@@ -112,6 +136,7 @@ public record PacingSettings(PacingMode mode, double minRate, double maxRate, in
 			this.freshShare = from.freshShare;
 			this.decreaseFactor = from.decreaseFactor;
 			this.growthScale = from.growthScale;
+			this.maxCooldown = from.maxCooldown;
 		}
 
 		/**
@@ -201,13 +226,24 @@ public record PacingSettings(PacingMode mode, double minRate, double maxRate, in
 		}
 
 		/**
+		 * Sets the longest a cooldown may close the gate, whatever a server asks.
+		 * @param maxCooldown not negative; zero means no hint closes the gate
+		 * @return this builder
+		 * @throws IllegalArgumentException if it is negative
+		 */
+		public Builder maxCooldown(Duration maxCooldown) {
+			this.maxCooldown = requireNotNegative(maxCooldown);
+			return this;
+		}
+
+		/**
 		 * Builds the settings.
 		 * @return the settings
 		 * @throws IllegalArgumentException if the min rate is above the max rate
 		 */
 		public PacingSettings build() {
 			return new PacingSettings(this.mode, this.minRate, this.maxRate, this.burst, this.freshShare,
-					this.decreaseFactor, this.growthScale);
+					this.decreaseFactor, this.growthScale, this.maxCooldown);
 		}
 
 		private static double positive(String name, double value) {

@@ -8,17 +8,26 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
+import io.github.retryafter.Scope;
 import io.github.retryafter.Ticker;
 import io.github.retryafter.internal.Saturating;
 import io.github.retryafter.internal.Seconds;
 
 /**
- * One provider's gate: a cooldown and an adaptive admission rate shared by every request to that provider.
+ * One scope's gate: a cooldown and an adaptive admission rate shared by every request of that {@link Scope} (a whole
+ * provider, or one origin of a provider that keeps its state per origin).
  * <p>
- * <b>Cooldown.</b> {@link #closeUntil(long)} closes the gate until the instant a {@code Retry-After} named; the gate
- * opens at the latest instant any hint named: a later instant extends it, an earlier one never shortens it. While it
- * is closed, {@link #admit} holds every request, fresh or retry, until it opens ({@link PacingMode#HOLD}), or refuses
- * it ({@link PacingMode#FAIL_FAST}, or when the request could not start a useful attempt by then).
+ * <b>Cooldown.</b> {@link #closeUntil(long)} closes the gate until the instant a {@code Retry-After} named, but never
+ * for longer than {@link PacingSettings#maxCooldown()} from now; the gate opens at the latest instant any hint named: a
+ * later instant extends it, an earlier one never shortens it. While it is closed, {@link #admit} holds every request,
+ * fresh or retry, until it opens ({@link PacingMode#HOLD}), or refuses it ({@link PacingMode#FAIL_FAST}, or when the
+ * request could not start a useful attempt by then). {@link #reset()} opens it at once.
+ * <p>
+ * <b>Probe.</b> When a cooldown ends, the first request admitted is a {@link Admission.Probe probe}: the others are held
+ * until {@link #probeAnswered()} reports its answer (polling at intervals that double with the probe's age, each at
+ * most its own last useful start), so a provider coming back meets one request, not a backlog. A refusal that closes
+ * the gate again means another probe after the new cooldown; any other answer opens the gate to the paced rate. A
+ * probe that never reports (its caller went away) stops counting once its attempt timeout has passed.
  * <p>
  * <b>Rate.</b> The first throttle ({@link #onThrottle}) turns on a rate limit of {@code decreaseFactor × maxRate}; each
  * throttle of a request sent after the previous decrease multiplies it
@@ -43,7 +52,10 @@ public final class ProviderGate {
 
 	private static final double NANOS_PER_SECOND = 1_000_000_000.0;
 
-	private final String provider;
+	/** How often, at the least, requests held behind a probe ask again. */
+	private static final long MIN_PROBE_POLL_NANOS = 10_000_000L;
+
+	private final Scope scope;
 
 	private final PacingSettings settings;
 
@@ -62,6 +74,16 @@ public final class ProviderGate {
 
 	private final AtomicInteger queued = new AtomicInteger();
 
+	// whether the next request admitted after the cooldown is a probe; read without a lock on every admission
+	private volatile boolean probePending;
+
+	// the probe in flight, guarded by rateWriteLock: when it was sent, and when it stops counting
+	private boolean probeInFlight;
+
+	private long probeSentNanos;
+
+	private long probeExpiresNanos;
+
 	/**
 	 * Creates an open gate with its rate limit off.
 	 * @param provider the provider's configured name, for messages
@@ -69,7 +91,17 @@ public final class ProviderGate {
 	 * @param ticker the monotonic clock every instant is read on
 	 */
 	public ProviderGate(String provider, PacingSettings settings, Ticker ticker) {
-		this.provider = Objects.requireNonNull(provider, "provider");
+		this(Scope.provider(provider), settings, ticker);
+	}
+
+	/**
+	 * Creates an open gate with its rate limit off.
+	 * @param scope the provider, and the origin when the gate is one origin's, for messages and reports
+	 * @param settings how to pace it
+	 * @param ticker the monotonic clock every instant is read on
+	 */
+	public ProviderGate(Scope scope, PacingSettings settings, Ticker ticker) {
+		this.scope = Objects.requireNonNull(scope, "scope");
 		this.settings = Objects.requireNonNull(settings, "settings");
 		this.ticker = Objects.requireNonNull(ticker, "ticker");
 		long now = ticker.read();
@@ -82,7 +114,15 @@ public final class ProviderGate {
 	 * @return the name
 	 */
 	public String provider() {
-		return this.provider;
+		return this.scope.provider();
+	}
+
+	/**
+	 * Returns whose gate this is.
+	 * @return the provider, and the origin when the gate is one origin's
+	 */
+	public Scope scope() {
+		return this.scope;
 	}
 
 	/**
@@ -94,11 +134,59 @@ public final class ProviderGate {
 	}
 
 	/**
-	 * Closes the gate until {@code instantNanos}, unless it is already closed until later.
+	 * Closes the gate until {@code instantNanos}, but no longer than {@link PacingSettings#maxCooldown()} from now,
+	 * unless it is already closed until later. An instant that has passed changes nothing.
 	 * @param instantNanos the instant a {@code Retry-After} named, on the gate's ticker
 	 */
 	public void closeUntil(long instantNanos) {
-		this.cooldownUntil.accumulateAndGet(instantNanos, (current, next) -> (next - current > 0) ? next : current);
+		long now = this.ticker.read();
+		// a quarter of long's range: instants stay comparable by difference
+		long cap = now + Math.min(Saturating.toNanos(this.settings.maxCooldown()), Long.MAX_VALUE / 4);
+		long until = (instantNanos - cap > 0) ? cap : instantNanos;
+		if (until - now <= 0) {
+			return;
+		}
+		this.cooldownUntil.accumulateAndGet(until, (current, next) -> (next - current > 0) ? next : current);
+		this.probePending = true;
+	}
+
+	/**
+	 * Opens the gate now: ends the cooldown, forgets any probe and turns the rate limit off (an operator's escape
+	 * hatch, for a provider known to be back). Requests held at the gate go when they next ask.
+	 */
+	public void reset() {
+		synchronized (this.rateWriteLock) {
+			long now = this.ticker.read();
+			this.cooldownUntil.set(now);
+			this.probePending = false;
+			this.probeInFlight = false;
+			RateState current = this.state.get();
+			this.state.set(new RateState(false, 0, 0, now, false, current.epoch() + 1, now, now));
+		}
+	}
+
+	/**
+	 * Reports that the request admitted as a {@link Admission.Probe probe} has its answer (any answer, or none because
+	 * its operation ended): the requests held behind it go when they next ask, unless the answer closed the gate
+	 * again, in which case the first request after the new cooldown probes again.
+	 */
+	public void probeAnswered() {
+		synchronized (this.rateWriteLock) {
+			this.probeInFlight = false;
+			if (this.cooldownUntil.get() - this.ticker.read() <= 0) {
+				this.probePending = false;
+			}
+		}
+	}
+
+	/**
+	 * Returns whether a probe is out and the gate's other requests wait for its answer.
+	 * @return whether a probe is in flight
+	 */
+	public boolean probing() {
+		synchronized (this.rateWriteLock) {
+			return this.probeInFlight && this.probeExpiresNanos - this.ticker.read() > 0;
+		}
 	}
 
 	/**
@@ -165,10 +253,36 @@ public final class ProviderGate {
 	 * @return go, hold until an instant (then ask again, passing the hold back), or refuse
 	 */
 	public Admission admit(boolean fresh, long nowNanos, long latestStartNanos, Admission.Hold held) {
+		return admit(fresh, nowNanos, latestStartNanos, held, Saturating.toNanos(PacingSettings.DEFAULT_MAX_COOLDOWN));
+	}
+
+	/**
+	 * Asks whether a request may be sent now.
+	 * @param fresh whether it is an operation's first attempt (fresh requests may use their reserved share)
+	 * @param nowNanos now, on the gate's ticker
+	 * @param latestStartNanos the last instant at which the request could still start a useful attempt
+	 * @param held the slot this request was told to wait for, or {@code null}
+	 * @param attemptTimeoutNanos how long the request's attempt may take: a probe stops counting after it
+	 * @return go, go as the probe after a cooldown, hold until an instant (then ask again, passing the hold back), or
+	 * refuse
+	 */
+	public Admission admit(boolean fresh, long nowNanos, long latestStartNanos, Admission.Hold held,
+			long attemptTimeoutNanos) {
 		long cooldown = this.cooldownUntil.get();
 		if (cooldown - nowNanos > 0) {
 			return duringCooldown(cooldown, nowNanos, latestStartNanos);
 		}
+		if (this.probePending) {
+			Admission turn = probeTurn(fresh, nowNanos, latestStartNanos, held, attemptTimeoutNanos);
+			if (turn != null) {
+				return turn;
+			}
+		}
+		return paced(fresh, nowNanos, latestStartNanos, held);
+	}
+
+	/** The rate's answer: go while it is off, the slot already held, or a new slot. */
+	private Admission paced(boolean fresh, long nowNanos, long latestStartNanos, Admission.Hold held) {
 		RateState current = this.state.get();
 		if (!current.engaged()) {
 			return Admission.GO;
@@ -179,14 +293,47 @@ public final class ProviderGate {
 		return reserveSlot(fresh, nowNanos, latestStartNanos);
 	}
 
+	/**
+	 * After a cooldown, before its probe's answer: the first request the rate lets go goes as the probe; the others
+	 * are held (each hold as long as the probe has been out, at least 10 ms, never past the probe's expiry or the
+	 * request's last useful start) or, once their last useful start has come, refused. {@code null} once the probe
+	 * has its answer.
+	 */
+	private Admission probeTurn(boolean fresh, long nowNanos, long latestStartNanos, Admission.Hold held,
+			long attemptTimeoutNanos) {
+		synchronized (this.rateWriteLock) {
+			if (!this.probePending) {
+				return null;
+			}
+			if (this.probeInFlight && this.probeExpiresNanos - nowNanos > 0) {
+				if (nowNanos - latestStartNanos >= 0) {
+					return new Admission.Refuse("provider '" + this.scope + "' ended its cooldown and its probe request "
+							+ "has had no answer for " + seconds(nowNanos - this.probeSentNanos)
+							+ ", up to the last instant a useful attempt could start");
+				}
+				long poll = Math.max(MIN_PROBE_POLL_NANOS, nowNanos - this.probeSentNanos);
+				long until = earlier(earlier(nowNanos + poll, this.probeExpiresNanos), latestStartNanos);
+				return new Admission.Hold(until, GateHold.COOLDOWN, -1);
+			}
+			Admission paced = paced(fresh, nowNanos, latestStartNanos, held);
+			if (paced != Admission.GO) {
+				return paced;
+			}
+			this.probeInFlight = true;
+			this.probeSentNanos = nowNanos;
+			this.probeExpiresNanos = nowNanos + Math.max(1, Math.min(attemptTimeoutNanos, Long.MAX_VALUE / 4));
+			return Admission.PROBE;
+		}
+	}
+
 	/** While the gate is closed: refuse (fail-fast, or past the last useful start), or hold until it opens. */
 	private Admission duringCooldown(long cooldown, long nowNanos, long latestStartNanos) {
 		if (this.settings.mode() == PacingMode.FAIL_FAST) {
-			return new Admission.Refuse("provider '" + this.provider + "' is cooling down for another "
+			return new Admission.Refuse("provider '" + this.scope + "' is cooling down for another "
 					+ seconds(cooldown - nowNanos) + " as its Retry-After asked, and pacing is fail-fast");
 		}
 		if (cooldown - latestStartNanos > 0) {
-			return new Admission.Refuse("provider '" + this.provider + "' is cooling down for another "
+			return new Admission.Refuse("provider '" + this.scope + "' is cooling down for another "
 					+ seconds(cooldown - nowNanos) + " as its Retry-After asked, past the last instant ("
 					+ seconds(latestStartNanos - nowNanos) + " from now) a useful attempt could start");
 		}
@@ -213,7 +360,7 @@ public final class ProviderGate {
 				slot = freshSlot;
 			}
 			if (slot - latestStartNanos > 0) {
-				return new Admission.Refuse("provider '" + this.provider + "' is paced at "
+				return new Admission.Refuse("provider '" + this.scope + "' is paced at "
 						+ String.format(Locale.ROOT, "%.1f", current.rate()) + " requests/s and its next slot is "
 						+ seconds(slot - nowNanos) + " away, past the last instant (" + seconds(latestStartNanos - nowNanos)
 						+ " from now) a useful attempt could start");
@@ -270,7 +417,7 @@ public final class ProviderGate {
 
 	@Override
 	public String toString() {
-		return "ProviderGate[" + this.provider + ", mode=" + this.settings.mode() + ", rate="
+		return "ProviderGate[" + this.scope + ", mode=" + this.settings.mode() + ", rate="
 				+ (rate().isPresent() ? String.format(Locale.ROOT, "%.1f/s", rate().getAsDouble()) : "off")
 				+ ", cooldown=" + cooldownRemaining() + ", queued=" + queued() + "]";
 	}
@@ -292,6 +439,11 @@ public final class ProviderGate {
 	/** The later of two ticker readings, compared by their difference like {@link System#nanoTime()}. */
 	private static long later(long a, long b) {
 		return (a - b > 0) ? a : b;
+	}
+
+	/** The earlier of two ticker readings, compared by their difference. */
+	private static long earlier(long a, long b) {
+		return (a - b < 0) ? a : b;
 	}
 
 	private static long interval(double rate) {
@@ -328,8 +480,15 @@ public final class ProviderGate {
 		/** Send now. */
 		Admission GO = new Go();
 
+		/** Send now, as the probe after a cooldown: report its answer with {@link ProviderGate#probeAnswered()}. */
+		Admission PROBE = new Probe();
+
 		/** Send now. */
 		record Go() implements Admission {
+		}
+
+		/** Send now, as the one request that probes the provider after a cooldown. */
+		record Probe() implements Admission {
 		}
 
 		/**

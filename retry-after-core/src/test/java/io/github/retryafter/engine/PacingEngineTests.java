@@ -80,7 +80,8 @@ class PacingEngineTests {
 		assertThat(fresh.beforeAttempt()).isInstanceOfSatisfying(Permit.Refused.class,
 				(refused) -> assertThat(refused.stop().outcome()).isEqualTo(Outcome.PROVIDER_COOLING_DOWN));
 		assertThat(fresh.attempts()).isZero();
-		assertThat(fresh.finalStop().orElseThrow().reason()).contains("cooling down for another 120.000 s")
+		// issue 11: no cooldown outlasts max-cooldown (30 s by default), whatever the hint asked
+		assertThat(fresh.finalStop().orElseThrow().reason()).contains("cooling down for another 30.000 s")
 			.contains("attempt 1 was not sent");
 		assertThat(this.sim.recorder.render()).contains("PROVIDER_COOLING_DOWN");
 	}

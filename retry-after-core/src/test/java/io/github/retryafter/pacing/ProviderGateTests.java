@@ -38,7 +38,8 @@ class ProviderGateTests {
 		assertThat(gate.admit(false, S, FAR, null)).isEqualTo(new Admission.Hold(7 * S, GateHold.COOLDOWN, -1));
 		assertThat(gate.cooldownRemaining()).hasSeconds(6);
 		this.now.set(7 * S);
-		assertThat(gate.admit(true, 7 * S, FAR, null)).isEqualTo(Admission.GO);
+		// issue 11: the first request after a cooldown goes as its probe
+		assertThat(gate.admit(true, 7 * S, FAR, null)).isEqualTo(Admission.PROBE);
 		assertThat(gate.cooldownRemaining()).isZero();
 	}
 
@@ -60,7 +61,9 @@ class ProviderGateTests {
 			.isEqualTo(new Admission.Hold(nearEnd + 2 * S, GateHold.COOLDOWN, -1));
 		gate.onThrottle(nearEnd, nearEnd);
 		long opened = nearEnd + 2 * S;
-		assertThat(gate.admit(false, opened, opened + FAR, null)).isEqualTo(Admission.GO);
+		this.now.set(opened);
+		assertThat(gate.admit(false, opened, opened + FAR, null)).isEqualTo(Admission.PROBE);
+		gate.probeAnswered();
 		assertThat(gate.admit(false, opened, opened + FAR, null)).isInstanceOfSatisfying(Admission.Hold.class,
 				(hold) -> assertThat(hold.untilNanos() - opened).isEqualTo((long) Math.ceil(S / 0.7)));
 	}
@@ -182,7 +185,9 @@ class ProviderGateTests {
 		assertThat(gate.rate()).hasValueCloseTo(4.9, within(1e-6));
 		assertThat(gate.admit(false, held.untilNanos(), FAR, held)).isInstanceOfSatisfying(Admission.Hold.class,
 				(hold) -> assertThat(hold.reason()).isEqualTo(GateHold.COOLDOWN));
-		assertThat(gate.admit(false, start + 2 * S, FAR, held)).isEqualTo(Admission.GO);
+		this.now.set(start + 2 * S);
+		assertThat(gate.admit(false, start + 2 * S, FAR, held)).isEqualTo(Admission.PROBE);
+		gate.probeAnswered();
 		assertThat(gate.admit(false, start + 2 * S, FAR, null)).isInstanceOfSatisfying(Admission.Hold.class,
 				(hold) -> assertThat(hold.untilNanos() - (start + 2 * S)).isEqualTo(interval(gate.rate().getAsDouble())));
 	}

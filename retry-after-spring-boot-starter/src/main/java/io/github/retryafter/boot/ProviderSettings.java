@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Objects;
 
 import io.github.retryafter.budget.BudgetSettings;
+import io.github.retryafter.engine.OperationSpec;
 import io.github.retryafter.engine.RetryPolicy;
 
 /**
@@ -17,9 +18,10 @@ import io.github.retryafter.engine.RetryPolicy;
  * @param maxReplayBodyBytes the largest request body buffered for replay
  * @param maxDrainBytes the most of a failed response's body read before its retry to keep its connection; beyond it,
  * the connection is closed
+ * @param scope whether the provider's gate and budget bucket are shared by all its hosts or kept per origin
  */
 public record ProviderSettings(String name, List<String> hosts, RetryPolicy policy, BudgetSettings budget,
-		boolean idempotencyKeyEnabled, long maxReplayBodyBytes, long maxDrainBytes) {
+		boolean idempotencyKeyEnabled, long maxReplayBodyBytes, long maxDrainBytes, StateScope scope) {
 
 	/** What {@code retry.after.max-drain} is unless set: 64 KB. */
 	public static final long DEFAULT_MAX_DRAIN_BYTES = 64 * 1024;
@@ -35,6 +37,32 @@ public record ProviderSettings(String name, List<String> hosts, RetryPolicy poli
 		if (maxDrainBytes < 0) {
 			throw new IllegalArgumentException("maxDrainBytes must not be negative but was " + maxDrainBytes);
 		}
+		Objects.requireNonNull(scope, "scope");
+	}
+
+	/**
+	 * Creates settings with the default scope of their name ({@link #defaultScope}).
+	 * @param name the provider's configured name
+	 * @param hosts the host names and patterns the provider serves
+	 * @param policy the retry policy
+	 * @param budget the provider's retry budget
+	 * @param idempotencyKeyEnabled whether POST and PATCH requests get an idempotency key
+	 * @param maxReplayBodyBytes the largest request body buffered for replay
+	 * @param maxDrainBytes the most of a failed response's body read before its retry
+	 */
+	public ProviderSettings(String name, List<String> hosts, RetryPolicy policy, BudgetSettings budget,
+			boolean idempotencyKeyEnabled, long maxReplayBodyBytes, long maxDrainBytes) {
+		this(name, hosts, policy, budget, idempotencyKeyEnabled, maxReplayBodyBytes, maxDrainBytes, defaultScope(name));
+	}
+
+	/**
+	 * Returns the scope a provider of this name has unless configured: {@link StateScope#ORIGIN} for {@code default}
+	 * (the hosts nobody grouped must not share a state), {@link StateScope#PROVIDER} for a configured provider.
+	 * @param name the provider's name
+	 * @return its default scope
+	 */
+	public static StateScope defaultScope(String name) {
+		return OperationSpec.DEFAULT_PROVIDER.equals(name) ? StateScope.ORIGIN : StateScope.PROVIDER;
 	}
 
 	/**

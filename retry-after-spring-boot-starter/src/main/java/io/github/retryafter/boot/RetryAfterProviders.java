@@ -1,6 +1,7 @@
 package io.github.retryafter.boot;
 
 import java.net.URI;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -9,10 +10,13 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalDouble;
 import java.util.function.Function;
 
+import io.github.retryafter.Scope;
 import io.github.retryafter.engine.OperationSpec;
 import io.github.retryafter.engine.RetryEngine;
+import io.github.retryafter.pacing.ProviderGate;
 
 /**
  * The configured providers and the engine of each, and the rule that picks one for a request: the provider named in
@@ -87,11 +91,10 @@ public final class RetryAfterProviders {
 			}
 			return provider;
 		}
-		String host = uri.getHost();
+		String host = host(uri);
 		if (host == null) {
 			return this.defaultProvider;
 		}
-		host = host.toLowerCase(Locale.ROOT);
 		Provider exact = this.byExactHost.get(host);
 		if (exact != null) {
 			return exact;
@@ -102,6 +105,68 @@ public final class RetryAfterProviders {
 			}
 		}
 		return this.defaultProvider;
+	}
+
+	/**
+	 * Returns the host of a URI, lower case: {@link URI#getHost()}, or, when that cannot parse it (a name with an
+	 * underscore, which URIs do not allow but DNS and HTTP clients do), the host part of the authority.
+	 * @param uri the request's URI
+	 * @return the host, or {@code null} when the URI has none
+	 */
+	static String host(URI uri) {
+		String host = uri.getHost();
+		if (host == null) {
+			String authority = uri.getRawAuthority();
+			if (authority == null) {
+				return null;
+			}
+			int at = authority.lastIndexOf('@');
+			host = authority.substring(at + 1);
+			if (!host.startsWith("[")) {
+				int colon = host.lastIndexOf(':');
+				host = (colon >= 0) ? host.substring(0, colon) : host;
+			}
+			if (host.isEmpty()) {
+				return null;
+			}
+		}
+		return host.toLowerCase(Locale.ROOT);
+	}
+
+	/**
+	 * Returns the origin of a URI, {@code scheme://host:port}, lower case, with the scheme's default port made
+	 * explicit, so {@code https://API.example} and {@code https://api.example:443} are one origin.
+	 * @param uri the request's URI
+	 * @return the origin; {@code scheme://} alone when the URI has no host
+	 */
+	public static String origin(URI uri) {
+		String scheme = (uri.getScheme() != null) ? uri.getScheme().toLowerCase(Locale.ROOT) : "http";
+		String host = host(uri);
+		int port = port(uri, scheme);
+		return (host == null) ? scheme + "://" : scheme + "://" + host + ":" + port;
+	}
+
+	private static int port(URI uri, String scheme) {
+		if (uri.getPort() >= 0) {
+			return uri.getPort();
+		}
+		String authority = uri.getRawAuthority();
+		if (uri.getHost() == null && authority != null) {
+			String hostPort = authority.substring(authority.lastIndexOf('@') + 1);
+			int colon = hostPort.lastIndexOf(':');
+			if (colon >= 0 && !hostPort.endsWith("]")) {
+				try {
+					return Integer.parseInt(hostPort.substring(colon + 1));
+				}
+				catch (NumberFormatException ex) {
+					// not a port: the scheme's default below
+				}
+			}
+		}
+		return switch (scheme) {
+			case "https", "wss" -> 443;
+			default -> 80;
+		};
 	}
 
 	/**
@@ -135,6 +200,82 @@ public final class RetryAfterProviders {
 		 */
 		public String name() {
 			return this.settings.name();
+		}
+
+		/**
+		 * Returns whose shared state a request to {@code uri} uses: the provider's, or its origin's when the
+		 * provider keeps its state per origin.
+		 * @param uri the request's URI
+		 * @return the scope
+		 */
+		public Scope scope(URI uri) {
+			return (this.settings.scope() == StateScope.ORIGIN) ? Scope.origin(name(), origin(uri))
+					: Scope.provider(name());
+		}
+
+		/**
+		 * Returns the gates of this provider that hold requests back now: its own, or, when it keeps its state per
+		 * origin, those of its origins.
+		 * @return the gates cooling down or paced now
+		 */
+		public List<ProviderGate> activeGates() {
+			List<ProviderGate> active = new ArrayList<>();
+			ProviderGate own = this.engine.gate(name());
+			if (isActive(own)) {
+				active.add(own);
+			}
+			for (ProviderGate gate : this.engine.originGates()) {
+				if (gate.provider().equals(name()) && isActive(gate)) {
+					active.add(gate);
+				}
+			}
+			return active;
+		}
+
+		/**
+		 * Returns how long the provider's longest cooldown lasts: its own gate's, or its origins' longest.
+		 * @return the remaining cooldown, zero when no gate of the provider is closed
+		 */
+		public Duration cooldownRemaining() {
+			Duration longest = this.engine.gate(name()).cooldownRemaining();
+			for (ProviderGate gate : this.engine.originGates()) {
+				if (gate.provider().equals(name()) && gate.cooldownRemaining().compareTo(longest) > 0) {
+					longest = gate.cooldownRemaining();
+				}
+			}
+			return longest;
+		}
+
+		/**
+		 * Returns the lowest adaptive rate in force among the provider's gates.
+		 * @return requests per second, empty while no gate of the provider is paced
+		 */
+		public OptionalDouble rate() {
+			OptionalDouble lowest = this.engine.gate(name()).rate();
+			for (ProviderGate gate : this.engine.originGates()) {
+				OptionalDouble rate = gate.provider().equals(name()) ? gate.rate() : OptionalDouble.empty();
+				if (rate.isPresent() && (lowest.isEmpty() || rate.getAsDouble() < lowest.getAsDouble())) {
+					lowest = rate;
+				}
+			}
+			return lowest;
+		}
+
+		/**
+		 * Returns how many requests wait at the provider's gates.
+		 * @return the count over its own gate and its origins'
+		 */
+		public int queued() {
+			int queued = this.engine.gate(name()).queued();
+			for (ProviderGate gate : this.engine.originGates()) {
+				queued += gate.provider().equals(name()) ? gate.queued() : 0;
+			}
+			return queued;
+		}
+
+		private static boolean isActive(ProviderGate gate) {
+			return !gate.cooldownRemaining().isZero() || gate.rate().isPresent() || gate.probing()
+					|| gate.queued() > 0;
 		}
 
 	}

@@ -20,9 +20,13 @@ import io.github.retryafter.engine.OperationSpec;
  * @param providers every provider's settings, {@code default} among them, in configuration order
  * @param globalBudget the global bucket's shape
  * @param jitterKey this instance's identity for keyed jitter, when configured
+ * @param maxOrigins how many origins each provider that keeps its state per origin tracks at most
  */
 public record RetryAfterSettings(List<ProviderSettings> providers, BudgetSettings globalBudget,
-		Optional<String> jitterKey) {
+		Optional<String> jitterKey, int maxOrigins) {
+
+	/** What {@code retry.after.max-origins} is unless set. */
+	public static final int DEFAULT_MAX_ORIGINS = 1000;
 
 	/**
 	 * Checks the arguments and copies the provider list.
@@ -41,6 +45,20 @@ public record RetryAfterSettings(List<ProviderSettings> providers, BudgetSetting
 		if (!names.contains(OperationSpec.DEFAULT_PROVIDER)) {
 			throw new IllegalArgumentException("no '" + OperationSpec.DEFAULT_PROVIDER + "' provider was configured");
 		}
+		if (maxOrigins < 1) {
+			throw new IllegalArgumentException("maxOrigins must be at least 1 but was " + maxOrigins);
+		}
+	}
+
+	/**
+	 * Creates settings that track at most {@value #DEFAULT_MAX_ORIGINS} origins per provider kept per origin.
+	 * @param providers every provider's settings, {@code default} among them
+	 * @param globalBudget the global bucket's shape
+	 * @param jitterKey this instance's identity for keyed jitter, when configured
+	 */
+	public RetryAfterSettings(List<ProviderSettings> providers, BudgetSettings globalBudget,
+			Optional<String> jitterKey) {
+		this(providers, globalBudget, jitterKey, DEFAULT_MAX_ORIGINS);
 	}
 
 	/**

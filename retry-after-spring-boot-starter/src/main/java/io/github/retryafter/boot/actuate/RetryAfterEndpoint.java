@@ -1,6 +1,7 @@
 package io.github.retryafter.boot.actuate;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,9 +13,12 @@ import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.jspecify.annotations.Nullable;
 
 import io.github.retryafter.boot.ProviderSettings;
 import io.github.retryafter.boot.RetryAfterProviders;
+import io.github.retryafter.boot.fleet.FleetCooldown;
 import io.github.retryafter.boot.fleet.FleetStatus;
 import io.github.retryafter.boot.fleet.FleetStatusProvider;
 import io.github.retryafter.budget.BudgetSettings;
@@ -31,18 +35,30 @@ import io.github.retryafter.pacing.ProviderGate;
  * the last refusal and the provider's gate (pacing settings, rate in force, cooldown left, requests queued), and the
  * fleet's state when the budget and cooldown are shared through Redis; {@code /actuator/retryafter/{provider}} shows
  * one provider. Durations are ISO-8601 strings,
- * instants are ISO-8601 UTC strings, and token counts are {@code null} when the budget is unlimited.
+ * instants are ISO-8601 UTC strings, and token counts are {@code null} when the budget is unlimited. For a provider
+ * that keeps its state per origin, its pacing entry sums its origins up and lists those that hold requests back now
+ * (cooling down, probing, paced or queueing), at most {@value #MAX_LISTED_ORIGINS}, longest cooldown first.
+ * <p>
+ * The write operation ({@code POST /actuator/retryafter/{provider}}, optionally with {@code {"origin": "…"}}) is the
+ * operator's escape hatch: it opens the provider's gate, or one origin's, at once and turns its rate limit off, also
+ * for the fleet when cooldowns are shared. Anyone who can call it can make this application send requests to a
+ * provider that asked for a pause: expose it only to operators ({@code management.endpoint.retryafter.access}).
  * <p>
  * Thread-safe: each read builds a new snapshot.
  */
 @Endpoint(id = "retryafter")
 public class RetryAfterEndpoint {
 
+	/** The most origins a provider's pacing entry lists. */
+	public static final int MAX_LISTED_ORIGINS = 20;
+
 	private final RetryAfterProviders providers;
 
 	private final RetryAfterActivity activity;
 
 	private final FleetStatusProvider fleet;
+
+	private final FleetCooldown fleetCooldown;
 
 	/**
 	 * Creates the endpoint.
@@ -60,9 +76,61 @@ public class RetryAfterEndpoint {
 	 * @param fleet the fleet's status, or {@code null} when the budget is local
 	 */
 	public RetryAfterEndpoint(RetryAfterProviders providers, RetryAfterActivity activity, FleetStatusProvider fleet) {
+		this(providers, activity, fleet, null);
+	}
+
+	/**
+	 * Creates the endpoint of an instance whose budget and cooldown are shared by a fleet.
+	 * @param providers the configured providers
+	 * @param activity what was seen of them
+	 * @param fleet the fleet's status, or {@code null} when the budget is local
+	 * @param fleetCooldown the fleet's shared cooldown, which a reset also ends, or {@code null}
+	 */
+	public RetryAfterEndpoint(RetryAfterProviders providers, RetryAfterActivity activity, FleetStatusProvider fleet,
+			FleetCooldown fleetCooldown) {
 		this.providers = Objects.requireNonNull(providers, "providers");
 		this.activity = Objects.requireNonNull(activity, "activity");
 		this.fleet = fleet;
+		this.fleetCooldown = fleetCooldown;
+	}
+
+	/**
+	 * Opens a provider's gate, or one of its origins', at once: ends the cooldown, forgets the probe and turns the
+	 * rate limit off (the fleet's cooldown too, when shared). Requests held at the gate go when they next ask.
+	 * @param provider the provider's name
+	 * @param origin one origin ({@code scheme://host:port}) of a provider kept per origin, or {@code null} for the
+	 * provider's own gate and all its origins'
+	 * @return what was opened, or {@code null} (a 404) when no such provider is configured
+	 */
+	@WriteOperation
+	public ResetDescriptor reset(@Selector String provider, @Nullable String origin) {
+		return this.providers.get(provider).map((found) -> {
+			List<String> opened = new ArrayList<>();
+			if (origin == null) {
+				found.engine().gate(provider).reset();
+				opened.add(provider);
+				if (this.fleetCooldown != null) {
+					this.fleetCooldown.reset(provider);
+				}
+			}
+			for (ProviderGate gate : found.engine().originGates()) {
+				String gateOrigin = gate.scope().origin().orElse(null);
+				if (gate.provider().equals(provider) && (origin == null || origin.equalsIgnoreCase(gateOrigin))) {
+					gate.reset();
+					opened.add(gate.scope().toString());
+				}
+			}
+			return new ResetDescriptor(provider, origin, opened.size());
+		}).orElse(null);
+	}
+
+	/**
+	 * What a reset opened.
+	 * @param provider the provider
+	 * @param origin the origin asked for, or {@code null} for the whole provider
+	 * @param gatesOpened how many gates were opened (the provider's own and its origins')
+	 */
+	public record ResetDescriptor(String provider, String origin, int gatesOpened) implements OperationResponseBody {
 	}
 
 	/**
@@ -115,7 +183,7 @@ public class RetryAfterEndpoint {
 				snapshot.lastSkew().map(SkewDescriptor::of).orElse(null),
 				snapshot.lastRetryAfter().map(LastRetryAfterDescriptor::of).orElse(null),
 				snapshot.lastRefusal().map(RefusalDescriptor::of).orElse(null),
-				PacingDescriptor.of(provider.engine().gate(provider.name())));
+				PacingDescriptor.of(provider));
 	}
 
 	private static Double finite(double tokens) {
@@ -185,19 +253,51 @@ public class RetryAfterEndpoint {
 	 * @param burst the requests each lane may send back to back
 	 * @param freshShare the share of the rate kept for fresh requests
 	 * @param decreaseFactor what a throttle multiplies the rate by
-	 * @param rate the rate in force, or {@code null} while the provider is not paced
-	 * @param cooldownRemaining how long the gate stays closed, zero when open
-	 * @param queued requests waiting at the gate
+	 * @param rate the rate in force (the lowest of its origins' for a provider kept per origin), or {@code null} while
+	 * the provider is not paced
+	 * @param cooldownRemaining how long the gate stays closed (its longest-closed origin's), zero when open
+	 * @param queued requests waiting at the gate (at all its origins')
+	 * @param maxCooldown the longest a cooldown may close the gate
+	 * @param activeOrigins the origins holding requests back now, at most {@value #MAX_LISTED_ORIGINS}, longest
+	 * cooldown first; empty for a provider that shares one state
 	 */
 	public record PacingDescriptor(String mode, double minRate, double maxRate, int burst, double freshShare,
-			double decreaseFactor, Double rate, String cooldownRemaining, int queued) {
+			double decreaseFactor, Double rate, String cooldownRemaining, int queued, String maxCooldown,
+			List<OriginDescriptor> activeOrigins) {
 
-		static PacingDescriptor of(ProviderGate gate) {
-			PacingSettings settings = gate.settings();
+		static PacingDescriptor of(RetryAfterProviders.Provider provider) {
+			PacingSettings settings = provider.engine().policy().pacing();
+			List<OriginDescriptor> origins = provider.activeGates()
+				.stream()
+				.filter((gate) -> gate.scope().perOrigin())
+				.sorted((a, b) -> b.cooldownRemaining().compareTo(a.cooldownRemaining()))
+				.limit(MAX_LISTED_ORIGINS)
+				.map(OriginDescriptor::of)
+				.toList();
 			return new PacingDescriptor(settings.mode().name(), settings.minRate(), settings.maxRate(), settings.burst(),
 					settings.freshShare(), settings.decreaseFactor(),
+					provider.rate().isPresent() ? provider.rate().getAsDouble() : null,
+					provider.cooldownRemaining().toString(), provider.queued(), settings.maxCooldown().toString(),
+					origins);
+		}
+
+	}
+
+	/**
+	 * One origin of a provider kept per origin that holds requests back now.
+	 *
+	 * @param origin the origin, {@code scheme://host:port}
+	 * @param rate the rate in force, or {@code null} while it is not paced
+	 * @param cooldownRemaining how long its gate stays closed, zero when open
+	 * @param probing whether a probe is out after its cooldown and the others wait for its answer
+	 * @param queued requests waiting at its gate
+	 */
+	public record OriginDescriptor(String origin, Double rate, String cooldownRemaining, boolean probing, int queued) {
+
+		static OriginDescriptor of(ProviderGate gate) {
+			return new OriginDescriptor(gate.scope().origin().orElse(""),
 					gate.rate().isPresent() ? gate.rate().getAsDouble() : null, gate.cooldownRemaining().toString(),
-					gate.queued());
+					gate.probing(), gate.queued());
 		}
 
 	}

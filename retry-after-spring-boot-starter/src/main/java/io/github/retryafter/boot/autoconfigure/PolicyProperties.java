@@ -442,6 +442,12 @@ public class PolicyProperties {
 		 */
 		private Double decreaseFactor;
 
+		/**
+		 * Longest a cooldown may close the gate, whatever a server asks; a longer Retry-After still ends its own
+		 * operation WAIT_TOO_LONG. Defaults to the provider's max-wait.
+		 */
+		private Duration maxCooldown;
+
 		public io.github.retryafter.pacing.PacingMode getMode() {
 			return this.mode;
 		}
@@ -488,6 +494,14 @@ public class PolicyProperties {
 
 		public void setDecreaseFactor(Double decreaseFactor) {
 			this.decreaseFactor = decreaseFactor;
+		}
+
+		public Duration getMaxCooldown() {
+			return this.maxCooldown;
+		}
+
+		public void setMaxCooldown(Duration maxCooldown) {
+			this.maxCooldown = maxCooldown;
 		}
 
 	}

@@ -76,7 +76,8 @@ class RedisFleetConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(RetryBudget.class)
 	RedisRetryBudget retryAfterFleetBudget(RedisFleet fleet, RetryAfterSettings settings, Ticker ticker) {
-		return new RedisRetryBudget(fleet, settings.globalBudget(), settings.providerBudgets(), ticker);
+		return new RedisRetryBudget(fleet, settings.globalBudget(), settings.providerBudgets(), ticker,
+				settings.maxOrigins());
 	}
 
 	@Bean
@@ -88,12 +89,13 @@ class RedisFleetConfiguration {
 	}
 
 	/**
-	 * The longest cooldown of a provider, the one place the fleet reads it: its {@code max-wait}, the longest hint
-	 * its planner accepts ({@link RedisProviderCooldown#DEFAULT_CAP} when it has none). A key lives this long plus one
-	 * second at most.
+	 * The longest cooldown of a provider, the one place the fleet reads it: its {@code pacing.max-cooldown} (which is
+	 * its {@code max-wait} unless set), the cap its own gate applies ({@link RedisProviderCooldown#DEFAULT_CAP} if
+	 * zero). A key lives this long plus one second at most.
 	 */
 	static Duration cooldownCap(ProviderSettings provider) {
-		return provider.policy().planner().maxWait().filter((cap) -> !cap.isZero()).orElse(RedisProviderCooldown.DEFAULT_CAP);
+		Duration cap = provider.policy().pacing().maxCooldown();
+		return cap.isZero() ? RedisProviderCooldown.DEFAULT_CAP : cap;
 	}
 
 }

@@ -78,7 +78,8 @@ public final class RetryAfterAutoConfiguration {
 	RetryBudget retryAfterBudget(RetryAfterSettings settings, Ticker ticker) {
 		TokenBucketRetryBudget.Builder budget = TokenBucketRetryBudget.builder()
 			.ticker(ticker)
-			.global(settings.globalBudget());
+			.global(settings.globalBudget())
+			.maxOrigins(settings.maxOrigins());
 		settings.providerBudgets().forEach(budget::provider);
 		return budget.build();
 	}
@@ -97,6 +98,7 @@ public final class RetryAfterAutoConfiguration {
 			.wallClock(wallClock)
 			.random(random)
 			.listener(listener)
+			.maxOrigins(settings.maxOrigins())
 			.build());
 	}
 

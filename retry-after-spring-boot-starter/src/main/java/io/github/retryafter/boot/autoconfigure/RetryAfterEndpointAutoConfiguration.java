@@ -15,6 +15,7 @@ import io.github.retryafter.Ticker;
 import io.github.retryafter.boot.RetryAfterProviders;
 import io.github.retryafter.boot.actuate.RetryAfterActivity;
 import io.github.retryafter.boot.actuate.RetryAfterEndpoint;
+import io.github.retryafter.boot.fleet.FleetCooldown;
 import io.github.retryafter.boot.fleet.FleetStatusProvider;
 
 /**
@@ -37,8 +38,8 @@ public final class RetryAfterEndpointAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RetryAfterEndpoint retryAfterEndpoint(RetryAfterProviders providers, RetryAfterActivity activity,
-			ObjectProvider<FleetStatusProvider> fleet) {
-		return new RetryAfterEndpoint(providers, activity, fleet.getIfUnique());
+			ObjectProvider<FleetStatusProvider> fleet, ObjectProvider<FleetCooldown> fleetCooldown) {
+		return new RetryAfterEndpoint(providers, activity, fleet.getIfUnique(), fleetCooldown.getIfUnique());
 	}
 
 }

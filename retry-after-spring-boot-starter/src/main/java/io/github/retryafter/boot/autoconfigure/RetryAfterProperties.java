@@ -7,6 +7,8 @@ import java.util.Map;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
+import io.github.retryafter.boot.StateScope;
+
 /**
  * Configuration properties for retry-after: global settings under {@code retry.after.*}, overridden per provider under
  * {@code retry.after.providers.<name>.*}.
@@ -51,6 +53,12 @@ public class RetryAfterProperties extends PolicyProperties {
 	 */
 	private final Map<String, Provider> providers = new LinkedHashMap<>();
 
+	/**
+	 * Most origins (scheme, host, port) whose own cooldown, rate and budget bucket each provider kept per origin
+	 * tracks; past it the least recently used is forgotten and starts afresh.
+	 */
+	private int maxOrigins = 1000;
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -81,6 +89,14 @@ public class RetryAfterProperties extends PolicyProperties {
 
 	public Map<String, Provider> getProviders() {
 		return this.providers;
+	}
+
+	public int getMaxOrigins() {
+		return this.maxOrigins;
+	}
+
+	public void setMaxOrigins(int maxOrigins) {
+		this.maxOrigins = maxOrigins;
 	}
 
 	public Events getEvents() {
@@ -137,12 +153,26 @@ public class RetryAfterProperties extends PolicyProperties {
 		 */
 		private List<String> hosts = new ArrayList<>();
 
+		/**
+		 * Whether the provider's cooldown, rate and budget bucket are shared by all its hosts ('provider', the default
+		 * of a configured provider) or kept per origin ('origin', the default of 'default').
+		 */
+		private StateScope scope;
+
 		public List<String> getHosts() {
 			return this.hosts;
 		}
 
 		public void setHosts(List<String> hosts) {
 			this.hosts = hosts;
+		}
+
+		public StateScope getScope() {
+			return this.scope;
+		}
+
+		public void setScope(StateScope scope) {
+			this.scope = scope;
 		}
 
 	}

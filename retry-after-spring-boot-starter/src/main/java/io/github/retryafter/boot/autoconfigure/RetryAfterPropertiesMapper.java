@@ -11,6 +11,7 @@ import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import java.util.regex.Pattern;
 
 import org.springframework.boot.context.properties.PropertyMapper;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
@@ -20,6 +21,7 @@ import org.springframework.util.unit.DataSize;
 import io.github.retryafter.PlannerOptions;
 import io.github.retryafter.boot.ProviderSettings;
 import io.github.retryafter.boot.RetryAfterSettings;
+import io.github.retryafter.boot.StateScope;
 import io.github.retryafter.budget.BudgetSettings;
 import io.github.retryafter.engine.Backoff;
 import io.github.retryafter.engine.OperationSpec;
@@ -48,6 +50,8 @@ final class RetryAfterPropertiesMapper {
 
 	private static final String PREFIX = "retry.after.";
 
+	private static final Pattern VALID_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
+
 	private final PropertyMapper map = PropertyMapper.get();
 
 	private final RetryAfterProperties properties;
@@ -63,7 +67,12 @@ final class RetryAfterPropertiesMapper {
 	 */
 	RetryAfterSettings settings() {
 		Optional<String> jitterKey = Optional.ofNullable(this.properties.getJitterKey()).filter(StringUtils::hasText);
-		return new RetryAfterSettings(providers(), globalBudget(), jitterKey);
+		int maxOrigins = this.properties.getMaxOrigins();
+		if (maxOrigins < 1) {
+			throw new InvalidConfigurationPropertyValueException(PREFIX + "max-origins", maxOrigins,
+					"at least one origin must be tracked");
+		}
+		return new RetryAfterSettings(providers(), globalBudget(), jitterKey, maxOrigins);
 	}
 
 	private List<ProviderSettings> providers() {
@@ -71,10 +80,11 @@ final class RetryAfterPropertiesMapper {
 		List<ProviderSettings> result = new ArrayList<>();
 		Map<String, RetryAfterProperties.Provider> providers = this.properties.getProviders();
 		if (!providers.containsKey(OperationSpec.DEFAULT_PROVIDER)) {
-			result.add(provider(OperationSpec.DEFAULT_PROVIDER, List.of(), List.of(global)));
+			result.add(provider(OperationSpec.DEFAULT_PROVIDER, List.of(), null, List.of(global)));
 		}
 		Map<String, String> owners = new HashMap<>();
 		providers.forEach((name, provider) -> {
+			checkName(name);
 			String prefix = PREFIX + "providers." + name + ".";
 			for (String host : provider.getHosts()) {
 				String previous = owners.putIfAbsent(host.trim().toLowerCase(Locale.ROOT), name);
@@ -83,7 +93,8 @@ final class RetryAfterPropertiesMapper {
 							"it is already listed under provider '" + previous + "'; list each host under one provider");
 				}
 			}
-			result.add(provider(name, provider.getHosts(), List.of(global, new Layer(prefix, provider))));
+			result.add(provider(name, provider.getHosts(), provider.getScope(),
+					List.of(global, new Layer(prefix, provider))));
 		});
 		return result;
 	}
@@ -96,10 +107,13 @@ final class RetryAfterPropertiesMapper {
 	 * Lays each property set over the defaults, then builds the provider's settings, naming the last layer's
 	 * property when settings fail a check against each other.
 	 */
-	private ProviderSettings provider(String name, List<String> hosts, List<Layer> layers) {
+	private ProviderSettings provider(String name, List<String> hosts, StateScope scope, List<Layer> layers) {
 		Draft draft = new Draft();
 		layers.forEach((layer) -> apply(layer, draft));
 		Layer own = layers.get(layers.size() - 1);
+		if (resolved(layers, (p) -> p.getPacing().getMaxCooldown(), null) == null) {
+			draft.pacing.maxCooldown(resolved(layers, PolicyProperties::getMaxWait, DEFAULT_MAX_WAIT));
+		}
 		RetryPolicy defaults = RetryPolicy.DEFAULTS;
 		Duration delay = resolved(layers, (p) -> p.getBackoff().getDelay(), defaults.backoff().base());
 		Duration maxDelay = resolved(layers, (p) -> p.getBackoff().getMaxDelay(), defaults.backoff().max());
@@ -113,7 +127,25 @@ final class RetryAfterPropertiesMapper {
 		RetryPolicy policy = own.check("deadline",
 				resolved(layers, PolicyProperties::getDeadline, defaults.deadline()), draft.policy::build);
 		return new ProviderSettings(name, hosts, policy, draft.budget, draft.idempotencyKeyEnabled,
-				draft.maxReplayBody.toBytes(), draft.maxDrain.toBytes());
+				draft.maxReplayBody.toBytes(), draft.maxDrain.toBytes(),
+				(scope != null) ? scope : ProviderSettings.defaultScope(name));
+	}
+
+	/**
+	 * A provider's name becomes a metric tag, a Redis key part and an endpoint path: letters, digits, '.', '_' and
+	 * '-' only, and never 'global', the global budget's tag.
+	 */
+	private static void checkName(String name) {
+		String property = PREFIX + "providers." + name;
+		if ("global".equalsIgnoreCase(name)) {
+			throw new InvalidConfigurationPropertyValueException(property, name,
+					"'global' names the global budget in metrics and the endpoint; give the provider another name");
+		}
+		if (!VALID_NAME.matcher(name).matches()) {
+			throw new InvalidConfigurationPropertyValueException(property, name,
+					"a provider name is a metric tag: use 1 to 64 letters, digits, '.', '_' or '-', starting with a "
+							+ "letter or digit");
+		}
 	}
 
 	/** Lays one property set over the draft: only the values it sets. */
@@ -150,6 +182,7 @@ final class RetryAfterPropertiesMapper {
 		this.map.from(pacing::getFreshShare).to(layer.named("pacing.fresh-share", draft.pacing::freshShare));
 		this.map.from(pacing::getDecreaseFactor)
 			.to(layer.named("pacing.decrease-factor", draft.pacing::decreaseFactor));
+		this.map.from(pacing::getMaxCooldown).to(layer.named("pacing.max-cooldown", draft.pacing::maxCooldown));
 		draft.budget = budget(draft.budget, layer.prefix() + "budget.", p.getBudget());
 	}
 

@@ -40,4 +40,13 @@ public interface FleetCooldown {
 	 */
 	Duration remaining(String provider);
 
+	/**
+	 * Ends {@code provider}'s cooldown for the whole fleet (an operator's reset), without waiting for the store: the
+	 * store's record is removed on a background thread and this instance's gate opened again once it is, so the next
+	 * read of the store does not close it again. Does nothing by default, for a store that shares no cooldown.
+	 * @param provider a configured provider
+	 */
+	default void reset(String provider) {
+	}
+
 }

@@ -32,7 +32,6 @@ import io.github.retryafter.engine.Outcome;
 import io.github.retryafter.engine.RefusalEvent;
 import io.github.retryafter.engine.RetryListener;
 import io.github.retryafter.engine.RetryScheduledEvent;
-import io.github.retryafter.pacing.ProviderGate;
 
 /**
  * Binds the retry engine's events to Micrometer meters. Every meter of every configured provider is registered when
@@ -213,8 +212,8 @@ public final class RetryAfterMetrics implements RetryListener, MeterBinder {
 		Collection<RetryAfterProviders.Provider> list = all.all();
 		Map<String, ProviderMeters> result = new LinkedHashMap<>();
 		for (RetryAfterProviders.Provider provider : list) {
-			result.put(provider.name(), new ProviderMeters(provider.name(), provider.engine().budget(),
-					provider.engine().gate(provider.name()), AmplificationWindow.standard(this.ticker)));
+			result.put(provider.name(), new ProviderMeters(provider.name(), provider.engine().budget(), provider,
+					AmplificationWindow.standard(this.ticker)));
 		}
 		this.globalBudget = all.get(OperationSpec.DEFAULT_PROVIDER)
 			.orElseGet(() -> list.iterator().next())
@@ -236,7 +235,7 @@ public final class RetryAfterMetrics implements RetryListener, MeterBinder {
 
 		private final RetryBudget budget;
 
-		private final ProviderGate gate;
+		private final RetryAfterProviders.Provider gates;
 
 		private final AmplificationWindow window;
 
@@ -254,10 +253,10 @@ public final class RetryAfterMetrics implements RetryListener, MeterBinder {
 
 		private volatile double lastSkewSeconds = Double.NaN;
 
-		ProviderMeters(String name, RetryBudget budget, ProviderGate gate, AmplificationWindow window) {
+		ProviderMeters(String name, RetryBudget budget, RetryAfterProviders.Provider gates, AmplificationWindow window) {
 			this.name = name;
 			this.budget = budget;
-			this.gate = gate;
+			this.gates = gates;
 			this.window = window;
 			for (DelaySource source : DelaySource.values()) {
 				this.waits.put(source, new CopyOnWriteArrayList<>());
@@ -295,18 +294,20 @@ public final class RetryAfterMetrics implements RetryListener, MeterBinder {
 				.tags(provider)
 				.description("Retry budget tokens left; provider 'global' is the bucket every provider also draws from")
 				.register(registry);
-			Gauge.builder(PACING_RATE, this.gate, (gate) -> gate.rate().orElse(Double.NaN))
+			Gauge.builder(PACING_RATE, this.gates, (gates) -> gates.rate().orElse(Double.NaN))
 				.tags(provider)
-				.description("Adaptive admission rate in force, requests per second; NaN while the provider is not paced")
+				.description("Adaptive admission rate in force, requests per second (the lowest of its origins' for a "
+						+ "provider kept per origin); NaN while the provider is not paced")
 				.register(registry);
-			Gauge.builder(COOLDOWN_REMAINING, this.gate, (gate) -> gate.cooldownRemaining().toNanos() / 1e9)
+			Gauge.builder(COOLDOWN_REMAINING, this.gates, (gates) -> gates.cooldownRemaining().toNanos() / 1e9)
 				.tags(provider)
 				.baseUnit(SECONDS)
-				.description("How long the provider's gate stays closed after a Retry-After; 0 when open")
+				.description("How long the provider's gate (its longest-closed origin's, for a provider kept per "
+						+ "origin) stays closed after a Retry-After; 0 when open")
 				.register(registry);
-			Gauge.builder(PACING_QUEUED, this.gate, ProviderGate::queued)
+			Gauge.builder(PACING_QUEUED, this.gates, RetryAfterProviders.Provider::queued)
 				.tags(provider)
-				.description("Requests waiting at the provider's gate, for its cooldown or a slot in its rate")
+				.description("Requests waiting at the provider's gates, for a cooldown, a probe's answer or a slot in its rate")
 				.register(registry);
 			addOnce(this.skewMagnitudes, DistributionSummary.builder(CLOCK_SKEW_MAGNITUDE)
 				.tags(provider)

@@ -14,6 +14,7 @@ import org.springframework.util.unit.DataSize;
 
 import io.github.retryafter.boot.ProviderSettings;
 import io.github.retryafter.boot.RetryAfterProviders;
+import io.github.retryafter.boot.RetryAfterSettings;
 import io.github.retryafter.budget.RetryBudget;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -59,6 +60,19 @@ class ConfigurationMetadataTests {
 			assertThat(defaults.get("retry.after.max-replay-body")).isEqualTo("1MB");
 			assertThat(settings.maxDrainBytes()).isEqualTo(64 * 1024);
 			assertThat(defaults.get("retry.after.max-drain")).isEqualTo("64KB");
+		});
+	}
+
+	@Test
+	void maxCooldownAndMaxOriginsDefaultsInMetadataAreTheOnesInForce() throws Exception {
+		Map<String, Object> defaults = metadataDefaults();
+		this.contextRunner.run((context) -> {
+			ProviderSettings settings = context.getBean(RetryAfterProviders.class).get("default").orElseThrow().settings();
+			assertThat(duration(defaults, "retry.after.pacing.max-cooldown"))
+				.isEqualTo(settings.policy().pacing().maxCooldown())
+				.isEqualTo(settings.policy().planner().maxWait().orElseThrow());
+			assertThat(defaults.get("retry.after.max-origins"))
+				.isEqualTo(context.getBean(RetryAfterSettings.class).maxOrigins());
 		});
 	}
 

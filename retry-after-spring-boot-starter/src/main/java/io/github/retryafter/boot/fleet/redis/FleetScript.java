@@ -117,6 +117,13 @@ enum FleetScript {
 			redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window * 1000)
 			redis.call('PEXPIRE', KEYS[1], window)
 			return {tostring(redis.call('ZCARD', KEYS[1]))}
+			"""),
+
+	/**
+	 * Ends a provider's fleet cooldown: an operator's reset. KEYS: the cooldown. Returns {keys removed}.
+	 */
+	END_COOLDOWN("""
+			return {tostring(redis.call('DEL', KEYS[1]))}
 			""");
 
 	/** What a script answers in place of a key whose type or value is not what the fleet writes there. */

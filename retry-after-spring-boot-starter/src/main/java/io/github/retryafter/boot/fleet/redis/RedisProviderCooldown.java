@@ -148,6 +148,18 @@ public final class RedisProviderCooldown implements FleetCooldown, RedisFleet.Pa
 		return this.gates.apply(provider).map(ProviderGate::cooldownRemaining).orElse(Duration.ZERO);
 	}
 
+	@Override
+	public void reset(String provider) {
+		Entry entry = this.entries.get(provider);
+		if (entry == null) {
+			return;
+		}
+		this.fleet.submit(() -> {
+			this.fleet.execute(FleetScript.END_COOLDOWN, new byte[][] { entry.key });
+			this.gates.apply(provider).ifPresent(ProviderGate::reset);
+		});
+	}
+
 	/**
 	 * Returns the longest cooldown of {@code provider} this instance stores or accepts from the fleet.
 	 * @param provider a configured provider

@@ -11,6 +11,7 @@ import java.util.OptionalDouble;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 
+import io.github.retryafter.Scope;
 import io.github.retryafter.Ticker;
 import io.github.retryafter.budget.BudgetSettings;
 import io.github.retryafter.budget.RetryBudget;
@@ -41,8 +42,11 @@ import io.github.retryafter.budget.TokenBucketRetryBudget;
  * bucket pays, never below zero. Before the first reading (Redis unreachable at startup) the share is the full
  * capacity, as a local budget's would be.
  * <p>
- * Providers that are not configured (never the case for requests routed by the starter) always use a local
- * {@link TokenBucketRetryBudget}, so a key never holds a name that did not come from configuration.
+ * Providers that are not configured (never the case for requests routed by the starter), and scopes that name an
+ * origin (the {@code default} provider's, or a provider's that keeps its state per origin), always use a local
+ * {@link TokenBucketRetryBudget} of this instance (at most {@code maxOrigins} origin buckets, least recently used
+ * forgotten), so a key never holds a name that did not come from configuration and the fleet's keys are fixed by
+ * configuration.
  * <p>
  * Thread-safe.
  */
@@ -82,6 +86,19 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 	 */
 	public RedisRetryBudget(RedisFleet fleet, BudgetSettings global, Map<String, BudgetSettings> providers,
 			Ticker ticker) {
+		this(fleet, global, providers, ticker, TokenBucketRetryBudget.DEFAULT_MAX_ORIGINS);
+	}
+
+	/**
+	 * Creates the budget and registers it with the fleet.
+	 * @param fleet the fleet's link to Redis
+	 * @param global the global bucket's settings
+	 * @param providers every configured provider's bucket settings
+	 * @param ticker the monotonic clock of the local shares and of the local estimates
+	 * @param maxOrigins how many origin buckets this instance keeps at most (they are never shared)
+	 */
+	public RedisRetryBudget(RedisFleet fleet, BudgetSettings global, Map<String, BudgetSettings> providers,
+			Ticker ticker, int maxOrigins) {
 		this.fleet = Objects.requireNonNull(fleet, "fleet");
 		this.ticker = Objects.requireNonNull(ticker, "ticker");
 		this.globalSettings = Objects.requireNonNull(global, "global");
@@ -94,7 +111,10 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 				fleet.key("budget", "global".equals(name) ? "provider-global" : name), now)));
 		this.providers = Map.copyOf(buckets);
 		this.ttlMillis = number(fleet.settings().keyTtl().toMillis());
-		TokenBucketRetryBudget.Builder builder = TokenBucketRetryBudget.builder().ticker(ticker).global(global);
+		TokenBucketRetryBudget.Builder builder = TokenBucketRetryBudget.builder()
+			.ticker(ticker)
+			.global(global)
+			.maxOrigins(maxOrigins);
 		providers.forEach(builder::provider);
 		this.unconfigured = builder.build();
 		fleet.register(this);
@@ -173,6 +193,36 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 		synchronized (this.lock) {
 			return Math.min(share(bucket, now), share(this.global, now));
 		}
+	}
+
+	@Override
+	public boolean tryAcquire(Scope scope) {
+		return scope.perOrigin() ? this.unconfigured.tryAcquire(scope) : tryAcquire(scope.provider());
+	}
+
+	@Override
+	public void recordSuccess(Scope scope) {
+		if (scope.perOrigin()) {
+			this.unconfigured.recordSuccess(scope);
+		}
+		else {
+			recordSuccess(scope.provider());
+		}
+	}
+
+	@Override
+	public void refund(Scope scope) {
+		if (scope.perOrigin()) {
+			this.unconfigured.refund(scope);
+		}
+		else {
+			refund(scope.provider());
+		}
+	}
+
+	@Override
+	public double availableTokens(Scope scope) {
+		return scope.perOrigin() ? this.unconfigured.availableTokens(scope) : availableTokens(scope.provider());
 	}
 
 	@Override
