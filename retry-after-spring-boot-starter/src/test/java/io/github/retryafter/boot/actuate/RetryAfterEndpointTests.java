@@ -1,5 +1,6 @@
 package io.github.retryafter.boot.actuate;
 
+import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -21,6 +22,7 @@ import io.github.retryafter.RandomSource;
 import io.github.retryafter.RetryAfterError;
 import io.github.retryafter.RetryPlan;
 import io.github.retryafter.Ticker;
+import io.github.retryafter.boot.RetryAfterOperations;
 import io.github.retryafter.boot.RetryAfterProviders;
 import io.github.retryafter.boot.autoconfigure.RetryAfterAutoConfiguration;
 import io.github.retryafter.boot.autoconfigure.RetryAfterEndpointAutoConfiguration;
@@ -58,6 +60,31 @@ class RetryAfterEndpointTests {
 				"retry.after.providers.payments.hosts=api.pay.example,*.pay.example",
 				"retry.after.providers.payments.max-attempts=3", "retry.after.providers.payments.budget.capacity=5",
 				"retry.after.budget.refill-per-second=0", "retry.after.global-budget.refill-per-second=0");
+
+	@Test
+	void listsTheOriginsOfDefaultThatAreCoolingDownAndAResetOpensThemAtOnce() {
+		this.contextRunner.run((context) -> {
+			RetryAfterOperations operations = context.getBean(RetryAfterOperations.class);
+			HeaderSource pause = HeaderSource.of(Map.of("Retry-After", List.of("60")));
+			// each operation ends WAIT_TOO_LONG (max-wait 30 s) and closes its origin's gate for max-cooldown, 30 s
+			for (String host : List.of("a.example", "b.example")) {
+				Drive.operation(operations, URI.create("https://" + host + "/x?secret=1"), this.clock, pause, 503);
+			}
+			RetryAfterEndpoint endpoint = context.getBean(RetryAfterEndpoint.class);
+			RetryAfterEndpoint.PacingDescriptor pacing = endpoint.provider("default").pacing();
+			assertThat(pacing.activeOrigins()).extracting(RetryAfterEndpoint.OriginDescriptor::origin)
+				.containsExactlyInAnyOrder("https://a.example:443", "https://b.example:443");
+			assertThat(pacing.cooldownRemaining()).isEqualTo("PT30S");
+			assertThat(endpoint.reset("default", "https://a.example:443").gatesOpened()).isEqualTo(1);
+			assertThat(endpoint.provider("default").pacing().activeOrigins())
+				.extracting(RetryAfterEndpoint.OriginDescriptor::origin)
+				.containsExactly("https://b.example:443");
+			assertThat(endpoint.reset("default", null).gatesOpened()).isEqualTo(3);
+			assertThat(endpoint.provider("default").pacing().activeOrigins()).isEmpty();
+			assertThat(endpoint.provider("default").pacing().cooldownRemaining()).isEqualTo("PT0S");
+			assertThat(endpoint.reset("nobody", null)).isNull();
+		});
+	}
 
 	@Test
 	void showsSettingsBudgetCountsAndWhatWasLastSeenPerProvider() {
@@ -100,7 +127,7 @@ class RetryAfterEndpointTests {
 			assertThat(payments.lastRetryAfter().source()).isEqualTo("RETRY_AFTER");
 			assertThat(payments.lastRefusal().stop()).isEqualTo("ATTEMPTS_EXHAUSTED");
 			assertThat(payments.pacing()).isEqualTo(new RetryAfterEndpoint.PacingDescriptor("HOLD", 1.0, 1000.0, 10, 0.1,
-					0.7, null, "PT0S", 0));
+					0.7, null, "PT0S", 0, "PT30S", List.of()));
 			RetryAfterEndpoint.ProviderDescriptor defaults = all.providers().get("default");
 			assertThat(defaults.operations()).containsEntry("total", 0L);
 			assertThat(defaults.amplification().ratio()).isNull();

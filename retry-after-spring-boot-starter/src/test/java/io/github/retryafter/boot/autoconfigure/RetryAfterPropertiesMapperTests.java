@@ -14,6 +14,7 @@ import io.github.retryafter.OnMissingDate;
 import io.github.retryafter.PlannerOptions;
 import io.github.retryafter.boot.ProviderSettings;
 import io.github.retryafter.boot.RetryAfterSettings;
+import io.github.retryafter.boot.StateScope;
 import io.github.retryafter.budget.BudgetSettings;
 import io.github.retryafter.engine.Backoff;
 import io.github.retryafter.engine.HintMode;
@@ -47,6 +48,47 @@ class RetryAfterPropertiesMapperTests {
 		assertThat(defaults.maxDrainBytes()).isEqualTo(64 * 1024);
 		assertThat(settings.globalBudget()).isEqualTo(BudgetSettings.GLOBAL_DEFAULTS);
 		assertThat(settings.jitterKey()).isEmpty();
+	}
+
+	@Test
+	void defaultKeepsItsStatePerOriginAndAConfiguredProviderSharesOneUnlessToldOtherwise() {
+		this.properties.getProviders().put("payments", new RetryAfterProperties.Provider());
+		RetryAfterProperties.Provider search = new RetryAfterProperties.Provider();
+		search.setScope(StateScope.ORIGIN);
+		this.properties.getProviders().put("search", search);
+		RetryAfterSettings settings = map();
+		assertThat(settings.provider("default").orElseThrow().scope()).isEqualTo(StateScope.ORIGIN);
+		assertThat(settings.provider("payments").orElseThrow().scope()).isEqualTo(StateScope.PROVIDER);
+		assertThat(settings.provider("search").orElseThrow().scope()).isEqualTo(StateScope.ORIGIN);
+		assertThat(settings.maxOrigins()).isEqualTo(1000);
+	}
+
+	@Test
+	void maxCooldownIsTheProvidersMaxWaitUnlessSet() {
+		this.properties.setMaxWait(Duration.ofSeconds(12));
+		RetryAfterProperties.Provider payments = new RetryAfterProperties.Provider();
+		payments.setMaxWait(Duration.ofSeconds(5));
+		this.properties.getProviders().put("payments", payments);
+		RetryAfterProperties.Provider search = new RetryAfterProperties.Provider();
+		search.getPacing().setMaxCooldown(Duration.ofSeconds(2));
+		this.properties.getProviders().put("search", search);
+		RetryAfterSettings settings = map();
+		assertThat(settings.provider("default").orElseThrow().policy().pacing().maxCooldown()).hasSeconds(12);
+		assertThat(settings.provider("payments").orElseThrow().policy().pacing().maxCooldown()).hasSeconds(5);
+		assertThat(settings.provider("search").orElseThrow().policy().pacing().maxCooldown()).hasSeconds(2);
+	}
+
+	@Test
+	void aProviderNamedGlobalOrNotUsableAsATagFailsNamingTheProperty() {
+		assertRejected((p) -> p.getProviders().put("global", new RetryAfterProperties.Provider()),
+				"retry.after.providers.global", "global");
+		assertRejected((p) -> p.getProviders().put("pay ments", new RetryAfterProperties.Provider()),
+				"retry.after.providers.pay ments", "pay ments");
+		assertRejected((p) -> p.getProviders().put("x".repeat(65), new RetryAfterProperties.Provider()),
+				"retry.after.providers." + "x".repeat(65), "x".repeat(65));
+		assertRejected((p) -> p.setMaxOrigins(0), "retry.after.max-origins", "0");
+		assertRejected((p) -> p.getPacing().setMaxCooldown(Duration.ofSeconds(-1)), "retry.after.pacing.max-cooldown",
+				"PT-1S");
 	}
 
 	@Test
@@ -260,6 +302,7 @@ class RetryAfterPropertiesMapperTests {
 		p.getPacing().setBurst(3);
 		p.getPacing().setFreshShare(0.25);
 		p.getPacing().setDecreaseFactor(0.5);
+		p.getPacing().setMaxCooldown(Duration.ofSeconds(45));
 	}
 
 	private static void assertEverything(ProviderSettings settings) {
@@ -290,6 +333,7 @@ class RetryAfterPropertiesMapperTests {
 			.burst(3)
 			.freshShare(0.25)
 			.decreaseFactor(0.5)
+			.maxCooldown(Duration.ofSeconds(45))
 			.build());
 		assertThat(settings.budget()).isEqualTo(new BudgetSettings(7, 0.3, 0.5));
 		assertThat(settings.idempotencyKeyEnabled()).isTrue();

@@ -34,6 +34,8 @@ import io.github.retryafter.RetryPlan;
 import io.github.retryafter.Ticker;
 import io.github.retryafter.boot.ProviderSettings;
 import io.github.retryafter.boot.RetryAfterProviders;
+import io.github.retryafter.budget.TokenBucketRetryBudget;
+import io.github.retryafter.boot.RetryAfterOperations;
 import io.github.retryafter.budget.BudgetSettings;
 import io.github.retryafter.engine.RetryEngine;
 import io.github.retryafter.engine.RetryPolicy;
@@ -235,6 +237,27 @@ class RetryAfterMetricsTests {
 			assertThat(providerValues).containsExactly("default", "global", "payments");
 			assertThat(counter(registry, RetryAfterMetrics.OPERATIONS, "default", "outcome", "SUCCESS"))
 				.isEqualTo(10_000);
+		});
+	}
+
+	@Test
+	void tenThousandUnconfiguredHostsKeepTheOriginsTrackedAtTheirCapAndAddNoSeries() {
+		this.contextRunner.withPropertyValues("retry.after.max-origins=200").run((context) -> {
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			RetryAfterOperations operations = context.getBean(RetryAfterOperations.class);
+			RetryEngine engine = context.getBean(RetryAfterProviders.class).get("default").orElseThrow().engine();
+			int before = retryAfterMeters(registry).size();
+			HeaderSource pause = HeaderSource.of(Map.of("Retry-After", List.of("60")));
+			for (int i = 0; i < 10_000; i++) {
+				Drive.operation(operations, URI.create("https://host-" + i + ".example/x?id=" + i), this.clock, pause,
+						(i % 3 == 0) ? 503 : 200);
+				assertThat(engine.originGates().size()).isLessThanOrEqualTo(200);
+			}
+			assertThat(engine.originGates()).hasSizeGreaterThan(180);
+			assertThat(((TokenBucketRetryBudget) engine.budget()).originBuckets()).isLessThanOrEqualTo(200);
+			assertThat(retryAfterMeters(registry)).hasSize(before);
+			assertThat(registry.get(RetryAfterMetrics.COOLDOWN_REMAINING).tag("provider", "default").gauge().value())
+				.as("the longest cooldown among the origins tracked").isEqualTo(30.0);
 		});
 	}
 

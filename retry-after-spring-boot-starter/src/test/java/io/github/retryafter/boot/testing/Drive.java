@@ -1,10 +1,13 @@
 package io.github.retryafter.boot.testing;
 
 import java.net.ConnectException;
+import java.net.URI;
+import java.util.Map;
 
 import io.github.retryafter.simulator.FakeClock;
 import io.github.retryafter.Cancellation;
 import io.github.retryafter.HeaderSource;
+import io.github.retryafter.boot.RetryAfterOperations;
 import io.github.retryafter.boot.RetryAfterProviders;
 import io.github.retryafter.engine.Decision;
 import io.github.retryafter.engine.OperationSpec;
@@ -37,6 +40,22 @@ public final class Drive {
 			.orElseThrow()
 			.engine()
 			.start(OperationSpec.of("GET").withProvider(provider), Cancellation.create());
+		return run(operation, clock, headers, statuses);
+	}
+
+	/**
+	 * Runs one GET operation to {@code uri}, routed as the starter routes a request (its provider, and its origin
+	 * when that provider keeps its state per origin), whose attempts get the given statuses, in order.
+	 * @return how the operation ended
+	 */
+	public static Outcome operation(RetryAfterOperations operations, URI uri, FakeClock clock, HeaderSource headers,
+			int... statuses) {
+		RetryAfterOperations.Prepared prepared = operations.prepare("GET", uri, (name) -> null, Map.of(), 0);
+		RetryOperation operation = prepared.provider().engine().start(prepared.spec(), Cancellation.create());
+		return run(operation, clock, headers, statuses);
+	}
+
+	private static Outcome run(RetryOperation operation, FakeClock clock, HeaderSource headers, int... statuses) {
 		return RetryLoop.of(clock, clock).run(operation, new RetryLoop.Exchange<Integer, Outcome, RuntimeException>() {
 
 			@Override

@@ -139,6 +139,9 @@ public final class FlakyProvider implements AutoCloseable {
 		if (reply.location() != null) {
 			response.setHeader("Location", reply.location());
 		}
+		if (!reply.delay().isZero()) {
+			response.headersDelay(reply.delay().toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+		}
 		if (reply.dropResponse()) {
 			response.onResponseStart(new SocketEffect.CloseSocket(true, false, false));
 		}
@@ -160,9 +163,21 @@ public final class FlakyProvider implements AutoCloseable {
 	 * @param body the body
 	 * @param create whether the request creates a record (held once per idempotency key)
 	 * @param dropResponse whether to close the connection instead of answering
+	 * @param delay how long the server takes before it answers
 	 */
 	public record Reply(int status, java.util.Optional<String> retryAfterSeconds, Duration retryAfterIn,
-			String location, String body, boolean create, boolean dropResponse) {
+			String location, String body, boolean create, boolean dropResponse, Duration delay) {
+
+		public Reply(int status, java.util.Optional<String> retryAfterSeconds, Duration retryAfterIn, String location,
+				String body, boolean create, boolean dropResponse) {
+			this(status, retryAfterSeconds, retryAfterIn, location, body, create, dropResponse, Duration.ZERO);
+		}
+
+		/** The same reply, answered only after {@code delay}. */
+		public Reply delayed(Duration delay) {
+			return new Reply(this.status, this.retryAfterSeconds, this.retryAfterIn, this.location, this.body,
+					this.create, this.dropResponse, delay);
+		}
 
 		public static Reply status(int status) {
 			return new Reply(status, java.util.Optional.empty(), null, null, "status " + status, false, false);

@@ -61,7 +61,7 @@ class FleetAcceptanceTests {
 				RetryAfterRestClientAutoConfiguration.class, HttpClientAutoConfiguration.class,
 				ImperativeHttpClientAutoConfiguration.class, RestClientAutoConfiguration.class))
 		.withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + redis.port(),
-				"retry.after.fleet.store=redis", "retry.after.fleet.key-prefix=" + this.prefix,
+				"retry.after.fleet.store=redis", "retry.after.providers.default.scope=provider", "retry.after.fleet.key-prefix=" + this.prefix,
 				"retry.after.fleet.command-timeout=1s", "retry.after.backoff.delay=10ms",
 				"retry.after.backoff.max-delay=20ms");
 

@@ -49,7 +49,7 @@ class RedisRetryBudgetTests {
 				RetryAfterFleetAutoConfiguration.class, RetryAfterAutoConfiguration.class))
 		.withBean(MeterRegistry.class, SimpleMeterRegistry::new)
 		.withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + redis.port(),
-				"retry.after.fleet.store=redis", "retry.after.fleet.key-prefix=" + this.prefix,
+				"retry.after.fleet.store=redis", "retry.after.providers.default.scope=provider", "retry.after.fleet.key-prefix=" + this.prefix,
 				// generous, so that a busy machine's scheduling never turns a sharing test into a fallback test
 				"retry.after.fleet.command-timeout=1s");
 

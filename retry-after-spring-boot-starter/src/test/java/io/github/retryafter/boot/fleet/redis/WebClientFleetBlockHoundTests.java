@@ -69,7 +69,7 @@ class WebClientFleetBlockHoundTests {
 
 		})
 		.withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + redis.port(),
-				"retry.after.fleet.store=redis", "retry.after.fleet.key-prefix=blockhound",
+				"retry.after.fleet.store=redis", "retry.after.providers.default.scope=provider", "retry.after.fleet.key-prefix=blockhound",
 				// generous: a round trip on an event loop would be caught by BlockHound however fast Redis is
 				"retry.after.fleet.command-timeout=1s", "retry.after.backoff.delay=10ms",
 				"retry.after.backoff.max-delay=20ms", "retry.after.budget.capacity=5",
