@@ -51,7 +51,7 @@ class RestClientFailedBodyLoopbackTests {
 	}
 
 	@ParameterizedTest(name = "{0}")
-	@ValueSource(strings = { "jdk", "reactor", "http-components" })
+	@ValueSource(strings = { "jdk", "reactor", "http-components", "jetty" })
 	void tricklingFailedBodyIsAbandonedWhenItsRetryIsDueAndItsConnectionClosed(String factory) {
 		// 125 bytes at 1 byte / 200 ms: 25 s of trickling if the client read it all
 		this.server.script(Behaviour.ok(), Behaviour.trickling503("1", 125, TRICKLE), Behaviour.ok());
