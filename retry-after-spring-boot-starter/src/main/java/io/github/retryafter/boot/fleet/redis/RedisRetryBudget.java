@@ -9,6 +9,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 import io.github.retryafter.Scope;
@@ -126,6 +127,11 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 		if (bucket == null) {
 			return this.unconfigured.tryAcquire(provider);
 		}
+		if (shared(bucket) && takeUnflushedRefund(bucket)) {
+			// the token a successful retry gave back has not reached Redis yet: this retry takes it over, so tokens
+			// that wait for the next flush are never what refuses a retry, and the fleet's count is unchanged
+			return true;
+		}
 		if (shared(bucket) && RedisFleet.mayBlock()) {
 			Optional<List<Object>> reply = this.fleet.execute(FleetScript.ACQUIRE,
 					new byte[][] { bucket.key, this.global.key }, this.ttlMillis, number(bucket.settings.capacity()),
@@ -173,7 +179,7 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 			this.unconfigured.refund(provider);
 		}
 		else if (shared(bucket)) {
-			bucket.refunds.increment();
+			bucket.refunds.incrementAndGet();
 		}
 		else {
 			gainLocally(bucket, 1, 1);
@@ -188,7 +194,10 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 		}
 		long now = this.ticker.read();
 		if (shared(bucket)) {
-			return Math.min(bucket.estimate(now), this.global.estimate(now));
+			// refunds waiting for the next flush are tokens this instance holds: a retry would take one of them first
+			long unflushed = bucket.refunds.get();
+			return Math.min(Math.min(bucket.settings.capacity(), bucket.estimate(now) + unflushed),
+					this.global.estimate(now) + unflushedRefunds());
 		}
 		synchronized (this.lock) {
 			return Math.min(share(bucket, now), share(this.global, now));
@@ -288,7 +297,7 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 		for (int i = 1; i < order.size(); i++) {
 			Bucket bucket = order.get(i);
 			long successes = bucket.successes.sumThenReset();
-			long refunds = bucket.refunds.sumThenReset();
+			long refunds = bucket.refunds.getAndSet(0);
 			gained[i] = successes * bucket.settings.depositRatio() + refunds;
 			gained[0] += successes * this.globalSettings.depositRatio() + refunds;
 		}
@@ -336,6 +345,28 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 			bucket.forget();
 		}
 		sync();
+	}
+
+	/** Takes one refund that has not been flushed yet, if there is one. */
+	private static boolean takeUnflushedRefund(Bucket bucket) {
+		long pending;
+		do {
+			pending = bucket.refunds.get();
+			if (pending <= 0) {
+				return false;
+			}
+		}
+		while (!bucket.refunds.compareAndSet(pending, pending - 1));
+		return true;
+	}
+
+	/** The refunds of every provider not yet sent: each also belongs to the global bucket. */
+	private long unflushedRefunds() {
+		long total = 0;
+		for (Bucket bucket : this.providers.values()) {
+			total += bucket.refunds.get();
+		}
+		return total;
 	}
 
 	private Bucket configured(String provider) {
@@ -449,7 +480,9 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 
 		private final LongAdder successes = new LongAdder();
 
-		private final LongAdder refunds = new LongAdder();
+		// refunds of successful retries not yet sent to Redis: tokens this instance holds, which its next retry to the
+		// provider takes over (at most one per retry that succeeded since the last flush)
+		private final AtomicLong refunds = new AtomicLong();
 
 		private final AtomicBoolean bad = new AtomicBoolean();
 

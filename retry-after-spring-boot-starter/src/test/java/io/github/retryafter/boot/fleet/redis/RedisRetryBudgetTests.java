@@ -130,6 +130,25 @@ class RedisRetryBudgetTests {
 	}
 
 	@Test
+	void aRefundNotYetFlushedIsTakenOverByTheNextRetryAndTheFleetsCountStaysExact() {
+		// a flush interval far longer than the test: refunds stay with this instance until it ends
+		String[] settings = { "retry.after.budget.capacity=2", "retry.after.budget.refill-per-second=0",
+				"retry.after.fleet.flush-interval=1h" };
+		this.contextRunner.withPropertyValues(settings).run((context) -> {
+			onRedis(context);
+			RetryBudget budget = context.getBean(RetryBudget.class);
+			assertThat(budget.tryAcquire("default")).isTrue();
+			assertThat(budget.tryAcquire("default")).isTrue();
+			assertThat(budget.tryAcquire("default")).as("the fleet's two tokens are out").isFalse();
+			budget.refund("default");
+			assertThat(budget.availableTokens("default")).as("the unflushed refund counts").isEqualTo(1.0);
+			assertThat(budget.tryAcquire("default")).as("the next retry takes the refund over").isTrue();
+			assertThat(budget.tryAcquire("default")).isFalse();
+			assertThat(redis.command("HGET", "{" + this.prefix + "}:budget:default", "t")).contains("0");
+		});
+	}
+
+	@Test
 	void depositsFromFirstAttemptsAreBatchedAndReachTheOtherInstance() {
 		String[] settings = { "retry.after.budget.capacity=4", "retry.after.budget.refill-per-second=0",
 				"retry.after.budget.deposit-ratio=0.5", "retry.after.fleet.flush-interval=50ms" };
