@@ -17,9 +17,10 @@ import io.github.retryafter.Scope;
  * @param deadline a deadline for this operation that overrides the policy's, measured from its start
  * @param jitterKey the operation's identity for keyed jitter (instance identity combined with the operation's)
  * @param replayable whether the request body can be sent again (a buffered body, or none)
+ * @param host the host the request goes to, for logs and events only (never a path, query or user info), when known
  */
 public record OperationSpec(Scope scope, String method, Optional<String> idempotencyKey,
-		Optional<Duration> deadline, Optional<String> jitterKey, boolean replayable) {
+		Optional<Duration> deadline, Optional<String> jitterKey, boolean replayable, Optional<String> host) {
 
 	/** The provider name used when no configured provider matches. */
 	public static final String DEFAULT_PROVIDER = "default";
@@ -34,6 +35,7 @@ public record OperationSpec(Scope scope, String method, Optional<String> idempot
 		Objects.requireNonNull(idempotencyKey, "idempotencyKey");
 		Objects.requireNonNull(deadline, "deadline");
 		Objects.requireNonNull(jitterKey, "jitterKey");
+		Objects.requireNonNull(host, "host");
 		deadline.ifPresent(value -> {
 			if (value.isNegative()) {
 				throw new IllegalArgumentException("deadline must not be negative but was " + value);
@@ -52,7 +54,21 @@ public record OperationSpec(Scope scope, String method, Optional<String> idempot
 	 */
 	public OperationSpec(String provider, String method, Optional<String> idempotencyKey, Optional<Duration> deadline,
 			Optional<String> jitterKey, boolean replayable) {
-		this(Scope.provider(provider), method, idempotencyKey, deadline, jitterKey, replayable);
+		this(Scope.provider(provider), method, idempotencyKey, deadline, jitterKey, replayable, Optional.empty());
+	}
+
+	/**
+	 * Creates a spec whose host is not known.
+	 * @param scope whose shared state the operation uses
+	 * @param method the HTTP method
+	 * @param idempotencyKey the operation's idempotency key, if any
+	 * @param deadline a deadline overriding the policy's, if any
+	 * @param jitterKey the operation's identity for keyed jitter, if any
+	 * @param replayable whether the request body can be sent again
+	 */
+	public OperationSpec(Scope scope, String method, Optional<String> idempotencyKey, Optional<Duration> deadline,
+			Optional<String> jitterKey, boolean replayable) {
+		this(scope, method, idempotencyKey, deadline, jitterKey, replayable, Optional.empty());
 	}
 
 	/**
@@ -80,7 +96,7 @@ public record OperationSpec(Scope scope, String method, Optional<String> idempot
 	 */
 	public OperationSpec withProvider(String provider) {
 		return new OperationSpec(Scope.provider(provider), this.method, this.idempotencyKey, this.deadline, this.jitterKey,
-				this.replayable);
+				this.replayable, this.host);
 	}
 
 	/**
@@ -90,7 +106,7 @@ public record OperationSpec(Scope scope, String method, Optional<String> idempot
 	 */
 	public OperationSpec withScope(Scope scope) {
 		return new OperationSpec(scope, this.method, this.idempotencyKey, this.deadline, this.jitterKey,
-				this.replayable);
+				this.replayable, this.host);
 	}
 
 	/**
@@ -100,7 +116,7 @@ public record OperationSpec(Scope scope, String method, Optional<String> idempot
 	 */
 	public OperationSpec withIdempotencyKey(String key) {
 		return new OperationSpec(this.scope, this.method, Optional.ofNullable(key), this.deadline, this.jitterKey,
-				this.replayable);
+				this.replayable, this.host);
 	}
 
 	/**
@@ -110,7 +126,7 @@ public record OperationSpec(Scope scope, String method, Optional<String> idempot
 	 */
 	public OperationSpec withDeadline(Duration deadline) {
 		return new OperationSpec(this.scope, this.method, this.idempotencyKey, Optional.ofNullable(deadline),
-				this.jitterKey, this.replayable);
+				this.jitterKey, this.replayable, this.host);
 	}
 
 	/**
@@ -120,7 +136,17 @@ public record OperationSpec(Scope scope, String method, Optional<String> idempot
 	 */
 	public OperationSpec withJitterKey(String key) {
 		return new OperationSpec(this.scope, this.method, this.idempotencyKey, this.deadline,
-				Optional.ofNullable(key), this.replayable);
+				Optional.ofNullable(key), this.replayable, this.host);
+	}
+
+	/**
+	 * Returns a copy naming the host the request goes to, for logs and events.
+	 * @param host the host, or {@code null} when unknown
+	 * @return a new spec
+	 */
+	public OperationSpec withHost(String host) {
+		return new OperationSpec(this.scope, this.method, this.idempotencyKey, this.deadline, this.jitterKey,
+				this.replayable, Optional.ofNullable(host));
 	}
 
 	/**
@@ -130,7 +156,7 @@ public record OperationSpec(Scope scope, String method, Optional<String> idempot
 	 */
 	public OperationSpec withReplayable(boolean replayable) {
 		return new OperationSpec(this.scope, this.method, this.idempotencyKey, this.deadline, this.jitterKey,
-				replayable);
+				replayable, this.host);
 	}
 
 }

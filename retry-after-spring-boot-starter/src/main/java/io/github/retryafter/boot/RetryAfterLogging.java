@@ -1,10 +1,17 @@
 package io.github.retryafter.boot;
 
+import java.util.Optional;
+
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.slf4j.MDC;
 
-import io.github.retryafter.engine.Outcome;
+import org.springframework.util.ClassUtils;
+
+import io.github.retryafter.engine.AttemptOutcome;
 import io.github.retryafter.engine.OperationFinishedEvent;
+import io.github.retryafter.engine.OperationSpec;
+import io.github.retryafter.engine.Outcome;
 import io.github.retryafter.engine.RefusalEvent;
 import io.github.retryafter.engine.RetryListener;
 import io.github.retryafter.engine.RetryScheduledEvent;
@@ -12,30 +19,48 @@ import io.github.retryafter.engine.RetryScheduledEvent;
 /**
  * Logs the engine's decisions under the category {@code io.github.retryafter}: one DEBUG line per scheduled retry and
  * per refused hint, and one DEBUG line per operation that did not succeed ({@code OUTCOME_UNKNOWN} at WARN, since a
- * person may have to look the outcome up). Nothing is formatted unless the level is on. Thread-safe.
+ * person may have to look the outcome up). Each line names the provider, the host (never a path, query or user info),
+ * the status and the attempt; while it is written, the MDC (with SLF4J present) holds {@value #PROVIDER},
+ * {@value #OPERATION} (an id of the logical operation, the same on each of its lines) and {@value #ATTEMPT}, so Boot's
+ * structured logging shows them as fields on whichever thread the decision was made. Nothing is formatted unless the
+ * level is on. Thread-safe.
  */
 public final class RetryAfterLogging implements RetryListener {
+
+	/** The MDC key of the provider's name. */
+	public static final String PROVIDER = "retry.after.provider";
+
+	/** The MDC key of the logical operation's id. */
+	public static final String OPERATION = "retry.after.operation";
+
+	/** The MDC key of the attempt's number. */
+	public static final String ATTEMPT = "retry.after.attempt";
+
+	private static final boolean MDC_PRESENT = ClassUtils.isPresent("org.slf4j.MDC",
+			RetryAfterLogging.class.getClassLoader());
 
 	private static final Log logger = LogFactory.getLog("io.github.retryafter");
 
 	@Override
 	public void onRetryScheduled(RetryScheduledEvent event) {
 		if (logger.isDebugEnabled()) {
-			logger.debug("retry-after: provider '" + event.spec().provider() + "' " + event.spec().method()
-					+ " attempt " + event.attempt() + " failed; retrying in " + event.delay().toMillis() + " ms ("
-					+ event.source() + ")" + event.plan()
+			String line = subject(event.spec()) + " attempt " + event.attempt() + " failed; retrying in "
+					+ event.delay().toMillis() + " ms (" + event.source() + "), " + status(event.outcome())
+					+ event.plan()
 						.map((plan) -> ", server floor " + plan.floor().toMillis() + " ms"
 								+ plan.skew().map((skew) -> ", clock skew " + skew.toMillis() + " ms").orElse(""))
 						.orElse("")
-					+ ", " + event.remainingDeadline().toMillis() + " ms of the deadline left");
+					+ ", " + event.remainingDeadline().toMillis() + " ms of the deadline left";
+			log(event.spec(), event.attempt(), () -> logger.debug(line));
 		}
 	}
 
 	@Override
 	public void onRefusal(RefusalEvent event) {
 		if (logger.isDebugEnabled() && event.hintError().isPresent() && event.stop().isEmpty()) {
-			logger.debug("retry-after: provider '" + event.spec().provider() + "' sent an unusable Retry-After ("
-					+ event.hintError().get() + "), falling back to backoff: " + event.reason());
+			String line = subject(event.spec()) + " attempt " + event.attempt() + " got an unusable Retry-After ("
+					+ event.hintError().get() + "), falling back to backoff: " + event.reason();
+			log(event.spec(), event.attempt(), () -> logger.debug(line));
 		}
 	}
 
@@ -43,13 +68,50 @@ public final class RetryAfterLogging implements RetryListener {
 	public void onOperationFinished(OperationFinishedEvent event) {
 		if (event.outcome() == Outcome.OUTCOME_UNKNOWN) {
 			if (logger.isWarnEnabled()) {
-				logger.warn("retry-after: provider '" + event.spec().provider() + "' " + event.spec().method()
-						+ " may have been applied and was not repeated: " + event.reason());
+				String line = subject(event.spec()) + " may have been applied and was not repeated (attempt "
+						+ event.attempts() + ", " + event.lastOutcome().map(RetryAfterLogging::status).orElse("no answer")
+						+ "): " + event.reason();
+				log(event.spec(), event.attempts(), () -> logger.warn(line));
 			}
 		}
 		else if (event.outcome() != Outcome.SUCCESS && logger.isDebugEnabled()) {
-			logger.debug("retry-after: provider '" + event.spec().provider() + "' " + event.spec().method() + " ended "
-					+ event.outcome() + " after " + event.attempts() + " attempt(s): " + event.reason());
+			String line = subject(event.spec()) + " ended " + event.outcome() + " after " + event.attempts()
+					+ " attempt(s), the last " + event.lastOutcome().map(RetryAfterLogging::status).orElse("not sent")
+					+ ": " + event.reason();
+			log(event.spec(), event.attempts(), () -> logger.debug(line));
+		}
+	}
+
+	private static String subject(OperationSpec spec) {
+		return "retry-after: provider '" + spec.provider() + "'" + spec.host().map((host) -> " host '" + host + "'")
+			.orElse("") + " " + spec.method();
+	}
+
+	private static String status(AttemptOutcome outcome) {
+		if (outcome instanceof AttemptOutcome.Response response) {
+			return "status " + response.status();
+		}
+		AttemptOutcome.Failure failure = (AttemptOutcome.Failure) outcome;
+		return failure.kind() + " (" + failure.cause().getClass().getSimpleName() + ")";
+	}
+
+	/** Writes a line with the operation's fields in the MDC, and takes them out again. */
+	private static void log(OperationSpec spec, int attempt, Runnable line) {
+		if (!MDC_PRESENT) {
+			line.run();
+			return;
+		}
+		Optional<String> previous = Optional.ofNullable(MDC.get(OPERATION));
+		MDC.put(PROVIDER, spec.provider());
+		MDC.put(OPERATION, Integer.toHexString(System.identityHashCode(spec)));
+		MDC.put(ATTEMPT, Integer.toString(attempt));
+		try {
+			line.run();
+		}
+		finally {
+			MDC.remove(PROVIDER);
+			MDC.remove(ATTEMPT);
+			previous.ifPresentOrElse((value) -> MDC.put(OPERATION, value), () -> MDC.remove(OPERATION));
 		}
 	}
 

@@ -120,7 +120,7 @@ public final class RetryAfterOperations {
 		boolean replayable = (bodySize == BODY_RECORDED_WHEN_SENT)
 				|| (bodySize >= 0 && bodySize <= settings.maxReplayBodyBytes());
 		OperationSpec spec = new OperationSpec(provider.scope(uri), upperMethod, key, options.deadline(),
-				jitterKey(settings, key), replayable);
+				jitterKey(settings, key), replayable, Optional.ofNullable(RetryAfterProviders.host(uri)));
 		boolean disabled = options.disabled() || this.closed;
 		return new Prepared(provider, spec, keyToAdd.map(value -> Map.entry(headerName, value)), options, disabled);
 	}

@@ -113,7 +113,7 @@ public final class RetryAfterProviders {
 	 * @param uri the request's URI
 	 * @return the host, or {@code null} when the URI has none
 	 */
-	static String host(URI uri) {
+	public static String host(URI uri) {
 		String host = uri.getHost();
 		if (host == null) {
 			String authority = uri.getRawAuthority();

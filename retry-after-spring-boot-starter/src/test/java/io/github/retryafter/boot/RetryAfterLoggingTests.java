@@ -1,5 +1,6 @@
 package io.github.retryafter.boot;
 
+import java.net.URI;
 import java.util.List;
 import java.util.Map;
 
@@ -73,6 +74,39 @@ class RetryAfterLoggingTests {
 			assertThat(decision).isInstanceOf(Decision.Retry.class);
 			assertThat(output).contains("retry-after: provider 'payments' GET attempt 1 failed; retrying in 3375 ms")
 				.contains("server floor 3000 ms");
+		});
+	}
+
+	@Test
+	void eachLineNamesProviderHostStatusAndAttemptAndTheMdcCarriesThemAsFields(CapturedOutput output) {
+		this.contextRunner.run((context) -> {
+			RetryAfterOperations operations = context.getBean(RetryAfterOperations.class);
+			RetryAfterOperations.Prepared prepared = operations.prepare("GET",
+					URI.create("https://user:secret@api.pay.example/charges/42?token=abc"), (name) -> null, Map.of(), 0);
+			RetryOperation operation = prepared.provider().engine().start(prepared.spec(), Cancellation.create());
+			Map<String, String> fields = new java.util.HashMap<>();
+			ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> appender = new ch.qos.logback.core.read.ListAppender<>();
+			appender.start();
+			this.logger.addAppender(appender);
+			try {
+				operation.beforeAttempt();
+				long now = this.clock.read();
+				operation.afterAttempt(new AttemptOutcome.Response(503,
+						HeaderSource.of(Map.of("Retry-After", List.of("3"))), now, now));
+			}
+			finally {
+				this.logger.detachAppender(appender);
+			}
+			assertThat(output).contains("retry-after: provider 'payments' host 'api.pay.example' GET attempt 1 failed;")
+				.contains("status 503")
+				.doesNotContain("charges")
+				.doesNotContain("token")
+				.doesNotContain("secret");
+			fields.putAll(appender.list.get(0).getMDCPropertyMap());
+			assertThat(fields).containsEntry(RetryAfterLogging.PROVIDER, "payments")
+				.containsEntry(RetryAfterLogging.ATTEMPT, "1")
+				.containsKey(RetryAfterLogging.OPERATION);
+			assertThat(org.slf4j.MDC.get(RetryAfterLogging.PROVIDER)).as("taken out again").isNull();
 		});
 	}
 
