@@ -47,6 +47,13 @@ public interface RetryListener {
 	}
 
 	/**
+	 * A gate's cooldown ended with its probe's answer.
+	 * @param event the end of the cooldown
+	 */
+	default void onCooldownEnded(CooldownEndedEvent event) {
+	}
+
+	/**
 	 * Returns a listener that calls each of {@code listeners} in order; one that throws is logged and the others are
 	 * still called.
 	 * @param listeners the listeners; copied
@@ -104,6 +111,18 @@ public interface RetryListener {
 					}
 					catch (RuntimeException ex) {
 						warn(listener, "onOperationFinished", ex);
+					}
+				}
+			}
+
+			@Override
+			public void onCooldownEnded(CooldownEndedEvent event) {
+				for (RetryListener listener : all) {
+					try {
+						listener.onCooldownEnded(event);
+					}
+					catch (RuntimeException ex) {
+						warn(listener, "onCooldownEnded", ex);
 					}
 				}
 			}

@@ -206,7 +206,7 @@ public final class RetryOperation {
 				this.totalWait, this.cancellation.isCancelled());
 		Classification classification = this.engine.classify(outcome);
 		this.engine.observe(state, outcome, classification);
-		endProbe();
+		endProbe(true);
 		RetryEngine.Evaluation evaluation = this.engine.evaluate(state, outcome, classification);
 		long now = this.engine.ticker().read();
 		Decision decision = evaluation.decision();
@@ -398,7 +398,7 @@ public final class RetryOperation {
 		this.finalStop = new Decision.Stop(outcome, reason);
 		this.phase = Phase.FINISHED;
 		leaveQueue();
-		endProbe();
+		endProbe(false);
 		this.held = null;
 		this.pendingRetry = null;
 		this.engine.listener()
@@ -415,11 +415,20 @@ public final class RetryOperation {
 		}
 	}
 
-	/** Reports the probe's answer to its gate, once: the attempt's outcome was observed, or the operation ended. */
-	private void endProbe() {
+	/**
+	 * Reports the probe's answer to its gate, once: the attempt's outcome was observed ({@code answered}), or the
+	 * operation ended without one. An answer that leaves the gate open ends the cooldown, which is reported.
+	 */
+	private void endProbe(boolean answered) {
 		if (this.probing != null) {
-			this.probing.probeAnswered();
+			ProviderGate gate = this.probing;
 			this.probing = null;
+			gate.probeAnswered();
+			if (answered && gate.cooldownRemaining().isZero()) {
+				long now = this.engine.ticker().read();
+				this.engine.listener()
+					.onCooldownEnded(new CooldownEndedEvent(this.spec, gate.scope(), this.attempts, elapsedAt(now)));
+			}
 		}
 	}
 

@@ -8,7 +8,9 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Objects;
 
+import io.github.retryafter.boot.fleet.FleetStatus;
 import io.github.retryafter.engine.AttemptOutcome;
+import io.github.retryafter.engine.CooldownEndedEvent;
 import io.github.retryafter.engine.OperationFinishedEvent;
 import io.github.retryafter.engine.Outcome;
 import io.github.retryafter.engine.RefusalEvent;
@@ -18,7 +20,9 @@ import io.github.retryafter.engine.RetryScheduledEvent;
 /**
  * A listener that keeps the most recent events an operator investigating an incident wants, in a ring buffer of a
  * fixed capacity (the oldest is dropped first): operations that ended without success, {@code Retry-After} values that
- * were refused, and cooldowns a provider asked for (a {@code 429} or {@code 503} with a usable {@code Retry-After}).
+ * were refused, cooldowns a provider asked for (a {@code 429} or {@code 503} with a usable {@code Retry-After}) and
+ * their ends (the probe after a cooldown got an answer that left the gate open), and the fleet falling back from its
+ * store to local state ({@link #fleetFellBack}).
  * Each event names its provider, time, outcome, attempts and a reason cut to {@value #MAX_REASON_LENGTH} characters;
  * nothing from a request's URL is kept. Bounded: at most {@code capacity} events of at most a few hundred bytes each.
  * Thread-safe.
@@ -76,6 +80,22 @@ public final class RetryAfterEvents implements RetryListener {
 					"the provider asked to wait " + event.delay().toMillis() + " ms before attempt "
 							+ (event.attempt() + 1));
 		}
+	}
+
+	@Override
+	public void onCooldownEnded(CooldownEndedEvent event) {
+		record(Type.COOLDOWN_ENDED, event.scope().provider(), "OPEN", event.attempt(),
+				"the probe after the cooldown of " + event.scope() + " was answered and the gate is open again");
+	}
+
+	/**
+	 * Records that this instance fell back from the fleet's store to its local budget and gates.
+	 * @param status the fleet's status as it fell back
+	 */
+	public void fleetFellBack(FleetStatus status) {
+		record(Type.FLEET_FALLBACK, "fleet", status.state(), 0,
+				"the fleet's " + status.store() + " store failed (" + status.lastError().orElse("unknown")
+						+ "); budget and cooldowns are this instance's own until it rejoins");
 	}
 
 	private void record(Type type, String provider, String outcome, int attempts, String reason) {
@@ -138,8 +158,17 @@ public final class RetryAfterEvents implements RetryListener {
 		/** A {@code Retry-After} was unusable and treated as absent; the outcome is its error code. */
 		HINT_REFUSED,
 
+		/**
+		 * This instance fell back from the fleet's store to its own budget and gates; provider {@code fleet}, the
+		 * outcome is the fleet's state.
+		 */
+		FLEET_FALLBACK,
+
 		/** A provider answered {@code 429} or {@code 503} with a usable {@code Retry-After}: it asked for a pause. */
-		COOLDOWN
+		COOLDOWN,
+
+		/** A gate's cooldown ended: its probe was answered and the gate is open again ({@code OPEN}). */
+		COOLDOWN_ENDED
 
 	}
 

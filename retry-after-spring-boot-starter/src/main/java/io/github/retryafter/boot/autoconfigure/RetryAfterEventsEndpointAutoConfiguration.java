@@ -15,6 +15,7 @@ import io.github.retryafter.Ticker;
 import io.github.retryafter.boot.RetryAfterProviders;
 import io.github.retryafter.boot.actuate.RetryAfterEvents;
 import io.github.retryafter.boot.actuate.RetryAfterEventsEndpoint;
+import io.github.retryafter.boot.fleet.FleetStatusProvider;
 
 /**
  * Auto-configuration of the {@code retryafterevents} Actuator endpoint and the {@link RetryAfterEvents} ring buffer
@@ -30,9 +31,11 @@ public final class RetryAfterEventsEndpointAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RetryAfterEvents retryAfterEvents(RetryAfterProperties properties, ObjectProvider<InstantSource> wallClocks,
-			Ticker ticker) {
-		return new RetryAfterEvents(properties.getEvents().getCapacity(),
+			Ticker ticker, ObjectProvider<FleetStatusProvider> fleet) {
+		RetryAfterEvents events = new RetryAfterEvents(properties.getEvents().getCapacity(),
 				RetryAfterAutoConfiguration.wallClock(ticker, wallClocks));
+		fleet.ifUnique((store) -> store.onFallback(events::fleetFellBack));
+		return events;
 	}
 
 	@Bean

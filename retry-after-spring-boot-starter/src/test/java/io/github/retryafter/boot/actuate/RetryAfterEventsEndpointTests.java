@@ -1,9 +1,13 @@
 package io.github.retryafter.boot.actuate;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 
 import org.junit.jupiter.api.Test;
 
@@ -18,6 +22,8 @@ import io.github.retryafter.boot.actuate.RetryAfterEvents.Event;
 import io.github.retryafter.boot.actuate.RetryAfterEvents.Type;
 import io.github.retryafter.boot.autoconfigure.RetryAfterAutoConfiguration;
 import io.github.retryafter.boot.autoconfigure.RetryAfterEventsEndpointAutoConfiguration;
+import io.github.retryafter.boot.fleet.FleetStatus;
+import io.github.retryafter.boot.fleet.FleetStatusProvider;
 import io.github.retryafter.boot.testing.Drive;
 import io.github.retryafter.engine.Outcome;
 import io.github.retryafter.simulator.FakeClock;
@@ -41,7 +47,49 @@ class RetryAfterEventsEndpointTests {
 		.withBean(InstantSource.class, () -> InstantSource.fixed(NOW))
 		.withBean(RandomSource.class, () -> () -> 0.5)
 		.withPropertyValues("management.endpoints.web.exposure.include=retryafterevents",
-				"retry.after.max-attempts=2", "retry.after.pacing.enabled=false");
+				"retry.after.max-attempts=2", "retry.after.pacing.mode=off");
+
+	@Test
+	void recordsTheEndOfACooldownWhenItsProbeIsAnswered() {
+		this.contextRunner.withPropertyValues("retry.after.pacing.mode=hold").run((context) -> {
+			RetryAfterProviders providers = context.getBean(RetryAfterProviders.class);
+			assertThat(Drive.operation(providers, "default", this.clock, retryAfter("1"), 429, 200))
+				.isEqualTo(Outcome.SUCCESS);
+			List<Event> events = context.getBean(RetryAfterEventsEndpoint.class).events().events();
+			assertThat(events).extracting(Event::type).containsExactly(Type.COOLDOWN_ENDED, Type.COOLDOWN);
+			assertThat(events.get(0).provider()).isEqualTo("default");
+			assertThat(events.get(0).outcome()).isEqualTo("OPEN");
+			assertThat(events.get(0).attempts()).isEqualTo(2);
+		});
+	}
+
+	@Test
+	void recordsEachFallbackOfTheFleet() {
+		AtomicReference<Consumer<FleetStatus>> told = new AtomicReference<>();
+		FleetStatusProvider fleet = new FleetStatusProvider() {
+
+			@Override
+			public FleetStatus fleetStatus() {
+				return new FleetStatus("redis", "LOCAL_FALLBACK", false, "orders", 1, Optional.of("timed out"),
+						Duration.ofMillis(50), 0, 3);
+			}
+
+			@Override
+			public void onFallback(Consumer<FleetStatus> listener) {
+				told.set(listener);
+			}
+
+		};
+		this.contextRunner.withBean(FleetStatusProvider.class, () -> fleet).run((context) -> {
+			RetryAfterEventsEndpoint endpoint = context.getBean(RetryAfterEventsEndpoint.class);
+			told.get().accept(fleet.fleetStatus());
+			Event fallback = endpoint.events().events().get(0);
+			assertThat(fallback.type()).isEqualTo(Type.FLEET_FALLBACK);
+			assertThat(fallback.provider()).isEqualTo("fleet");
+			assertThat(fallback.outcome()).isEqualTo("LOCAL_FALLBACK");
+			assertThat(fallback.reason()).contains("redis store failed (timed out)");
+		});
+	}
 
 	@Test
 	void keepsFailedOperationsRefusedHintsAndCooldownsNewestFirst() {

@@ -20,6 +20,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 import io.lettuce.core.RedisFuture;
@@ -96,6 +97,9 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 	private final byte[] instanceId;
 
 	private final byte[] membersKey;
+
+	// told of each fallback: a few, registered at startup
+	private final List<Consumer<FleetStatus>> fallbackListeners = new CopyOnWriteArrayList<>();
 
 	private volatile RedisClusterAsyncCommands<byte[], byte[]> commands;
 
@@ -373,7 +377,21 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 			for (Participant participant : this.participants) {
 				participant.onFallback();
 			}
+			FleetStatus status = fleetStatus();
+			for (Consumer<FleetStatus> listener : this.fallbackListeners) {
+				try {
+					listener.accept(status);
+				}
+				catch (RuntimeException ex) {
+					logger.warn("fallback listener " + listener + " threw; ignored", ex);
+				}
+			}
 		}
+	}
+
+	@Override
+	public void onFallback(Consumer<FleetStatus> listener) {
+		this.fallbackListeners.add(Objects.requireNonNull(listener, "listener"));
 	}
 
 	private static <T> T await(RedisFuture<T> future, long deadline)
