@@ -40,6 +40,13 @@ class OriginScopeTests {
 		return engine.start(OperationSpec.of("GET").withScope(scope), Cancellation.never());
 	}
 
+	/** One operation to {@code scope} answered with a hint, which closes its gate. */
+	private void coolDown(RetryEngine engine, Scope scope, String status, String hint) {
+		RetryOperation first = start(engine, scope);
+		first.beforeAttempt();
+		first.afterAttempt(response(Integer.parseInt(status), hint));
+	}
+
 	@Test
 	void oneOriginsHugeRetryAfterLeavesAnotherOriginOfTheSameProviderUntouched() {
 		RetryEngine engine = this.sim.engine(PACED, ScriptedRandom.of());
@@ -58,9 +65,7 @@ class OriginScopeTests {
 	@Test
 	void whenTheCooldownEndsOneRequestProbesAndTheOthersWaitForItsAnswer() {
 		RetryEngine engine = this.sim.engine(PACED, ScriptedRandom.of());
-		RetryOperation first = start(engine, A);
-		first.beforeAttempt();
-		first.afterAttempt(response(503, "Retry-After: 3600"));
+		coolDown(engine, A, "503", "Retry-After: 3600");
 		this.sim.clock.advance(Duration.ofSeconds(10));
 		RetryOperation probe = start(engine, A);
 		RetryOperation waiting = start(engine, A);
@@ -81,9 +86,7 @@ class OriginScopeTests {
 	@Test
 	void aProbeRefusedAgainClosesTheGateAndTheFirstRequestAfterTheNewCooldownProbesAgain() {
 		RetryEngine engine = this.sim.engine(PACED, ScriptedRandom.of(0.0, 0.0));
-		RetryOperation first = start(engine, A);
-		first.beforeAttempt();
-		first.afterAttempt(response(503, "Retry-After: 2"));
+		coolDown(engine, A, "503", "Retry-After: 2");
 		this.sim.clock.advance(Duration.ofSeconds(2));
 		RetryOperation probe = start(engine, A);
 		RetryOperation waiting = start(engine, A);
@@ -101,9 +104,7 @@ class OriginScopeTests {
 	@Test
 	void aProbeWhoseOperationEndsWithoutAnAnswerReleasesTheOthers() {
 		RetryEngine engine = this.sim.engine(PACED, ScriptedRandom.of(0.0));
-		RetryOperation first = start(engine, A);
-		first.beforeAttempt();
-		first.afterAttempt(response(429, "Retry-After: 1"));
+		coolDown(engine, A, "429", "Retry-After: 1");
 		this.sim.clock.advance(Duration.ofSeconds(1));
 		RetryOperation probe = start(engine, A);
 		probe.beforeAttempt();
@@ -115,9 +116,7 @@ class OriginScopeTests {
 	@Test
 	void aProbeThatNeverReportsStopsCountingAfterItsAttemptTimeout() {
 		RetryEngine engine = this.sim.engine(PACED, ScriptedRandom.of(0.0));
-		RetryOperation first = start(engine, A);
-		first.beforeAttempt();
-		first.afterAttempt(response(429, "Retry-After: 1"));
+		coolDown(engine, A, "429", "Retry-After: 1");
 		this.sim.clock.advance(Duration.ofSeconds(1));
 		start(engine, A).beforeAttempt();
 		assertThat(start(engine, A).beforeAttempt()).isInstanceOf(Permit.Wait.class);
@@ -130,9 +129,7 @@ class OriginScopeTests {
 	@Test
 	void resettingAGateOpensItAtOnce() {
 		RetryEngine engine = this.sim.engine(PACED, ScriptedRandom.of(0.0));
-		RetryOperation first = start(engine, A);
-		first.beforeAttempt();
-		first.afterAttempt(response(429, "Retry-After: 5"));
+		coolDown(engine, A, "429", "Retry-After: 5");
 		assertThat(engine.gate(A).rate()).isPresent();
 		engine.gate(A).reset();
 		assertThat(engine.gate(A).cooldownRemaining()).isZero();
