@@ -2,6 +2,8 @@ package io.github.retryafter.boot.fleet.redis;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -18,6 +20,9 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
+import io.github.retryafter.Cancellation;
+import io.github.retryafter.HeaderSource;
+import io.github.retryafter.boot.RetryAfterProviders;
 import io.github.retryafter.boot.actuate.RetryAfterEndpoint;
 import io.github.retryafter.boot.actuate.RetryAfterFleetHealthIndicator;
 import io.github.retryafter.boot.autoconfigure.RetryAfterAutoConfiguration;
@@ -27,6 +32,12 @@ import io.github.retryafter.boot.metrics.RetryAfterFleetMetrics;
 import io.github.retryafter.boot.testing.RedisServer;
 import io.github.retryafter.budget.RetryBudget;
 import io.github.retryafter.budget.TokenBucketRetryBudget;
+import io.github.retryafter.engine.AttemptOutcome;
+import io.github.retryafter.engine.Decision;
+import io.github.retryafter.engine.OperationSpec;
+import io.github.retryafter.engine.Outcome;
+import io.github.retryafter.engine.RetryEngine;
+import io.github.retryafter.engine.RetryOperation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -146,6 +157,32 @@ class RedisRetryBudgetTests {
 			assertThat(budget.tryAcquire("default")).isFalse();
 			assertThat(redis.command("HGET", "{" + this.prefix + "}:budget:default", "t")).contains("0");
 		});
+	}
+
+	@Test
+	void aHugeHintClosesTheFleetForMaxCooldownAtMostAndTheResetOpensItForTheFleet() {
+		this.contextRunner.withConfiguration(AutoConfigurations.of(RetryAfterEndpointAutoConfiguration.class))
+			.withPropertyValues("management.endpoints.web.exposure.include=retryafter",
+					"retry.after.pacing.max-cooldown=2s")
+			.run((context) -> {
+				onRedis(context);
+				assertThat(context.getBean(RedisProviderCooldown.class).cap("default")).contains(Duration.ofSeconds(2));
+				RetryEngine engine = context.getBean(RetryAfterProviders.class).get("default").orElseThrow().engine();
+				RetryOperation operation = engine.start(OperationSpec.of("GET"), Cancellation.create());
+				operation.beforeAttempt();
+				long now = System.nanoTime();
+				assertThat(operation.afterAttempt(new AttemptOutcome.Response(503,
+						HeaderSource.of(Map.of("Retry-After", List.of("99999999999"))), now, now)))
+					.isInstanceOfSatisfying(Decision.Stop.class,
+							(stop) -> assertThat(stop.outcome()).isEqualTo(Outcome.WAIT_TOO_LONG));
+				String key = "{" + this.prefix + "}:cooldown:default";
+				await().atMost(Duration.ofSeconds(2)).until(() -> !redis.command("EXISTS", key).contains("0"));
+				long ttl = Long.parseLong(redis.command("PTTL", key).trim().substring(1));
+				assertThat(ttl).as("the cap plus one second at most").isBetween(1L, 3000L);
+				context.getBean(RetryAfterEndpoint.class).reset("default", null);
+				await().atMost(Duration.ofSeconds(2)).until(() -> redis.command("EXISTS", key).contains("0"));
+				await().atMost(Duration.ofSeconds(2)).until(() -> engine.gate("default").cooldownRemaining().isZero());
+			});
 	}
 
 	@Test
