@@ -165,8 +165,10 @@ public final class RetryEngine {
 
 	/**
 	 * Reports an attempt's outcome to its provider's gate (pacing on only): a usable {@code Retry-After} on a retryable,
-	 * 429 or 503 response closes the gate until the instant it names; a 429 or 503 is a throttle; a success grows the
-	 * rate. An unusable hint is ignored here (the operation's own decision reports it).
+	 * 429 or 503 response closes the gate until the instant it names, unless the gate {@link ProviderGate#absorbs absorbs}
+	 * it (a 429 with a hint of at most a second from a provider that is admitting: a rate signal, and the refused
+	 * operation still waits for its own hint); a 429 or 503 is a throttle; a success grows the rate. An unusable hint is
+	 * ignored here (the operation's own decision reports it).
 	 * @param state the operation after the attempt
 	 * @param outcome what the attempt produced
 	 * @param classification the policy's classification of {@code outcome}
@@ -179,13 +181,14 @@ public final class RetryEngine {
 		int status = response.status();
 		boolean throttle = status == 429 || status == 503;
 		if (classification == Classification.SUCCESS) {
-			gate.onSuccess(response.receivedAtNanos());
+			gate.onSuccess(response.sentAtNanos(), response.receivedAtNanos());
 			return;
 		}
 		if ((throttle || classification == Classification.RETRYABLE)
 				&& !response.headers().values("Retry-After").isEmpty()) {
 			try {
 				this.gatePlanner.plan(response.headers(), PlanRequest.forAttempt(state.attempts()))
+					.filter((plan) -> !gate.absorbs(status, Optional.of(plan.floor())))
 					.ifPresent((plan) -> gate.closeUntil(plan.deadlineNanos()));
 			}
 			catch (RetryAfterException ex) {

@@ -6,14 +6,18 @@ import java.util.Objects;
  * How one provider is paced: the cooldown mode and the bounds and shape of the adaptive admission rate.
  * <p>
  * The rate is off until the provider first throttles (a 429 or 503). It then starts at {@code decreaseFactor × maxRate}
- * (a measured send rate would be read while the burst that drew the throttle is still being sent, and understate it),
- * is multiplied by {@code decreaseFactor} again on every later throttle of a request sent after the previous decrease
- * once the provider has admitted a request since, never below {@code minRate}, and grows back on
- * successes along a cubic curve, {@code rate(t) = growthScale × (t − K)³ + rateBeforeDecrease} with
- * {@code K = ∛(rateBeforeDecrease × (1 − decreaseFactor) / growthScale)}: fast far from the last known good rate, flat
- * near it (CUBIC, as in the AWS SDKs' adaptive retry mode, whose constants 0.7 and 0.4 are the defaults). Once the
- * curve reaches {@code maxRate}, pacing lets go until the next throttle. While the rate is on, retries may use at most
- * {@code 1 − freshShare} of it, so a backlog of retries cannot starve fresh requests; fresh requests may use any of it.
+ * and follows what the provider admits (see {@link ProviderGate}): a refusal from a provider that is admitting starts a
+ * measurement of the successes per second it admits and lowers the rate by {@code decreaseFactor}; the measurement
+ * sets the rate just below the measured capacity, in proportion to the overshoot (the AWS SDKs' adaptive mode measures
+ * its own send rate instead, which a burst of requests in flight inflates). Other throttles (a provider that is down,
+ * or a cooldown in force) multiply the rate by {@code decreaseFactor} once the provider has admitted a request since
+ * the previous decrease, never below {@code minRate}. Successes grow it back: doubling every second while the
+ * provider has not refused at this rate, and around a measured capacity along the cubic curve
+ * {@code rate(t) = growthScale × (t − K)³ + target} with {@code K = ∛((target − base) / growthScale)}, flat near the
+ * capacity and probing ever faster above it (CUBIC; 0.7 and 0.4 are the AWS SDKs' constants). Once the rate reaches
+ * {@code maxRate}, pacing lets go until the next throttle. While the rate is on, retries may use all of it while no
+ * fresh request comes, and at most {@code 1 − freshShare} of it within a second of one, so a backlog of retries cannot
+ * starve fresh requests; fresh requests may use any of it.
  * <p>
  * Immutable and thread-safe. Build with {@link #builder()} or start from {@link #DEFAULTS} with {@link #toBuilder()};
  * every setter validates eagerly.

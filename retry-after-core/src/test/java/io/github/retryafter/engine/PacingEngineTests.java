@@ -18,6 +18,7 @@ import io.github.retryafter.simulator.ScriptedTransport.Step;
 import io.github.retryafter.simulator.SimResponse;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 /**
  * The engine with pacing on: the provider's gate holds fresh requests and retries alike, the operation state machine
@@ -52,6 +53,30 @@ class PacingEngineTests {
 		this.sim.clock.advance(Duration.ofMillis(1500));
 		assertThat(fresh.beforeAttempt()).isInstanceOf(Permit.Proceed.class);
 		assertThat(engine.gate("default").queued()).isZero();
+	}
+
+	@Test
+	void aOneSecond429FromAProviderThatIsAdmittingPacesEveryoneButHoldsOnlyTheRefusedOperation() {
+		RetryEngine engine = this.sim.engine(PACED, ScriptedRandom.of(0.0, 0.0));
+		RetryOperation down = start(engine);
+		down.beforeAttempt();
+		down.afterAttempt(response(503, "Retry-After: 1"));
+		this.sim.clock.advance(Duration.ofSeconds(1));
+		RetryOperation admitted = start(engine);
+		assertThat(admitted.beforeAttempt()).isInstanceOf(Permit.Proceed.class);
+		admitted.afterAttempt(response(200));
+		RetryOperation refused = start(engine);
+		assertThat(refused.beforeAttempt()).isInstanceOf(Permit.Proceed.class);
+		Decision decision = refused.afterAttempt(response(429, "Retry-After: 1"));
+		assertThat(decision).isInstanceOfSatisfying(Decision.Retry.class,
+				(retry) -> assertThat(retry.notBeforeNanos() - this.sim.clock.read())
+					.as("the refused operation waits for its own hint")
+					.isGreaterThanOrEqualTo(Duration.ofSeconds(1).toNanos()));
+		assertThat(engine.gate("default").cooldownRemaining()).as("the gate stays open").isZero();
+		assertThat(engine.gate("default").rate()).as("the rate drops by the decrease factor while it measures")
+			.hasValueCloseTo(0.7 * 0.7 * 1000, within(1e-6));
+		RetryOperation fresh = start(engine);
+		assertThat(fresh.beforeAttempt()).as("the rate's burst, no cooldown").isInstanceOf(Permit.Proceed.class);
 	}
 
 	@Test
