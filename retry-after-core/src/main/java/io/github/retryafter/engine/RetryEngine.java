@@ -20,6 +20,7 @@ import io.github.retryafter.budget.RetryBudget;
 import io.github.retryafter.internal.Saturating;
 import io.github.retryafter.internal.Seconds;
 import io.github.retryafter.pacing.ProviderGate;
+import io.github.retryafter.pacing.RateLimitFields;
 
 /**
  * The transport-agnostic retry engine: after each attempt it decides whether to retry, after which delay and why, or to
@@ -178,6 +179,9 @@ public final class RetryEngine {
 			return;
 		}
 		ProviderGate gate = gate(state.spec().provider());
+		if (this.policy.pacing().rateLimitFields()) {
+			observeRateLimitFields(gate, state, response);
+		}
 		int status = response.status();
 		boolean throttle = status == 429 || status == 503;
 		if (classification == Classification.SUCCESS) {
@@ -197,6 +201,33 @@ public final class RetryEngine {
 		}
 		if (throttle) {
 			gate.onThrottle(response.sentAtNanos(), response.receivedAtNanos());
+		}
+	}
+
+	/**
+	 * Feeds a response's rate-limit fields to its provider's gate: a quota sets and caps the rate
+	 * ({@link ProviderGate#onQuota}), else {@code remaining / reset} does; a remaining of zero closes the gate until
+	 * the reset, measured from receipt and capped at the planner's max wait (the deadline without one). Unusable fields
+	 * are reported to the listener and ignored.
+	 */
+	private void observeRateLimitFields(ProviderGate gate, OperationState state, AttemptOutcome.Response response) {
+		RateLimitFields fields = RateLimitFields.read(response.headers());
+		for (RateLimitFields.Problem problem : fields.problems()) {
+			this.listener.onRateLimitFieldIgnored(new RateLimitFieldEvent(state.spec(), state.attempts(), problem));
+		}
+		if (fields.remaining().isEmpty()) {
+			return;
+		}
+		long remaining = fields.remaining().getAsLong();
+		double perSecond = fields.quota().orElse(fields.reset()
+			.filter((reset) -> !reset.isZero())
+			.map((reset) -> remaining * 1e9 / Saturating.toNanos(reset))
+			.orElse(0.0));
+		gate.onQuota(perSecond, remaining, response.receivedAtNanos());
+		if (fields.exhausted()) {
+			Duration cap = this.policy.planner().maxWait().orElse(this.policy.deadline());
+			Duration wait = fields.reset().get().compareTo(cap) > 0 ? cap : fields.reset().get();
+			gate.closeUntil(Saturating.add(response.receivedAtNanos(), Saturating.toNanos(wait)));
 		}
 	}
 

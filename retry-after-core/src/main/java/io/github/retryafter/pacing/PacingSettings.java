@@ -29,12 +29,20 @@ import java.util.Objects;
  * @param freshShare the share of the rate kept for fresh requests (first attempts), from 0 (none) to below 1
  * @param decreaseFactor what a throttle multiplies the rate by, strictly between 0 and 1
  * @param growthScale the cubic growth's scale, in requests per second per second cubed, above 0
+ * @param rateLimitFields whether the provider's {@link RateLimitFields rate-limit fields} pace it before its first
+ * refusal: once it has at most {@code burst} requests left, its quota ({@code limit / window}, else
+ * {@code remaining / reset}) sets the rate and caps its growth, and a remaining of zero closes the gate until the
+ * reset (capped at the planner's max wait)
  */
 public record PacingSettings(PacingMode mode, double minRate, double maxRate, int burst, double freshShare,
-		double decreaseFactor, double growthScale) {
+		double decreaseFactor, double growthScale, boolean rateLimitFields) {
 
-	/** Hold requests during a cooldown; 1 to 1,000 requests per second, bursts of 10, 10% for fresh requests. */
-	public static final PacingSettings DEFAULTS = new PacingSettings(PacingMode.HOLD, 1.0, 1000.0, 10, 0.1, 0.7, 0.4);
+	/**
+	 * Hold requests during a cooldown; 1 to 1,000 requests per second, bursts of 10, 10% for fresh requests; rate-limit
+	 * fields read.
+	 */
+	public static final PacingSettings DEFAULTS = new PacingSettings(PacingMode.HOLD, 1.0, 1000.0, 10, 0.1, 0.7, 0.4,
+			true);
 
 	/** No pacing: the defaults with {@link PacingMode#OFF}. */
 	public static final PacingSettings OFF = DEFAULTS.toBuilder().mode(PacingMode.OFF).build();
@@ -108,6 +116,8 @@ public record PacingSettings(PacingMode mode, double minRate, double maxRate, in
 
 		private double growthScale;
 
+		private boolean rateLimitFields;
+
 		private Builder(PacingSettings from) {
 			this.mode = from.mode;
 			this.minRate = from.minRate;
@@ -116,6 +126,7 @@ public record PacingSettings(PacingMode mode, double minRate, double maxRate, in
 			this.freshShare = from.freshShare;
 			this.decreaseFactor = from.decreaseFactor;
 			this.growthScale = from.growthScale;
+			this.rateLimitFields = from.rateLimitFields;
 		}
 
 		/**
@@ -205,13 +216,24 @@ public record PacingSettings(PacingMode mode, double minRate, double maxRate, in
 		}
 
 		/**
+		 * Sets whether the provider's rate-limit fields pace it.
+		 * @param rateLimitFields {@code false} to ignore {@code RateLimit}, {@code RateLimit-*} and
+		 * {@code X-RateLimit-*}
+		 * @return this builder
+		 */
+		public Builder rateLimitFields(boolean rateLimitFields) {
+			this.rateLimitFields = rateLimitFields;
+			return this;
+		}
+
+		/**
 		 * Builds the settings.
 		 * @return the settings
 		 * @throws IllegalArgumentException if the min rate is above the max rate
 		 */
 		public PacingSettings build() {
 			return new PacingSettings(this.mode, this.minRate, this.maxRate, this.burst, this.freshShare,
-					this.decreaseFactor, this.growthScale);
+					this.decreaseFactor, this.growthScale, this.rateLimitFields);
 		}
 
 		private static double positive(String name, double value) {

@@ -98,7 +98,7 @@ public final class ProviderGate {
 		this.ticker = Objects.requireNonNull(ticker, "ticker");
 		long now = ticker.read();
 		this.cooldownUntil = new AtomicLong(now);
-		this.state = new AtomicReference<>(new RateState(false, 0, 0, 0, false, now, now, false, null, 0, now, now, now));
+		this.state = new AtomicReference<>(new RateState(false, 0, 0, 0, false, now, now, false, null, 0, now, now, now, 0, false));
 	}
 
 	/**
@@ -155,7 +155,8 @@ public final class ProviderGate {
 	 * {@link #HEADROOM} × the successes per second of requests sent since it started, when more than
 	 * {@code 1 − HEADROOM} of them were refused (a smaller share is within the headroom, and the rate stays).
 	 * <p>
-	 * Otherwise (a provider that is down, or a cooldown in force) it turns the rate limit on at
+	 * Otherwise (a provider that is down, or a cooldown in force) it keeps a rate the provider's announced quota set
+	 * (the cooldown, not the rate, answers the refusal; see {@link #onQuota}), or turns the rate limit on at
 	 * {@code decreaseFactor × maxRate}, or lowers it by {@code decreaseFactor} if the request was sent after the previous
 	 * decrease (the responses to a burst sent before a decrease say nothing new) and the provider admitted a request
 	 * since (a provider that admits nothing is down: its cooldowns pace the probes, and compounding decreases would leave
@@ -181,10 +182,11 @@ public final class ProviderGate {
 				return;
 			}
 			double before = current.engaged() ? current.rate() : this.settings.maxRate();
-			double rate = Math.max(this.settings.minRate(), before * this.settings.decreaseFactor());
+			boolean quotaPaced = current.engaged() && current.quotaPaced();
+			double rate = quotaPaced ? before : Math.max(this.settings.minRate(), before * this.settings.decreaseFactor());
 			long restart = later(nowNanos, this.cooldownUntil.get());
 			this.state.set(new RateState(true, rate, before, rate, current.measured(), nowNanos, nowNanos, false, null,
-					current.epoch() + 1, restart, restart, current.freshUntil()));
+					current.epoch() + 1, restart, restart, current.freshUntil(), current.quota(), quotaPaced));
 		}
 	}
 
@@ -192,11 +194,11 @@ public final class ProviderGate {
 	private void onRefusal(RateState current, long sentAtNanos, long nowNanos) {
 		Sample sample = current.sample();
 		if (sample == null) {
+			Sample started = new Sample(nowNanos, 0, 0, nowNanos);
 			boolean atCapacity = current.measured() && current.rate() <= current.target();
-			double rate = atCapacity ? current.rate()
-					: Math.max(this.settings.minRate(), current.rate() * this.settings.decreaseFactor());
-			this.state.set(restarted(current, rate, current.rate(), current.measured(), nowNanos,
-					new Sample(nowNanos, 0, 0, nowNanos)));
+			this.state.set(atCapacity ? current.measuring(started, nowNanos)
+					: restarted(current, Math.max(this.settings.minRate(), current.rate() * this.settings.decreaseFactor()),
+							current.rate(), current.measured(), nowNanos, started));
 			return;
 		}
 		if (sentAtNanos - sample.startNanos() < 0) {
@@ -213,11 +215,12 @@ public final class ProviderGate {
 	/**
 	 * A measurement that is complete: a refused share within the headroom keeps the rate (now a measured capacity, so
 	 * it grows along the cubic curve); a larger one sets it to {@code HEADROOM ×} the admitted successes per second;
-	 * none at all means the provider admits more than the rate, which grows fast.
+	 * none at all means the provider admits more than the rate, which grows fast, unless the rate already sits at a
+	 * measured capacity (the refusal was a stray one), where it keeps growing along the cubic curve.
 	 */
 	private RateState concluded(RateState current, Sample sample, long nowNanos) {
 		if (sample.refused() == 0) {
-			return current.afterSample(current.rate(), false, nowNanos);
+			return current.afterSample(current.rate(), current.measured(), nowNanos);
 		}
 		double refusedShare = sample.refused() / (double) (sample.admitted() + sample.refused());
 		if (refusedShare <= 1.0 - HEADROOM) {
@@ -230,14 +233,15 @@ public final class ProviderGate {
 
 	/**
 	 * A new epoch at {@code rate} after a refusal from a provider that is admitting (so its refusals stay rate
-	 * signals): held slots are void and both lanes restart now without a burst.
+	 * signals): held slots are void and both lanes restart now without a burst (the provider has none left to give).
 	 */
 	private RateState restarted(RateState current, double rate, double target, boolean measured, long nowNanos,
 			Sample sample) {
-		long spent = Saturating.multiply(this.settings.burst() - 1, interval(rate));
-		long tat = Saturating.add(nowNanos, spent);
+		double share = this.settings.freshShare();
+		long retryTat = spent(nowNanos, interval(rate * ((current.freshUntil() - nowNanos > 0) ? 1.0 - share : 1.0)));
+		long freshTat = (share > 0) ? spent(nowNanos, interval(rate * share)) : nowNanos;
 		return new RateState(true, rate, target, rate, measured, nowNanos, nowNanos, true, sample, current.epoch() + 1,
-				tat, tat, current.freshUntil());
+				retryTat, freshTat, current.freshUntil(), current.quota(), false);
 	}
 
 	/**
@@ -272,14 +276,69 @@ public final class ProviderGate {
 				return;
 			}
 			double grown = grown(current, nowNanos);
+			if (current.quota() > 0) {
+				grown = Math.min(grown, current.quota());
+			}
 			if (grown >= this.settings.maxRate()) {
-				this.state.set(new RateState(false, 0, 0, 0, false, current.lastDecreaseNanos(), nowNanos, false, null,
-						current.epoch() + 1, nowNanos, nowNanos, current.freshUntil()));
+				this.state.set(off(current, nowNanos));
 			}
 			else if (grown > current.rate() * 1.01) {
 				this.state.set(current.withRate(grown));
 			}
 		}
+	}
+
+	/**
+	 * Records what a provider's {@link RateLimitFields rate-limit fields} announced: its quota allows
+	 * {@code perSecond} requests a second, and it has {@code remaining} left. {@link #HEADROOM} × the quota (so the
+	 * provider's bucket fills instead of hovering at empty) caps the rate's growth; once
+	 * no more than {@code burst} requests are left it sets the rate, turning it on if it was off (lanes start with their
+	 * burst, which the remaining requests cover), and lowering it if it was above; a rate the quota turned on lets go
+	 * when a response shows more than {@code 4 × burst} left (a new window). A rate below the quota, measured from
+	 * refusals, is kept: the provider's quota may be shared. A value that is not a positive finite rate is ignored.
+	 * Reads without a lock when nothing changes.
+	 * @param perSecond the quota's rate, requests per second
+	 * @param remaining the requests left in the provider's window
+	 * @param nowNanos when the response arrived
+	 */
+	public void onQuota(double perSecond, long remaining, long nowNanos) {
+		if (!(perSecond > 0) || Double.isInfinite(perSecond)) {
+			return;
+		}
+		double quota = Math.max(this.settings.minRate(), Math.min(this.settings.maxRate(), perSecond * HEADROOM));
+		long burst = this.settings.burst();
+		boolean low = remaining <= burst;
+		boolean roomy = remaining > 4 * burst;
+		RateState seen = this.state.get();
+		if (seen.engaged() ? (seen.quota() == quota && seen.rate() <= quota && !(seen.quotaPaced() && roomy)) : !low) {
+			return;
+		}
+		synchronized (this.rateWriteLock) {
+			RateState current = this.state.get();
+			if (!current.engaged()) {
+				if (low) {
+					this.state.set(new RateState(true, quota, quota, quota, true, nowNanos, nowNanos, true, null,
+							current.epoch() + 1, nowNanos, nowNanos, current.freshUntil(), quota, true));
+				}
+				return;
+			}
+			if (current.quotaPaced() && roomy) {
+				this.state.set(off(current, nowNanos));
+			}
+			else if (current.rate() > quota && (low || current.quotaPaced())) {
+				this.state.set(new RateState(true, quota, quota, quota, true, nowNanos, nowNanos, true, null,
+						current.epoch() + 1, nowNanos, nowNanos, current.freshUntil(), quota, true));
+			}
+			else {
+				this.state.set(current.withQuota(quota));
+			}
+		}
+	}
+
+	/** The rate limit off: every request goes, until the next throttle or quota. */
+	private static RateState off(RateState current, long nowNanos) {
+		return new RateState(false, 0, 0, 0, false, current.lastDecreaseNanos(), nowNanos, false, null,
+				current.epoch() + 1, nowNanos, nowNanos, current.freshUntil(), current.quota(), false);
 	}
 
 	/**
@@ -416,18 +475,24 @@ public final class ProviderGate {
 	}
 
 	/**
-	 * The rate {@code t} seconds after the first success since the last change: around a measured capacity, CUBIC's
+	 * The rate {@code t} seconds after the first success since the last change (or the end of a cooldown since, so
+	 * the rate does not grow while the gate is closed): around a measured capacity, CUBIC's
 	 * {@code growthScale × (t − K)³ + target}, {@code K = ∛((target − base) / growthScale)} (flat near the capacity,
 	 * then probing above it ever faster); without one, {@code base × 2^t}, never below the cubic curve.
 	 */
 	private double grown(RateState state, long nowNanos) {
 		double c = this.settings.growthScale();
 		double k = Math.cbrt(Math.max(0, state.target() - state.base()) / c);
-		double t = Math.max(0, nowNanos - state.growthStartNanos()) / NANOS_PER_SECOND;
+		double t = Math.max(0, nowNanos - later(state.growthStartNanos(), this.cooldownUntil.get())) / NANOS_PER_SECOND;
 		double x = t - k;
 		double cubic = c * x * x * x + state.target();
 		double rate = state.measured() ? cubic : Math.max(cubic, state.base() * Math.pow(2, Math.min(t, 64)));
 		return Math.max(this.settings.minRate(), rate);
+	}
+
+	/** A lane's arrival time that has used up its burst tolerance: its next slot is {@code nowNanos}, then spaced. */
+	private long spent(long nowNanos, long interval) {
+		return Saturating.add(nowNanos, Saturating.multiply(this.settings.burst() - 1, interval));
 	}
 
 	private long slot(long tat, long interval, long nowNanos) {
@@ -464,39 +529,47 @@ public final class ProviderGate {
 	 * @param retryTat the retry lane's theoretical arrival time
 	 * @param freshTat the fresh lane's theoretical arrival time
 	 * @param freshUntil until when retries keep to their share because a fresh request took a slot
+	 * @param quota the rate the provider's announced quota allows, capping growth; 0 when none was announced
+	 * @param quotaPaced whether the quota turned the rate on (then a quota with room to spare lets it go)
 	 */
 	private record RateState(boolean engaged, double rate, double target, double base, boolean measured,
 			long lastDecreaseNanos, long growthStartNanos, boolean admittedSinceDecrease, Sample sample, long epoch,
-			long retryTat, long freshTat, long freshUntil) {
+			long retryTat, long freshTat, long freshUntil, double quota, boolean quotaPaced) {
 
 		RateState withRetryTat(long tat) {
 			return new RateState(this.engaged, this.rate, this.target, this.base, this.measured, this.lastDecreaseNanos,
 					this.growthStartNanos, this.admittedSinceDecrease, this.sample, this.epoch, tat, this.freshTat,
-					this.freshUntil);
+					this.freshUntil, this.quota, this.quotaPaced);
 		}
 
 		RateState withFreshTat(long tat) {
 			return new RateState(this.engaged, this.rate, this.target, this.base, this.measured, this.lastDecreaseNanos,
 					this.growthStartNanos, this.admittedSinceDecrease, this.sample, this.epoch, this.retryTat, tat,
-					this.freshUntil);
+					this.freshUntil, this.quota, this.quotaPaced);
 		}
 
 		RateState withFreshUntil(long until) {
 			return new RateState(this.engaged, this.rate, this.target, this.base, this.measured, this.lastDecreaseNanos,
 					this.growthStartNanos, this.admittedSinceDecrease, this.sample, this.epoch, this.retryTat,
-					this.freshTat, until);
+					this.freshTat, until, this.quota, this.quotaPaced);
 		}
 
 		RateState withRate(double grown) {
 			return new RateState(this.engaged, grown, this.target, this.base, this.measured, this.lastDecreaseNanos,
 					this.growthStartNanos, this.admittedSinceDecrease, this.sample, this.epoch, this.retryTat,
-					this.freshTat, this.freshUntil);
+					this.freshTat, this.freshUntil, this.quota, this.quotaPaced);
 		}
 
 		RateState withSample(Sample next) {
 			return new RateState(this.engaged, this.rate, this.target, this.base, this.measured, this.lastDecreaseNanos,
 					this.growthStartNanos, this.admittedSinceDecrease, next, this.epoch, this.retryTat, this.freshTat,
-					this.freshUntil);
+					this.freshUntil, this.quota, this.quotaPaced);
+		}
+
+		RateState withQuota(double perSecond) {
+			return new RateState(this.engaged, Math.min(this.rate, perSecond), this.target, this.base, this.measured,
+					this.lastDecreaseNanos, this.growthStartNanos, this.admittedSinceDecrease, this.sample, this.epoch,
+					this.retryTat, this.freshTat, this.freshUntil, perSecond, this.quotaPaced);
 		}
 
 		/** The first success since the last change starts the growth's clock. */
@@ -504,13 +577,19 @@ public final class ProviderGate {
 			return this.admittedSinceDecrease ? this
 					: new RateState(this.engaged, this.rate, this.target, this.base, this.measured,
 							this.lastDecreaseNanos, nowNanos, true, this.sample, this.epoch, this.retryTat, this.freshTat,
-							this.freshUntil);
+							this.freshUntil, this.quota, this.quotaPaced);
+		}
+
+		/** A measurement under way at the same rate: reserved slots stand. */
+		RateState measuring(Sample started, long nowNanos) {
+			return new RateState(true, this.rate, this.target, this.base, this.measured, nowNanos, this.growthStartNanos,
+					true, started, this.epoch, this.retryTat, this.freshTat, this.freshUntil, this.quota, false);
 		}
 
 		/** A measurement that leaves the rate where it is, as the new start of its growth. */
 		RateState afterSample(double at, boolean capacity, long nowNanos) {
 			return new RateState(true, at, at, at, capacity, nowNanos, nowNanos, true, null, this.epoch, this.retryTat,
-					this.freshTat, this.freshUntil);
+					this.freshTat, this.freshUntil, this.quota, this.quotaPaced);
 		}
 
 	}

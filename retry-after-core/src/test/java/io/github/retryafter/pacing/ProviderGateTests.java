@@ -286,6 +286,33 @@ class ProviderGateTests {
 	}
 
 	@Test
+	void anAnnouncedQuotaSetsTheRateOnceABurstIsLeftCapsItsGrowthAndLetsGoInANewWindow() {
+		ProviderGate gate = gate();
+		gate.onQuota(100, 50, 0);
+		assertThat(gate.rate()).as("50 left: room to spare").isEmpty();
+		gate.onQuota(100, 10, 0);
+		assertThat(gate.rate()).as("a burst left: 0.95 × the quota").hasValueCloseTo(95.0, within(1e-9));
+		gate.onSuccess(0, 0);
+		gate.onSuccess(0, 10 * S);
+		assertThat(gate.rate()).as("growth stops at the quota's pace").hasValueCloseTo(95.0, within(1e-9));
+		gate.onQuota(100, 41, 10 * S);
+		assertThat(gate.rate()).as("more than 4 bursts left: a new window").isEmpty();
+		gate.onQuota(Double.NaN, 0, 10 * S);
+		gate.onQuota(-1, 0, 10 * S);
+		assertThat(gate.rate()).isEmpty();
+	}
+
+	@Test
+	void aQuotaBelowTheRateLowersItAndVoidsSlotsButARateMeasuredBelowTheQuotaIsKept() {
+		ProviderGate gate = engagedAt(700.0, PacingSettings.DEFAULTS);
+		gate.onQuota(100, 5, 0);
+		assertThat(gate.rate()).hasValueCloseTo(95.0, within(1e-9));
+		ProviderGate measured = engagedAt(50.0, PacingSettings.builder().maxRate(1000).build());
+		measured.onQuota(100, 5, 0);
+		assertThat(measured.rate()).hasValueCloseTo(50.0, within(1e-9));
+	}
+
+	@Test
 	void queuedCountsRequestsWaitingAtTheGate() {
 		ProviderGate gate = gate();
 		gate.enqueue();
