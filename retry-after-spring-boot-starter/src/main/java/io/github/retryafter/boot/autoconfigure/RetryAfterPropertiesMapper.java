@@ -150,6 +150,7 @@ final class RetryAfterPropertiesMapper {
 		this.map.from(pacing::getFreshShare).to(layer.named("pacing.fresh-share", draft.pacing::freshShare));
 		this.map.from(pacing::getDecreaseFactor)
 			.to(layer.named("pacing.decrease-factor", draft.pacing::decreaseFactor));
+		this.map.from(pacing.getRateLimitFields()::getEnabled).to(draft.pacing::rateLimitFields);
 		draft.budget = budget(draft.budget, layer.prefix() + "budget.", p.getBudget());
 	}
 
