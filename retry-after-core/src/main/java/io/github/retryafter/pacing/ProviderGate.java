@@ -62,6 +62,9 @@ public final class ProviderGate {
 	/** The share of a measured capacity the rate is set to, leaving the provider room for jitter in arrivals. */
 	static final double HEADROOM = 0.95;
 
+	/** The window the provider's admitted successes per second are counted over, to cap the rate's growth. */
+	static final Duration METER_WINDOW = Duration.ofMillis(250);
+
 	/** How long a fresh request's slot keeps retries to their share of the rate. */
 	static final Duration FRESH_ACTIVITY = Duration.ofSeconds(1);
 
@@ -83,6 +86,17 @@ public final class ProviderGate {
 	private final AtomicReference<RateState> state;
 
 	private final Object rateWriteLock = new Object();
+
+	/**
+	 * The successes per second the provider admitted in the last completed {@link #METER_WINDOW}, {@code NaN} before
+	 * one completed; with {@link #meterStart} and {@link #meterCount}, per gate, three numbers, read and written only
+	 * under {@link #rateWriteLock} by successes while the rate is on.
+	 */
+	private double meterRate = Double.NaN;
+
+	private long meterStart;
+
+	private int meterCount;
 
 	private final AtomicInteger queued = new AtomicInteger();
 
@@ -248,8 +262,13 @@ public final class ProviderGate {
 	 * Records a success of a request sent at {@code sentAtNanos}: while the rate limit is on, counts it in a
 	 * measurement under way, and otherwise grows the rate: along the cubic curve around a measured capacity, doubling
 	 * every second while the provider has never refused at this rate; pacing lets go once the rate reaches
-	 * {@code maxRate}. The growth's clock starts at the first success after a decrease. With the rate off this reads one
-	 * field, takes no lock and writes nothing.
+	 * {@code maxRate}. The growth's clock starts at the first success after a decrease, and the rate grows only while
+	 * it is what limits the sending (a request reserving now would wait): while demand stays below it, the curve
+	 * restarts from the current rate, as TCP does for an application-limited window (RFC 7661), so a trickle of
+	 * successes never lets pacing go just before a backlog arrives. With the rate off this reads one field, takes no
+	 * lock and writes nothing. Growth is also capped at twice the successes per second the provider admitted in the
+	 * last {@link #METER_WINDOW} (the AWS SDKs cap at twice their measured send rate), so a client slower than its
+	 * slots (a connection pool, a busy scheduler) does not talk pacing into letting go.
 	 * @param sentAtNanos when the request was sent
 	 * @param nowNanos when the success arrived
 	 */
@@ -262,6 +281,7 @@ public final class ProviderGate {
 			if (!current.engaged()) {
 				return;
 			}
+			meter(nowNanos);
 			Sample sample = current.sample();
 			if (sample != null) {
 				if (sentAtNanos - sample.startNanos() >= 0) {
@@ -275,9 +295,19 @@ public final class ProviderGate {
 				this.state.set(current.admitted(nowNanos));
 				return;
 			}
+			if (!limited(current, nowNanos)) {
+				// application-limited (RFC 7661): the rate is not in use, so it is no evidence of room above it
+				if (grown(current, nowNanos) > current.rate() * 1.01) {
+					this.state.set(current.regrowFrom(nowNanos));
+				}
+				return;
+			}
 			double grown = grown(current, nowNanos);
 			if (current.quota() > 0) {
 				grown = Math.min(grown, current.quota());
+			}
+			if (!Double.isNaN(this.meterRate)) {
+				grown = Math.min(grown, Math.max(current.rate(), 2 * this.meterRate));
 			}
 			if (grown >= this.settings.maxRate()) {
 				this.state.set(off(current, nowNanos));
@@ -490,6 +520,28 @@ public final class ProviderGate {
 		return Math.max(this.settings.minRate(), rate);
 	}
 
+	/** Counts a success in the admission meter (under {@link #rateWriteLock}), closing its window when it is over. */
+	private void meter(long nowNanos) {
+		long elapsed = nowNanos - this.meterStart;
+		if (this.meterCount == 0 && Double.isNaN(this.meterRate) || elapsed < 0) {
+			this.meterStart = nowNanos;
+		}
+		else if (elapsed >= METER_WINDOW.toNanos()) {
+			this.meterRate = this.meterCount * NANOS_PER_SECOND / elapsed;
+			this.meterStart = nowNanos;
+			this.meterCount = 0;
+		}
+		this.meterCount++;
+	}
+
+	/** Whether a request reserving now would have to wait: the rate, not the demand, is what limits the sending. */
+	private boolean limited(RateState current, long nowNanos) {
+		double share = this.settings.freshShare();
+		long retryInterval = interval(current.rate() * ((current.freshUntil() - nowNanos > 0) ? 1.0 - share : 1.0));
+		return slot(current.retryTat(), retryInterval, nowNanos) - nowNanos > 0
+				|| (share > 0 && slot(current.freshTat(), interval(current.rate() * share), nowNanos) - nowNanos > 0);
+	}
+
 	/** A lane's arrival time that has used up its burst tolerance: its next slot is {@code nowNanos}, then spaced. */
 	private long spent(long nowNanos, long interval) {
 		return Saturating.add(nowNanos, Saturating.multiply(this.settings.burst() - 1, interval));
@@ -578,6 +630,13 @@ public final class ProviderGate {
 					: new RateState(this.engaged, this.rate, this.target, this.base, this.measured,
 							this.lastDecreaseNanos, nowNanos, true, this.sample, this.epoch, this.retryTat, this.freshTat,
 							this.freshUntil, this.quota, this.quotaPaced);
+		}
+
+		/** The growth curve restarted at the current rate now, while the rate is not in use. */
+		RateState regrowFrom(long nowNanos) {
+			return new RateState(this.engaged, this.rate, this.measured ? this.target : this.rate, this.rate,
+					this.measured, this.lastDecreaseNanos, nowNanos, true, this.sample, this.epoch, this.retryTat,
+					this.freshTat, this.freshUntil, this.quota, this.quotaPaced);
 		}
 
 		/** A measurement under way at the same rate: reserved slots stand. */

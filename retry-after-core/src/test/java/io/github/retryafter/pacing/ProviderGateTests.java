@@ -213,10 +213,34 @@ class ProviderGateTests {
 		assertThat(gate.rate()).as("the growth's clock starts at the first success, not at the throttle")
 			.hasValueCloseTo(140.0, within(1e-9));
 		gate.onSuccess(5 * S, 5 * S + S / 2);
-		assertThat(gate.rate()).hasValueCloseTo(140.0 * Math.sqrt(2), within(1e-6));
+		assertThat(gate.rate()).as("no backlog: the rate is not what limits the sending, so it does not grow")
+			.hasValueCloseTo(140.0, within(1e-9));
+		backlog(gate, 300, 5 * S + S / 2);
+		for (int i = 0; i < 100; i++) {
+			gate.onSuccess(5 * S, 5 * S + S / 2 + i * 5_000_000L);
+		}
 		gate.onSuccess(5 * S, 6 * S);
+		assertThat(gate.rate()).as("the provider admitted 200/s, so the cap (twice that) is not in the way")
+			.hasValueCloseTo(140.0 * Math.sqrt(2), within(2.0));
+		for (int i = 0; i < 100; i++) {
+			gate.onSuccess(5 * S, 6 * S + i * 5_000_000L);
+		}
+		gate.onSuccess(5 * S, 6 * S + S / 2);
 		assertThat(gate.rate()).as("280 > 200: let go").isEmpty();
-		assertThat(gate.admit(false, 6 * S, FAR, null)).isEqualTo(Admission.GO);
+		assertThat(gate.admit(false, 6 * S + S / 2, FAR, null)).isEqualTo(Admission.GO);
+	}
+
+	@Test
+	void growthStopsAtTwiceWhatTheProviderAdmitsSoASlowClientNeverTalksPacingIntoLettingGo() {
+		ProviderGate gate = gate(PacingSettings.builder().maxRate(1000).build());
+		gate.onThrottle(0, 0);
+		backlog(gate, 5000, 0);
+		for (int i = 0; i <= 100; i++) {
+			gate.onSuccess(i * 20_000_000L, i * 20_000_000L);
+		}
+		assertThat(gate.rate()).as("2 s of doubling from 700 would let go; once the meter reads 50 admitted/s (after its"
+				+ " first 250 ms) growth stops").isPresent();
+		assertThat(gate.rate().getAsDouble()).isBetween(800.0, 850.0);
 	}
 
 	@Test
@@ -256,6 +280,7 @@ class ProviderGateTests {
 		gate.onThrottle(40, 40);
 		assertThat(gate.rate()).as("1 of 32 refused: within the headroom").hasValueCloseTo(measuring, within(1e-9));
 		gate.onSuccess(41, 41);
+		backlog(gate, 100, 41);
 		gate.onSuccess(41, 41 + S);
 		assertThat(gate.rate()).as("a measured capacity grows along the cubic curve, flat at first")
 			.hasValueCloseTo(measuring + 0.4, within(1e-6));
@@ -265,6 +290,7 @@ class ProviderGateTests {
 		for (int i = 0; i < 32; i++) {
 			fast.onSuccess(3 + i, 3 + i);
 		}
+		backlog(fast, 100, 40);
 		fast.onSuccess(40, 40 + S);
 		assertThat(fast.rate()).as("none refused: doubling").hasValueCloseTo(2 * measuring, within(1e-6));
 	}
@@ -319,6 +345,13 @@ class ProviderGateTests {
 		gate.enqueue();
 		gate.dequeue();
 		assertThat(gate.queued()).isEqualTo(1);
+	}
+
+	/** Reserves {@code count} retry slots at {@code at}, so the rate is what limits the sending. */
+	private static void backlog(ProviderGate gate, int count, long at) {
+		for (int i = 0; i < count; i++) {
+			gate.admit(false, at, FAR, null);
+		}
 	}
 
 	private static long interval(double rate) {
