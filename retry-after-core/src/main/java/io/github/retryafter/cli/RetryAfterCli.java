@@ -95,7 +95,7 @@ public final class RetryAfterCli {
 			                 canonical workload); shared: a fleet hit by one 20 s outage at once;
 			                 outage-rate-limit: one application's operations hit by a 2 s outage,
 			                 then a provider admitting 250 requests/s; announced-quota: operations
-			                 arriving at 500/s for 6 s (with 3000 clients) at a provider admitting 250/s
+			                 arriving at 500/s (for 6 s with 3000 clients) at a provider admitting 250/s
 			                 that announces its quota in RateLimit fields (default: episodes)
 			  --clients N    episodes or clients, at least 1 (default: 1000)
 			  --seed S       the seed every random draw derives from (default: 1)

@@ -87,8 +87,8 @@ public record Workload(String name, int clients, boolean isolated, ProviderModel
 	}
 
 	/**
-	 * Returns issue 13's workload: {@code clients} operations of one application arriving uniformly over 6 s (500 a
-	 * second for the default 3,000) at a provider with no outage that admits 250 requests a second (burst 25), answers
+	 * Returns issue 13's workload: {@code clients} operations of one application arriving uniformly at 500 a second
+	 * (over 6 s for the issue's 3,000) at a provider with no outage that admits 250 requests a second (burst 25), answers
 	 * {@code 429} with {@code Retry-After: 1} to the excess, and announces its quota on every answer
 	 * ({@code RateLimit-Policy: "default";q=250;w=1}, {@code RateLimit: "default";r=…;t=…}); 6 attempts, a 20 s
 	 * deadline, latency 1 to 5 ms each way. {@link #withProvider} with an unannounced rate limit gives the same
@@ -100,7 +100,7 @@ public record Workload(String name, int clients, boolean isolated, ProviderModel
 		ProviderModel provider = new ProviderModel(Duration.ZERO, Duration.ZERO, SEED_HINT_CAP,
 				ProviderModel.HintForm.DELAY_SECONDS, Optional.of(new ProviderModel.RateLimit(250, 25, true)),
 				Duration.ZERO);
-		ClientModel client = new ClientModel(6, Duration.ofSeconds(20), Duration.ofSeconds(6),
+		ClientModel client = new ClientModel(6, Duration.ofSeconds(20), Duration.ofMillis(2L * clients),
 				List.of(ClientModel.SkewBand.exactly(Duration.ZERO)), Duration.ofMillis(1), Duration.ofMillis(5));
 		return new Workload("announced-quota", clients, false, provider, client);
 	}

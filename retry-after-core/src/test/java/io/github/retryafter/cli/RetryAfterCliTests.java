@@ -241,6 +241,15 @@ class RetryAfterCliTests {
 	}
 
 	@Test
+	void simulateRunsTheAnnouncedQuotaWorkloadAndReportsRefusalsAfterTheFirstWindow() {
+		assertThat(run("", "simulate", "--workload", "announced-quota", "--clients", "600")).isEqualTo(0);
+		assertThat(out()).startsWith("### Workload `announced-quota`, seed 1")
+			.contains("announced in RateLimit fields")
+			.contains("Requests refused after the first second (the quota's first window):")
+			.contains("FLOOR_PLUS_JITTER + pacing (starter) 0.00% (0 of ");
+	}
+
+	@Test
 	void simulateHelpGoesToStandardOutput() {
 		assertThat(run("", "simulate", "--help")).isEqualTo(0);
 		assertThat(out()).startsWith("Usage: java -jar retry-after-core.jar simulate");
