@@ -6,7 +6,8 @@ import io.github.retryafter.pacing.RateLimitFields;
 
 /**
  * A response carried a rate-limit field that pacing could not use, so it was ignored (see {@link RateLimitFields}):
- * the operation itself is unaffected, and the provider is paced as if the field were absent.
+ * the operation itself is unaffected, and the provider is paced as if the field were absent. Immutable and
+ * thread-safe.
  *
  * @param spec the operation whose response carried it
  * @param attempt the attempt that got the response, from 1
