@@ -55,8 +55,10 @@ import io.github.retryafter.pacing.RateLimitFields;
  * asks it before every attempt (so a request may be told to {@link Permit.Wait wait} and ask again, or be refused with
  * {@link Outcome#PROVIDER_COOLING_DOWN}) and reports every response to it: a usable {@code Retry-After} on a retryable,
  * 429 or 503 response closes the gate until the instant the server named (measured from receipt, never shortened, and
- * a hint too long for the planner's max wait still closes it), a 429 or 503 lowers the provider's rate, a success
- * grows it. The gate reads the hint with its own planner, without jitter and without a max wait, so it draws no random
+ * a hint too long for the planner's max wait still closes it), except a 429 of at most a second from a provider that
+ * is admitting, which only its own operation waits for ({@link ProviderGate#absorbs}); a 429 or 503 lowers the
+ * provider's rate, a success grows it, and, with {@link io.github.retryafter.pacing.PacingSettings#rateLimitFields()},
+ * the provider's announced quota paces it and a remaining of zero closes the gate until the reset. The gate reads the hint with its own planner, without jitter and without a max wait, so it draws no random
  * numbers and an operation's own decisions are the same with pacing on or off.
  * <p>
  * The wait from a {@code Retry-After} follows {@link RetryPolicy#hintMode()}: {@link HintMode#FLOOR_PLUS_JITTER} is the
