@@ -83,8 +83,8 @@ public final class RetryAfterCli {
 			""";
 
 	static final String SIMULATE_USAGE = """
-			Usage: java -jar retry-after-core.jar simulate [--workload episodes|shared|outage-rate-limit]
-			                                               [--clients N] [--seed S]
+			Usage: java -jar retry-after-core.jar simulate
+			           [--workload episodes|shared|outage-rate-limit|announced-quota] [--clients N] [--seed S]
 
 			Runs the deterministic fleet simulation (virtual time, no threads, no network) and prints a markdown
 			table comparing every retry policy, then a text histogram of retries reaching the provider per
@@ -94,7 +94,9 @@ public final class RetryAfterCli {
 			  --workload W   episodes: independent episodes, each with its own 1-25 s outage (seed 000's
 			                 canonical workload); shared: a fleet hit by one 20 s outage at once;
 			                 outage-rate-limit: one application's operations hit by a 2 s outage,
-			                 then a provider admitting 250 requests/s (default: episodes)
+			                 then a provider admitting 250 requests/s; announced-quota: operations
+			                 arriving at 500/s (for 6 s with 3000 clients) at a provider admitting 250/s
+			                 that announces its quota in RateLimit fields (default: episodes)
 			  --clients N    episodes or clients, at least 1 (default: 1000)
 			  --seed S       the seed every random draw derives from (default: 1)
 			  --help         print this help
@@ -351,7 +353,8 @@ public final class RetryAfterCli {
 		private static String workload(String value) {
 			if (!Workload.names().contains(value)) {
 				throw new IllegalArgumentException(
-						"--workload must be episodes, shared or outage-rate-limit, not \"" + value + "\"");
+						"--workload must be episodes, shared, outage-rate-limit or announced-quota, not \"" + value
+								+ "\"");
 			}
 			return value;
 		}

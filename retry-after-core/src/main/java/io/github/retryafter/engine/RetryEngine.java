@@ -23,6 +23,7 @@ import io.github.retryafter.internal.BoundedLru;
 import io.github.retryafter.internal.Saturating;
 import io.github.retryafter.internal.Seconds;
 import io.github.retryafter.pacing.ProviderGate;
+import io.github.retryafter.pacing.RateLimitFields;
 
 /**
  * The transport-agnostic retry engine: after each attempt it decides whether to retry, after which delay and why, or to
@@ -59,8 +60,11 @@ import io.github.retryafter.pacing.ProviderGate;
  * reports every response to it: a usable {@code Retry-After} on a retryable, 429 or 503 response closes the gate until
  * the instant the server named (measured from receipt, never shortened), but for at most
  * {@link io.github.retryafter.pacing.PacingSettings#maxCooldown()}: a hint too long for the planner's max wait ends
- * its own operation and closes the gate for that cap; a 429 or 503 lowers the rate, a success grows it. After a
- * cooldown one request probes first. The gate reads the hint with its own planner, without jitter and without a max wait, so it draws no random
+ * its own operation and closes the gate for that cap; a 429 of at most a second from a provider that is admitting is
+ * the exception, which only its own operation waits for ({@link ProviderGate#absorbs}). A 429 or 503 lowers the rate,
+ * a success grows it, and, with {@link io.github.retryafter.pacing.PacingSettings#rateLimitFields()}, the provider's
+ * announced quota paces it and a remaining of zero closes the gate until the reset. After a cooldown one request
+ * probes first. The gate reads the hint with its own planner, without jitter and without a max wait, so it draws no random
  * numbers and an operation's own decisions are the same with pacing on or off.
  * <p>
  * The wait from a {@code Retry-After} follows {@link RetryPolicy#hintMode()}: {@link HintMode#FLOOR_PLUS_JITTER} is the
@@ -199,8 +203,10 @@ public final class RetryEngine {
 
 	/**
 	 * Reports an attempt's outcome to its provider's gate (pacing on only): a usable {@code Retry-After} on a retryable,
-	 * 429 or 503 response closes the gate until the instant it names; a 429 or 503 is a throttle; a success grows the
-	 * rate. An unusable hint is ignored here (the operation's own decision reports it).
+	 * 429 or 503 response closes the gate until the instant it names, unless the gate {@link ProviderGate#absorbs absorbs}
+	 * it (a 429 with a hint of at most a second from a provider that is admitting: a rate signal, and the refused
+	 * operation still waits for its own hint); a 429 or 503 is a throttle; a success grows the rate. An unusable hint is
+	 * ignored here (the operation's own decision reports it).
 	 * @param state the operation after the attempt
 	 * @param outcome what the attempt produced
 	 * @param classification the policy's classification of {@code outcome}
@@ -210,16 +216,20 @@ public final class RetryEngine {
 			return;
 		}
 		ProviderGate gate = gate(state.spec().scope());
+		if (this.policy.pacing().rateLimitFields()) {
+			observeRateLimitFields(gate, state, response);
+		}
 		int status = response.status();
 		boolean throttle = status == 429 || status == 503;
 		if (classification == Classification.SUCCESS) {
-			gate.onSuccess(response.receivedAtNanos());
+			gate.onSuccess(response.sentAtNanos(), response.receivedAtNanos());
 			return;
 		}
 		if ((throttle || classification == Classification.RETRYABLE)
 				&& !response.headers().values("Retry-After").isEmpty()) {
 			try {
 				this.gatePlanner.plan(response.headers(), PlanRequest.forAttempt(state.attempts()))
+					.filter((plan) -> !gate.absorbs(status, Optional.of(plan.floor())))
 					.ifPresent((plan) -> gate.closeUntil(plan.deadlineNanos()));
 			}
 			catch (RetryAfterException ex) {
@@ -228,6 +238,33 @@ public final class RetryEngine {
 		}
 		if (throttle) {
 			gate.onThrottle(response.sentAtNanos(), response.receivedAtNanos());
+		}
+	}
+
+	/**
+	 * Feeds a response's rate-limit fields to its provider's gate: a quota sets and caps the rate
+	 * ({@link ProviderGate#onQuota}), else {@code remaining / reset} does; a remaining of zero closes the gate until
+	 * the reset, measured from receipt and capped at the planner's max wait (the deadline without one). Unusable fields
+	 * are reported to the listener and ignored.
+	 */
+	private void observeRateLimitFields(ProviderGate gate, OperationState state, AttemptOutcome.Response response) {
+		RateLimitFields fields = RateLimitFields.read(response.headers());
+		for (RateLimitFields.Problem problem : fields.problems()) {
+			this.listener.onRateLimitFieldIgnored(new RateLimitFieldEvent(state.spec(), state.attempts(), problem));
+		}
+		if (fields.remaining().isEmpty()) {
+			return;
+		}
+		long remaining = fields.remaining().getAsLong();
+		double perSecond = fields.quota().orElse(fields.reset()
+			.filter((reset) -> !reset.isZero())
+			.map((reset) -> remaining * 1e9 / Saturating.toNanos(reset))
+			.orElse(0.0));
+		gate.onQuota(perSecond, remaining, response.receivedAtNanos());
+		if (fields.exhausted()) {
+			Duration cap = this.policy.planner().maxWait().orElse(this.policy.deadline());
+			Duration wait = fields.reset().get().compareTo(cap) > 0 ? cap : fields.reset().get();
+			gate.closeUntil(Saturating.add(response.receivedAtNanos(), Saturating.toNanos(wait)));
 		}
 	}
 

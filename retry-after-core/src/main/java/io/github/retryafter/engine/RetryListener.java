@@ -40,6 +40,13 @@ public interface RetryListener {
 	}
 
 	/**
+	 * A response's rate-limit field was unusable and pacing ignored it (pacing on, rate-limit fields read).
+	 * @param event the field and why
+	 */
+	default void onRateLimitFieldIgnored(RateLimitFieldEvent event) {
+	}
+
+	/**
 	 * An operation ended.
 	 * @param event the end
 	 */
@@ -99,6 +106,18 @@ public interface RetryListener {
 					}
 					catch (RuntimeException ex) {
 						warn(listener, "onRefusal", ex);
+					}
+				}
+			}
+
+			@Override
+			public void onRateLimitFieldIgnored(RateLimitFieldEvent event) {
+				for (RetryListener listener : all) {
+					try {
+						listener.onRateLimitFieldIgnored(event);
+					}
+					catch (RuntimeException ex) {
+						warn(listener, "onRateLimitFieldIgnored", ex);
 					}
 				}
 			}

@@ -7,14 +7,18 @@ import java.util.Objects;
  * How one provider is paced: the cooldown mode and the bounds and shape of the adaptive admission rate.
  * <p>
  * The rate is off until the provider first throttles (a 429 or 503). It then starts at {@code decreaseFactor × maxRate}
- * (a measured send rate would be read while the burst that drew the throttle is still being sent, and understate it),
- * is multiplied by {@code decreaseFactor} again on every later throttle of a request sent after the previous decrease
- * once the provider has admitted a request since, never below {@code minRate}, and grows back on
- * successes along a cubic curve, {@code rate(t) = growthScale × (t − K)³ + rateBeforeDecrease} with
- * {@code K = ∛(rateBeforeDecrease × (1 − decreaseFactor) / growthScale)}: fast far from the last known good rate, flat
- * near it (CUBIC, as in the AWS SDKs' adaptive retry mode, whose constants 0.7 and 0.4 are the defaults). Once the
- * curve reaches {@code maxRate}, pacing lets go until the next throttle. While the rate is on, retries may use at most
- * {@code 1 − freshShare} of it, so a backlog of retries cannot starve fresh requests; fresh requests may use any of it.
+ * and follows what the provider admits (see {@link ProviderGate}): a refusal from a provider that is admitting starts a
+ * measurement of the successes per second it admits and lowers the rate by {@code decreaseFactor}; the measurement
+ * sets the rate just below the measured capacity, in proportion to the overshoot (the AWS SDKs' adaptive mode measures
+ * its own send rate instead, which a burst of requests in flight inflates). Other throttles (a provider that is down,
+ * or a cooldown in force) multiply the rate by {@code decreaseFactor} once the provider has admitted a request since
+ * the previous decrease, never below {@code minRate}. Successes grow it back: doubling every second while the
+ * provider has not refused at this rate, and around a measured capacity along the cubic curve
+ * {@code rate(t) = growthScale × (t − K)³ + target} with {@code K = ∛((target − base) / growthScale)}, flat near the
+ * capacity and probing ever faster above it (CUBIC; 0.7 and 0.4 are the AWS SDKs' constants). Once the rate reaches
+ * {@code maxRate}, pacing lets go until the next throttle. While the rate is on, retries may use all of it while no
+ * fresh request comes, and at most {@code 1 − freshShare} of it within a second of one, so a backlog of retries cannot
+ * starve fresh requests; fresh requests may use any of it.
  * <p>
  * No cooldown lasts longer than {@code maxCooldown}, whatever a server asks: a longer hint closes the gate for
  * {@code maxCooldown} (and still ends its own operation if the planner finds it too long). When a cooldown ends, one
@@ -30,20 +34,24 @@ import java.util.Objects;
  * @param freshShare the share of the rate kept for fresh requests (first attempts), from 0 (none) to below 1
  * @param decreaseFactor what a throttle multiplies the rate by, strictly between 0 and 1
  * @param growthScale the cubic growth's scale, in requests per second per second cubed, above 0
+ * @param rateLimitFields whether the provider's {@link RateLimitFields rate-limit fields} pace it before its first
+ * refusal: once it has at most {@code burst} requests left, its quota ({@code limit / window}, else
+ * {@code remaining / reset}) sets the rate and caps its growth, and a remaining of zero closes the gate until the
+ * reset (capped at {@code maxCooldown})
  * @param maxCooldown the longest a cooldown may close the gate, not negative (zero: hints never close it)
  */
 public record PacingSettings(PacingMode mode, double minRate, double maxRate, int burst, double freshShare,
-		double decreaseFactor, double growthScale, Duration maxCooldown) {
+		double decreaseFactor, double growthScale, boolean rateLimitFields, Duration maxCooldown) {
 
 	/** What {@code maxCooldown} is unless set: 30 s, the engine's default max wait. */
 	public static final Duration DEFAULT_MAX_COOLDOWN = Duration.ofSeconds(30);
 
 	/**
 	 * Hold requests during a cooldown of at most 30 s; 1 to 1,000 requests per second, bursts of 10, 10% for fresh
-	 * requests.
+	 * requests; rate-limit fields read.
 	 */
 	public static final PacingSettings DEFAULTS = new PacingSettings(PacingMode.HOLD, 1.0, 1000.0, 10, 0.1, 0.7, 0.4,
-			DEFAULT_MAX_COOLDOWN);
+			true, DEFAULT_MAX_COOLDOWN);
 
 	/** No pacing: the defaults with {@link PacingMode#OFF}. */
 	public static final PacingSettings OFF = DEFAULTS.toBuilder().mode(PacingMode.OFF).build();
@@ -126,6 +134,8 @@ public record PacingSettings(PacingMode mode, double minRate, double maxRate, in
 
 		private double growthScale;
 
+		private boolean rateLimitFields;
+
 		private Duration maxCooldown;
 
 		private Builder(PacingSettings from) {
@@ -136,6 +146,7 @@ public record PacingSettings(PacingMode mode, double minRate, double maxRate, in
 			this.freshShare = from.freshShare;
 			this.decreaseFactor = from.decreaseFactor;
 			this.growthScale = from.growthScale;
+			this.rateLimitFields = from.rateLimitFields;
 			this.maxCooldown = from.maxCooldown;
 		}
 
@@ -226,6 +237,17 @@ public record PacingSettings(PacingMode mode, double minRate, double maxRate, in
 		}
 
 		/**
+		 * Sets whether the provider's rate-limit fields pace it.
+		 * @param rateLimitFields {@code false} to ignore {@code RateLimit}, {@code RateLimit-*} and
+		 * {@code X-RateLimit-*}
+		 * @return this builder
+		 */
+		public Builder rateLimitFields(boolean rateLimitFields) {
+			this.rateLimitFields = rateLimitFields;
+			return this;
+		}
+
+		/**
 		 * Sets the longest a cooldown may close the gate, whatever a server asks.
 		 * @param maxCooldown not negative; zero means no hint closes the gate
 		 * @return this builder
@@ -243,7 +265,7 @@ public record PacingSettings(PacingMode mode, double minRate, double maxRate, in
 		 */
 		public PacingSettings build() {
 			return new PacingSettings(this.mode, this.minRate, this.maxRate, this.burst, this.freshShare,
-					this.decreaseFactor, this.growthScale, this.maxCooldown);
+					this.decreaseFactor, this.growthScale, this.rateLimitFields, this.maxCooldown);
 		}
 
 		private static double positive(String name, double value) {

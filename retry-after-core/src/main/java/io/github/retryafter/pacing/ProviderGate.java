@@ -3,6 +3,7 @@ package io.github.retryafter.pacing;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -29,17 +30,25 @@ import io.github.retryafter.internal.Seconds;
  * the gate again means another probe after the new cooldown; any other answer opens the gate to the paced rate. A
  * probe that never reports (its caller went away) stops counting once its attempt timeout has passed.
  * <p>
- * <b>Rate.</b> The first throttle ({@link #onThrottle}) turns on a rate limit of {@code decreaseFactor × maxRate}; each
- * throttle of a request sent after the previous decrease multiplies it
- * by {@code decreaseFactor} again, and successes ({@link #onSuccess}) grow it back along a cubic curve until it reaches
- * {@code maxRate}, where the limit lets go (see {@link PacingSettings}). A throttle only lowers the rate again once the
- * provider has admitted a request since the last decrease: a provider answering nothing but 503s is down, and its
- * cooldowns already pace the probes. While it is on, each request reserves a slot
+ * <b>Rate.</b> The first throttle ({@link #onThrottle}) turns on a rate limit of {@code decreaseFactor × maxRate}.
+ * From then on the rate follows what the provider admits. Once the provider admits requests, a refusal (a 429 or 503
+ * while the gate is open) means its bucket is empty: the rate drops by {@code decreaseFactor} (unless it already sits
+ * at a measured capacity) and the gate measures the successes per second of the requests sent since; when the
+ * measurement is complete and more than {@code 1 − HEADROOM} of them were refused, the rate becomes
+ * {@link #HEADROOM} × that measured capacity, a drop in proportion to the overshoot. A 429 asking for at most a second
+ * from such a provider is a rate signal, not a cooldown ({@link #absorbs}): the engine leaves the gate open and only
+ * the refused request waits for its hint. Successes ({@link #onSuccess}) grow the rate: doubling every second while
+ * the provider has never refused at this rate, along CUBIC's curve around a measured capacity (flat near it, then
+ * probing above), until it reaches {@code maxRate}, where the limit lets go. A throttle that is not a refusal (the
+ * provider is down, or a cooldown is in force) lowers the rate by {@code decreaseFactor}, and only once the provider
+ * has admitted a request since the last decrease: a provider answering nothing but 503s is down, and its cooldowns
+ * already pace the probes. While it is on, each request reserves a slot
  * (generic cell rate algorithm: theoretical arrival times, no timer and no queue) in one of two lanes: retries in a lane
- * paced at {@code rate × (1 − freshShare)}, fresh requests in a lane paced at {@code rate × freshShare} or in the retry
- * lane, whichever slot comes first. So a backlog drains at about the provider's rate, in the order requests became
- * eligible, and fresh requests always have a share of their own. A throttle starts a new epoch: slots reserved before
- * it are void, and their holders reserve again when they wake, at the lower rate and after the cooldown.
+ * paced at the whole rate, or at {@code rate × (1 − freshShare)} while fresh requests are about, fresh requests in a
+ * lane paced at {@code rate × freshShare} or in the retry lane, whichever slot comes first. So a backlog drains at
+ * about the provider's rate, in the order requests became eligible, and fresh requests always have a share of their
+ * own. A drop starts a new epoch: slots reserved before it are void, and their holders reserve again when they wake,
+ * at the lower rate and after the cooldown; a rise keeps slots already reserved.
  * <p>
  * Every instant is a reading of the gate's {@link Ticker}, compared by difference like {@link System#nanoTime()}, so a
  * ticker that wraps around the end of {@code long} is fine; durations (the spacing of slots, the burst tolerance)
@@ -49,6 +58,24 @@ import io.github.retryafter.internal.Seconds;
  * reads two fields, takes no lock and writes nothing.
  */
 public final class ProviderGate {
+
+	/** The longest {@code Retry-After} on a 429 that {@link #absorbs} treats as a rate signal: one second. */
+	public static final Duration RATE_REFUSAL_HINT = Duration.ofSeconds(1);
+
+	/** Responses a measurement of the provider's admissions needs, unless it spans {@link #SAMPLE_SPAN} first. */
+	static final int SAMPLE_RESPONSES = 32;
+
+	/** The longest a measurement of the provider's admissions runs before it concludes on what it has. */
+	static final Duration SAMPLE_SPAN = Duration.ofSeconds(1);
+
+	/** The share of a measured capacity the rate is set to, leaving the provider room for jitter in arrivals. */
+	static final double HEADROOM = 0.95;
+
+	/** The window the provider's admitted successes per second are counted over, to cap the rate's growth. */
+	static final Duration METER_WINDOW = Duration.ofMillis(250);
+
+	/** How long a fresh request's slot keeps retries to their share of the rate. */
+	static final Duration FRESH_ACTIVITY = Duration.ofSeconds(1);
 
 	private static final double NANOS_PER_SECOND = 1_000_000_000.0;
 
@@ -71,6 +98,17 @@ public final class ProviderGate {
 	private final AtomicReference<RateState> state;
 
 	private final Object rateWriteLock = new Object();
+
+	/**
+	 * The successes per second the provider admitted in the last completed {@link #METER_WINDOW}, {@code NaN} before
+	 * one completed; with {@link #meterStart} and {@link #meterCount}, per gate, three numbers, read and written only
+	 * under {@link #rateWriteLock} by successes while the rate is on.
+	 */
+	private double meterRate = Double.NaN;
+
+	private long meterStart;
+
+	private int meterCount;
 
 	private final AtomicInteger queued = new AtomicInteger();
 
@@ -106,7 +144,7 @@ public final class ProviderGate {
 		this.ticker = Objects.requireNonNull(ticker, "ticker");
 		long now = ticker.read();
 		this.cooldownUntil = new AtomicLong(now);
-		this.state = new AtomicReference<>(new RateState(false, 0, 0, now, false, 0, now, now));
+		this.state = new AtomicReference<>(new RateState(false, 0, 0, 0, false, now, now, false, null, 0, now, now, now, 0, false));
 	}
 
 	/**
@@ -161,7 +199,9 @@ public final class ProviderGate {
 			this.probePending = false;
 			this.probeInFlight = false;
 			RateState current = this.state.get();
-			this.state.set(new RateState(false, 0, 0, now, false, current.epoch() + 1, now, now));
+			// the rate limit off and nothing measured: as a new gate, in a new epoch so held slots are void
+			this.state.set(new RateState(false, 0, 0, 0, false, now, now, false, null, current.epoch() + 1, now, now, now,
+					0, false));
 		}
 	}
 
@@ -190,35 +230,139 @@ public final class ProviderGate {
 	}
 
 	/**
-	 * Records a throttle (a 429 or 503) of a request sent at {@code sentAtNanos}: turns the rate limit on, or lowers
-	 * it if the request was sent after the previous decrease (the responses to a burst sent before a decrease say
-	 * nothing new) and the provider admitted a request since (a provider that admits nothing is down, not rate
-	 * limiting: its cooldowns pace the probes, and compounding decreases would leave the rate far below what it admits
-	 * once it is back). When the rate changes, slots reserved so far become void and both lanes restart at the end of
-	 * the cooldown.
+	 * Returns whether a refusal with this hint is a rate signal the adaptive rate absorbs, rather than a cooldown that
+	 * holds every request: a {@code 429} whose {@code Retry-After} asks for at most {@link #RATE_REFUSAL_HINT} (one
+	 * second, the shortest wait the field can express, so it says "you sent one too many", not "stay away"), or none,
+	 * while the rate limit is on, the gate open and the provider admitting (it admitted a request since the rate's last
+	 * decrease, or a measurement is under way). The refused request still waits for its own hint; everyone else is paced
+	 * by the rate, which such a refusal lowers in proportion to the measured overshoot ({@link #onThrottle}). Reads
+	 * without a lock.
+	 * @param status the response's status
+	 * @param floor the hint's skew-free wait, empty without a usable hint
+	 * @return {@code true} if the caller should not close the gate for this hint
+	 */
+	public boolean absorbs(int status, Optional<Duration> floor) {
+		RateState current = this.state.get();
+		return status == 429 && current.engaged() && (current.admittedSinceDecrease() || current.sample() != null)
+				&& this.cooldownUntil.get() - this.ticker.read() <= 0
+				&& floor.map((wait) -> wait.compareTo(RATE_REFUSAL_HINT) <= 0).orElse(true);
+	}
+
+	/**
+	 * Records a throttle (a 429 or 503) of a request sent at {@code sentAtNanos}.
+	 * <p>
+	 * While the provider is admitting (the rate is on, the gate open, and the provider admitted a request since the
+	 * last decrease or a measurement is under way), a throttle is a <em>refusal</em> and measures the overshoot: the
+	 * first one (the provider's bucket is empty now) starts a measurement of what the provider admits, lowering the rate
+	 * by {@code decreaseFactor} unless it is already at or below a measured capacity; once the measurement has
+	 * {@link #SAMPLE_RESPONSES} responses or spans {@link #SAMPLE_SPAN}, a refusal sets the rate to
+	 * {@link #HEADROOM} × the successes per second of requests sent since it started, when more than
+	 * {@code 1 − HEADROOM} of them were refused (a smaller share is within the headroom, and the rate stays).
+	 * <p>
+	 * Otherwise (a provider that is down, or a cooldown in force) it keeps a rate the provider's announced quota set
+	 * (the cooldown, not the rate, answers the refusal; see {@link #onQuota}), or turns the rate limit on at
+	 * {@code decreaseFactor × maxRate}, or lowers it by {@code decreaseFactor} if the request was sent after the previous
+	 * decrease (the responses to a burst sent before a decrease say nothing new) and the provider admitted a request
+	 * since (a provider that admits nothing is down: its cooldowns pace the probes, and compounding decreases would leave
+	 * the rate far below what it admits once it is back).
+	 * <p>
+	 * When the rate drops, slots reserved so far become void and both lanes restart: at the end of the cooldown, or now,
+	 * without a burst, after a refusal (the provider has no burst left to give).
 	 * @param sentAtNanos when the throttled request was sent
 	 * @param nowNanos when the throttle arrived
 	 */
 	public void onThrottle(long sentAtNanos, long nowNanos) {
 		synchronized (this.rateWriteLock) {
 			RateState current = this.state.get();
-			if (current.engaged()
-					&& (sentAtNanos - current.lastDecreaseNanos() <= 0 || !current.admittedSinceDecrease())) {
+			if (current.engaged() && sentAtNanos - current.lastDecreaseNanos() <= 0) {
+				return;
+			}
+			boolean open = this.cooldownUntil.get() - nowNanos <= 0;
+			if (current.engaged() && open && (current.admittedSinceDecrease() || current.sample() != null)) {
+				onRefusal(current, sentAtNanos, nowNanos);
+				return;
+			}
+			if (current.engaged() && !current.admittedSinceDecrease()) {
 				return;
 			}
 			double before = current.engaged() ? current.rate() : this.settings.maxRate();
-			double rate = Math.max(this.settings.minRate(), before * this.settings.decreaseFactor());
+			boolean quotaPaced = current.engaged() && current.quotaPaced();
+			double rate = quotaPaced ? before : Math.max(this.settings.minRate(), before * this.settings.decreaseFactor());
 			long restart = later(nowNanos, this.cooldownUntil.get());
-			this.state.set(new RateState(true, rate, before, nowNanos, false, current.epoch() + 1, restart, restart));
+			this.state.set(new RateState(true, rate, before, rate, current.measured(), nowNanos, nowNanos, false, null,
+					current.epoch() + 1, restart, restart, current.freshUntil(), current.quota(), quotaPaced));
 		}
 	}
 
+	/** A throttle while the provider is admitting: start a measurement, count a refusal, or set the measured rate. */
+	private void onRefusal(RateState current, long sentAtNanos, long nowNanos) {
+		Sample sample = current.sample();
+		if (sample == null) {
+			Sample started = new Sample(nowNanos, 0, 0, nowNanos);
+			boolean atCapacity = current.measured() && current.rate() <= current.target();
+			this.state.set(atCapacity ? current.measuring(started, nowNanos)
+					: restarted(current, Math.max(this.settings.minRate(), current.rate() * this.settings.decreaseFactor()),
+							current.rate(), current.measured(), nowNanos, started));
+			return;
+		}
+		if (sentAtNanos - sample.startNanos() < 0) {
+			return;
+		}
+		Sample counted = sample.refused(sentAtNanos);
+		if (!counted.complete()) {
+			this.state.set(current.withSample(counted));
+			return;
+		}
+		this.state.set(concluded(current, counted, nowNanos));
+	}
+
 	/**
-	 * Records a success: while the rate limit is on, grows the rate along the cubic curve from the last decrease, and
-	 * lets go once it reaches {@code maxRate}.
+	 * A measurement that is complete: a refused share within the headroom keeps the rate (now a measured capacity, so
+	 * it grows along the cubic curve); a larger one sets it to {@code HEADROOM ×} the admitted successes per second;
+	 * none at all means the provider admits more than the rate, which grows fast, unless the rate already sits at a
+	 * measured capacity (the refusal was a stray one), where it keeps growing along the cubic curve.
+	 */
+	private RateState concluded(RateState current, Sample sample, long nowNanos) {
+		if (sample.refused() == 0) {
+			return current.afterSample(current.rate(), current.measured(), nowNanos);
+		}
+		double refusedShare = sample.refused() / (double) (sample.admitted() + sample.refused());
+		if (refusedShare <= 1.0 - HEADROOM) {
+			return current.afterSample(current.rate(), true, nowNanos);
+		}
+		double admittedPerSecond = sample.admitted() * NANOS_PER_SECOND / Math.max(1, sample.spanNanos());
+		double rate = Math.max(this.settings.minRate(), Math.min(current.rate(), admittedPerSecond * HEADROOM));
+		return restarted(current, rate, rate, true, nowNanos, null);
+	}
+
+	/**
+	 * A new epoch at {@code rate} after a refusal from a provider that is admitting (so its refusals stay rate
+	 * signals): held slots are void and both lanes restart now without a burst (the provider has none left to give).
+	 */
+	private RateState restarted(RateState current, double rate, double target, boolean measured, long nowNanos,
+			Sample sample) {
+		double share = this.settings.freshShare();
+		long retryTat = spent(nowNanos, interval(rate * ((current.freshUntil() - nowNanos > 0) ? 1.0 - share : 1.0)));
+		long freshTat = (share > 0) ? spent(nowNanos, interval(rate * share)) : nowNanos;
+		return new RateState(true, rate, target, rate, measured, nowNanos, nowNanos, true, sample, current.epoch() + 1,
+				retryTat, freshTat, current.freshUntil(), current.quota(), false);
+	}
+
+	/**
+	 * Records a success of a request sent at {@code sentAtNanos}: while the rate limit is on, counts it in a
+	 * measurement under way, and otherwise grows the rate: along the cubic curve around a measured capacity, doubling
+	 * every second while the provider has never refused at this rate; pacing lets go once the rate reaches
+	 * {@code maxRate}. The growth's clock starts at the first success after a decrease, and the rate grows only while
+	 * it is what limits the sending (a request reserving now would wait): while demand stays below it, the curve
+	 * restarts from the current rate, as TCP does for an application-limited window (RFC 7661), so a trickle of
+	 * successes never lets pacing go just before a backlog arrives. With the rate off this reads one field, takes no
+	 * lock and writes nothing. Growth is also capped at twice the successes per second the provider admitted in the
+	 * last {@link #METER_WINDOW} (the AWS SDKs cap at twice their measured send rate), so a client slower than its
+	 * slots (a connection pool, a busy scheduler) does not talk pacing into letting go.
+	 * @param sentAtNanos when the request was sent
 	 * @param nowNanos when the success arrived
 	 */
-	public void onSuccess(long nowNanos) {
+	public void onSuccess(long sentAtNanos, long nowNanos) {
 		if (!this.state.get().engaged()) {
 			return;
 		}
@@ -227,21 +371,103 @@ public final class ProviderGate {
 			if (!current.engaged()) {
 				return;
 			}
-			double grown = cubic(current, nowNanos);
-			RateState next;
-			if (grown >= this.settings.maxRate()) {
-				next = new RateState(false, 0, 0, current.lastDecreaseNanos(), false, current.epoch() + 1, nowNanos,
-						nowNanos);
-			}
-			else if (grown > current.rate() * 1.01 || !current.admittedSinceDecrease()) {
-				next = new RateState(true, Math.max(grown, current.rate()), current.rateBeforeDecrease(),
-						current.lastDecreaseNanos(), true, current.epoch(), current.retryTat(), current.freshTat());
-			}
-			else {
+			meter(nowNanos);
+			Sample sample = current.sample();
+			if (sample != null) {
+				if (sentAtNanos - sample.startNanos() >= 0) {
+					Sample counted = sample.admitted(sentAtNanos);
+					this.state.set(counted.complete() ? concluded(current, counted, nowNanos)
+							: current.withSample(counted).admitted(nowNanos));
+				}
 				return;
 			}
-			this.state.set(next);
+			if (!current.admittedSinceDecrease()) {
+				this.state.set(current.admitted(nowNanos));
+				return;
+			}
+			if (!limited(current, nowNanos)) {
+				// application-limited (RFC 7661): the rate is not in use, so it is no evidence of room above it
+				if (grown(current, nowNanos) > current.rate() * 1.01) {
+					this.state.set(current.regrowFrom(nowNanos));
+				}
+				return;
+			}
+			double grown = grown(current, nowNanos);
+			if (current.quota() > 0) {
+				grown = Math.min(grown, current.quota());
+			}
+			if (!Double.isNaN(this.meterRate)) {
+				grown = Math.min(grown, Math.max(current.rate(), 2 * this.meterRate));
+			}
+			if (grown >= this.settings.maxRate()) {
+				this.state.set(off(current, nowNanos));
+			}
+			else if (grown > current.rate() * 1.01) {
+				this.state.set(current.withRate(grown));
+			}
 		}
+	}
+
+	/**
+	 * Records what a provider's {@link RateLimitFields rate-limit fields} announced: its quota allows
+	 * {@code perSecond} requests a second, and it has {@code remaining} left. {@link #HEADROOM} × the quota (so the
+	 * provider's bucket fills instead of hovering at empty) caps the rate's growth; once
+	 * no more than {@code burst} requests are left it sets the rate, turning it on if it was off (lanes start with their
+	 * burst, which the remaining requests cover), and lowering it if it was above; a rate the quota turned on lets go
+	 * when a response shows more than {@code 4 × burst} left (a new window). A rate below the quota, measured from
+	 * refusals, is kept: the provider's quota may be shared. A value that is not a positive finite rate is ignored.
+	 * Reads without a lock when nothing changes.
+	 * @param perSecond the quota's rate, requests per second
+	 * @param remaining the requests left in the provider's window
+	 * @param nowNanos when the response arrived
+	 */
+	public void onQuota(double perSecond, long remaining, long nowNanos) {
+		if (!(perSecond > 0) || Double.isInfinite(perSecond)) {
+			return;
+		}
+		double quota = Math.max(this.settings.minRate(), Math.min(this.settings.maxRate(), perSecond * HEADROOM));
+		long burst = this.settings.burst();
+		boolean low = remaining <= burst;
+		boolean roomy = remaining > 4 * burst;
+		RateState seen = this.state.get();
+		if (seen.engaged() ? (seen.quota() == quota && seen.rate() <= quota && !(seen.quotaPaced() && roomy)) : !low) {
+			return;
+		}
+		synchronized (this.rateWriteLock) {
+			RateState current = this.state.get();
+			if (!current.engaged()) {
+				if (low) {
+					this.state.set(new RateState(true, quota, quota, quota, true, nowNanos, nowNanos, true, null,
+							current.epoch() + 1, nowNanos, nowNanos, current.freshUntil(), quota, true));
+				}
+				return;
+			}
+			if (current.quotaPaced() && roomy) {
+				this.state.set(off(current, nowNanos));
+			}
+			else if (current.rate() > quota && (low || current.quotaPaced())) {
+				this.state.set(new RateState(true, quota, quota, quota, true, nowNanos, nowNanos, true, null,
+						current.epoch() + 1, nowNanos, nowNanos, current.freshUntil(), quota, true));
+			}
+			else {
+				this.state.set(current.withQuota(quota));
+			}
+		}
+	}
+
+	/** The rate limit off: every request goes, until the next throttle or quota. */
+	private static RateState off(RateState current, long nowNanos) {
+		return new RateState(false, 0, 0, 0, false, current.lastDecreaseNanos(), nowNanos, false, null,
+				current.epoch() + 1, nowNanos, nowNanos, current.freshUntil(), current.quota(), false);
+	}
+
+	/**
+	 * Records a success that arrived at {@code nowNanos}, as if its request had been sent then.
+	 * @param nowNanos when the success arrived
+	 * @see #onSuccess(long, long)
+	 */
+	public void onSuccess(long nowNanos) {
+		onSuccess(nowNanos, nowNanos);
 	}
 
 	/**
@@ -342,7 +568,10 @@ public final class ProviderGate {
 
 	/**
 	 * While the rate limit is on: books the earliest slot of the request's lanes (fresh requests may take the fresh
-	 * lane's when it comes first), or refuses when it comes after the last useful start.
+	 * lane's when it comes first), or refuses when it comes after the last useful start. Retries are paced at the whole
+	 * rate unless a fresh request took a slot within the last {@link #FRESH_ACTIVITY}, and at
+	 * {@code rate × (1 − freshShare)} while one did: the fresh share is kept for fresh requests when they come, and
+	 * lent to the backlog when they do not.
 	 */
 	private Admission reserveSlot(boolean fresh, long nowNanos, long latestStartNanos) {
 		synchronized (this.rateWriteLock) {
@@ -351,7 +580,8 @@ public final class ProviderGate {
 				return Admission.GO;
 			}
 			double share = this.settings.freshShare();
-			long retryInterval = interval(current.rate() * (1.0 - share));
+			boolean freshActive = current.freshUntil() - nowNanos > 0;
+			long retryInterval = interval(current.rate() * ((fresh || freshActive) ? 1.0 - share : 1.0));
 			long slot = slot(current.retryTat(), retryInterval, nowNanos);
 			long freshInterval = (fresh && share > 0) ? interval(current.rate() * share) : 0;
 			long freshSlot = (freshInterval > 0) ? slot(current.freshTat(), freshInterval, nowNanos) : slot;
@@ -365,8 +595,9 @@ public final class ProviderGate {
 						+ seconds(slot - nowNanos) + " away, past the last instant (" + seconds(latestStartNanos - nowNanos)
 						+ " from now) a useful attempt could start");
 			}
-			this.state.set(freshLane ? current.withFreshTat(later(current.freshTat(), slot) + freshInterval)
-					: current.withRetryTat(later(current.retryTat(), slot) + retryInterval));
+			RateState booked = freshLane ? current.withFreshTat(later(current.freshTat(), slot) + freshInterval)
+					: current.withRetryTat(later(current.retryTat(), slot) + retryInterval);
+			this.state.set(fresh ? booked.withFreshUntil(Saturating.add(slot, FRESH_ACTIVITY.toNanos())) : booked);
 			return (slot - nowNanos <= 0) ? Admission.GO : new Admission.Hold(slot, GateHold.RATE, current.epoch());
 		}
 	}
@@ -422,13 +653,47 @@ public final class ProviderGate {
 				+ ", cooldown=" + cooldownRemaining() + ", queued=" + queued() + "]";
 	}
 
-	private double cubic(RateState state, long nowNanos) {
-		double w = state.rateBeforeDecrease();
+	/**
+	 * The rate {@code t} seconds after the first success since the last change (or the end of a cooldown since, so
+	 * the rate does not grow while the gate is closed): around a measured capacity, CUBIC's
+	 * {@code growthScale × (t − K)³ + target}, {@code K = ∛((target − base) / growthScale)} (flat near the capacity,
+	 * then probing above it ever faster); without one, {@code base × 2^t}, never below the cubic curve.
+	 */
+	private double grown(RateState state, long nowNanos) {
 		double c = this.settings.growthScale();
-		double k = Math.cbrt(w * (1.0 - this.settings.decreaseFactor()) / c);
-		double t = Math.max(0, nowNanos - state.lastDecreaseNanos()) / NANOS_PER_SECOND;
+		double k = Math.cbrt(Math.max(0, state.target() - state.base()) / c);
+		double t = Math.max(0, nowNanos - later(state.growthStartNanos(), this.cooldownUntil.get())) / NANOS_PER_SECOND;
 		double x = t - k;
-		return Math.max(this.settings.minRate(), c * x * x * x + w);
+		double cubic = c * x * x * x + state.target();
+		double rate = state.measured() ? cubic : Math.max(cubic, state.base() * Math.pow(2, Math.min(t, 64)));
+		return Math.max(this.settings.minRate(), rate);
+	}
+
+	/** Counts a success in the admission meter (under {@link #rateWriteLock}), closing its window when it is over. */
+	private void meter(long nowNanos) {
+		long elapsed = nowNanos - this.meterStart;
+		if (this.meterCount == 0 && Double.isNaN(this.meterRate) || elapsed < 0) {
+			this.meterStart = nowNanos;
+		}
+		else if (elapsed >= METER_WINDOW.toNanos()) {
+			this.meterRate = this.meterCount * NANOS_PER_SECOND / elapsed;
+			this.meterStart = nowNanos;
+			this.meterCount = 0;
+		}
+		this.meterCount++;
+	}
+
+	/** Whether a request reserving now would have to wait: the rate, not the demand, is what limits the sending. */
+	private boolean limited(RateState current, long nowNanos) {
+		double share = this.settings.freshShare();
+		long retryInterval = interval(current.rate() * ((current.freshUntil() - nowNanos > 0) ? 1.0 - share : 1.0));
+		return slot(current.retryTat(), retryInterval, nowNanos) - nowNanos > 0
+				|| (share > 0 && slot(current.freshTat(), interval(current.rate() * share), nowNanos) - nowNanos > 0);
+	}
+
+	/** A lane's arrival time that has used up its burst tolerance: its next slot is {@code nowNanos}, then spaced. */
+	private long spent(long nowNanos, long interval) {
+		return Saturating.add(nowNanos, Saturating.multiply(this.settings.burst() - 1, interval));
 	}
 
 	private long slot(long tat, long interval, long nowNanos) {
@@ -455,19 +720,117 @@ public final class ProviderGate {
 	}
 
 	/**
-	 * The rate limit and both lanes' theoretical arrival times, swapped whole by compare-and-set.
+	 * The rate limit, its growth curve, a measurement under way, both lanes' theoretical arrival times and until when
+	 * fresh requests are about: one immutable value, replaced whole under {@link #rateWriteLock}.
+	 * @param engaged whether the rate limit is on
+	 * @param rate requests per second
+	 * @param target the rate the growth curve flattens at (a measured capacity, or the rate before the last decrease)
+	 * @param base the rate right after the last change, where growth starts
+	 * @param measured whether {@code target} was measured (cubic growth) or not (doubling)
+	 * @param lastDecreaseNanos the last change: throttles of requests sent before it are stale
+	 * @param growthStartNanos the first success since the last change, where the growth's clock starts
+	 * @param admittedSinceDecrease whether the provider admitted a request since the last change
+	 * @param sample the measurement under way, or {@code null}
+	 * @param epoch the number of changes that voided reserved slots
+	 * @param retryTat the retry lane's theoretical arrival time
+	 * @param freshTat the fresh lane's theoretical arrival time
+	 * @param freshUntil until when retries keep to their share because a fresh request took a slot
+	 * @param quota the rate the provider's announced quota allows, capping growth; 0 when none was announced
+	 * @param quotaPaced whether the quota turned the rate on (then a quota with room to spare lets it go)
 	 */
-	private record RateState(boolean engaged, double rate, double rateBeforeDecrease, long lastDecreaseNanos,
-			boolean admittedSinceDecrease, long epoch, long retryTat, long freshTat) {
+	private record RateState(boolean engaged, double rate, double target, double base, boolean measured,
+			long lastDecreaseNanos, long growthStartNanos, boolean admittedSinceDecrease, Sample sample, long epoch,
+			long retryTat, long freshTat, long freshUntil, double quota, boolean quotaPaced) {
 
 		RateState withRetryTat(long tat) {
-			return new RateState(this.engaged, this.rate, this.rateBeforeDecrease, this.lastDecreaseNanos,
-					this.admittedSinceDecrease, this.epoch, tat, this.freshTat);
+			return new RateState(this.engaged, this.rate, this.target, this.base, this.measured, this.lastDecreaseNanos,
+					this.growthStartNanos, this.admittedSinceDecrease, this.sample, this.epoch, tat, this.freshTat,
+					this.freshUntil, this.quota, this.quotaPaced);
 		}
 
 		RateState withFreshTat(long tat) {
-			return new RateState(this.engaged, this.rate, this.rateBeforeDecrease, this.lastDecreaseNanos,
-					this.admittedSinceDecrease, this.epoch, this.retryTat, tat);
+			return new RateState(this.engaged, this.rate, this.target, this.base, this.measured, this.lastDecreaseNanos,
+					this.growthStartNanos, this.admittedSinceDecrease, this.sample, this.epoch, this.retryTat, tat,
+					this.freshUntil, this.quota, this.quotaPaced);
+		}
+
+		RateState withFreshUntil(long until) {
+			return new RateState(this.engaged, this.rate, this.target, this.base, this.measured, this.lastDecreaseNanos,
+					this.growthStartNanos, this.admittedSinceDecrease, this.sample, this.epoch, this.retryTat,
+					this.freshTat, until, this.quota, this.quotaPaced);
+		}
+
+		RateState withRate(double grown) {
+			return new RateState(this.engaged, grown, this.target, this.base, this.measured, this.lastDecreaseNanos,
+					this.growthStartNanos, this.admittedSinceDecrease, this.sample, this.epoch, this.retryTat,
+					this.freshTat, this.freshUntil, this.quota, this.quotaPaced);
+		}
+
+		RateState withSample(Sample next) {
+			return new RateState(this.engaged, this.rate, this.target, this.base, this.measured, this.lastDecreaseNanos,
+					this.growthStartNanos, this.admittedSinceDecrease, next, this.epoch, this.retryTat, this.freshTat,
+					this.freshUntil, this.quota, this.quotaPaced);
+		}
+
+		RateState withQuota(double perSecond) {
+			return new RateState(this.engaged, Math.min(this.rate, perSecond), this.target, this.base, this.measured,
+					this.lastDecreaseNanos, this.growthStartNanos, this.admittedSinceDecrease, this.sample, this.epoch,
+					this.retryTat, this.freshTat, this.freshUntil, perSecond, this.quotaPaced);
+		}
+
+		/** The first success since the last change starts the growth's clock. */
+		RateState admitted(long nowNanos) {
+			return this.admittedSinceDecrease ? this
+					: new RateState(this.engaged, this.rate, this.target, this.base, this.measured,
+							this.lastDecreaseNanos, nowNanos, true, this.sample, this.epoch, this.retryTat, this.freshTat,
+							this.freshUntil, this.quota, this.quotaPaced);
+		}
+
+		/** The growth curve restarted at the current rate now, while the rate is not in use. */
+		RateState regrowFrom(long nowNanos) {
+			return new RateState(this.engaged, this.rate, this.measured ? this.target : this.rate, this.rate,
+					this.measured, this.lastDecreaseNanos, nowNanos, true, this.sample, this.epoch, this.retryTat,
+					this.freshTat, this.freshUntil, this.quota, this.quotaPaced);
+		}
+
+		/** A measurement under way at the same rate: reserved slots stand. */
+		RateState measuring(Sample started, long nowNanos) {
+			return new RateState(true, this.rate, this.target, this.base, this.measured, nowNanos, this.growthStartNanos,
+					true, started, this.epoch, this.retryTat, this.freshTat, this.freshUntil, this.quota, false);
+		}
+
+		/** A measurement that leaves the rate where it is, as the new start of its growth. */
+		RateState afterSample(double at, boolean capacity, long nowNanos) {
+			return new RateState(true, at, at, at, capacity, nowNanos, nowNanos, true, null, this.epoch, this.retryTat,
+					this.freshTat, this.freshUntil, this.quota, this.quotaPaced);
+		}
+
+	}
+
+	/**
+	 * A measurement of what the provider admits, started by a refusal (so its bucket was empty): the responses to
+	 * requests sent since {@code startNanos}.
+	 * @param startNanos when it started
+	 * @param admitted successes counted
+	 * @param refused refusals counted
+	 * @param lastSentNanos the latest send among them
+	 */
+	private record Sample(long startNanos, int admitted, int refused, long lastSentNanos) {
+
+		Sample admitted(long sentAtNanos) {
+			return new Sample(this.startNanos, this.admitted + 1, this.refused, later(this.lastSentNanos, sentAtNanos));
+		}
+
+		Sample refused(long sentAtNanos) {
+			return new Sample(this.startNanos, this.admitted, this.refused + 1, later(this.lastSentNanos, sentAtNanos));
+		}
+
+		long spanNanos() {
+			return this.lastSentNanos - this.startNanos;
+		}
+
+		boolean complete() {
+			return this.admitted + this.refused >= SAMPLE_RESPONSES || spanNanos() >= SAMPLE_SPAN.toNanos();
 		}
 
 	}

@@ -75,6 +75,15 @@ public record FleetReport(Workload workload, long seed, List<PolicyResult> resul
 				.append(r.p99ToSuccess().map(FleetReport::seconds).orElse("–"))
 				.append(" |\n");
 		}
+		if (this.workload.provider().rateLimit().filter(ProviderModel.RateLimit::announced).isPresent()) {
+			out.append("\nRequests refused after the first second (the quota's first window):");
+			for (PolicyResult r : this.results) {
+				out.append(format(" %s %.2f%% (%d of %d);", r.policy().label(), r.lateRefusedShare() * 100,
+						r.lateRefusals(), r.lateAttempts()));
+			}
+			out.setLength(out.length() - 1);
+			out.append(".\n");
+		}
 		return out.toString();
 	}
 

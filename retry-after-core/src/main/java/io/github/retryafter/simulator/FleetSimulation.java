@@ -181,9 +181,21 @@ public final class FleetSimulation {
 	}
 
 	/** The provider's answer to one request. */
-	private record Answer(int status, String retryAfter, String date, long instructedNanos) {
+	private record Answer(int status, String retryAfter, String date, long instructedNanos, String quota,
+			String window) {
 
 		static final long NONE = Long.MIN_VALUE;
+
+		Answer(int status, String retryAfter, String date, long instructedNanos) {
+			this(status, retryAfter, date, instructedNanos, null, null);
+		}
+
+		/** The same answer announcing the quota in the IETF fields. */
+		Answer announcing(ProviderModel.RateLimit limit, long remaining, long resetSeconds) {
+			return new Answer(this.status, this.retryAfter, this.date, this.instructedNanos,
+					"\"default\";q=" + (long) limit.perSecond() + ";w=1",
+					"\"default\";r=" + remaining + ";t=" + resetSeconds);
+		}
 
 	}
 
@@ -232,15 +244,24 @@ public final class FleetSimulation {
 				this.refilledAt = now;
 				if (this.tokens < 1) {
 					long untilToken = (long) Math.ceil((1 - this.tokens) / limit.perSecond() * SECOND);
+					Answer refusal;
 					if (this.model.hintForm() == ProviderModel.HintForm.DELAY_SECONDS) {
 						long hint = hintSeconds(untilToken);
-						return new Answer(429, Long.toString(hint), date, now + hint * SECOND);
+						refusal = new Answer(429, Long.toString(hint), date, now + hint * SECOND);
 					}
-					long dateNanos = (dateSecond - ORIGIN.getEpochSecond()) * SECOND - this.offsetNanos;
-					long hint = hintSeconds(now + untilToken - dateNanos);
-					return new Answer(429, HttpDate.format(dateSecond + hint), date, dateNanos + hint * SECOND);
+					else {
+						long dateNanos = (dateSecond - ORIGIN.getEpochSecond()) * SECOND - this.offsetNanos;
+						long hint = hintSeconds(now + untilToken - dateNanos);
+						refusal = new Answer(429, HttpDate.format(dateSecond + hint), date, dateNanos + hint * SECOND);
+					}
+					return limit.announced() ? refusal.announcing(limit, 0, hintSeconds(untilToken)) : refusal;
 				}
 				this.tokens -= 1;
+				if (limit.announced()) {
+					long untilFull = (long) Math.ceil((limit.burst() - this.tokens) / limit.perSecond() * SECOND);
+					return new Answer(200, null, date, Answer.NONE).announcing(limit, (long) Math.floor(this.tokens),
+							Math.floorDiv(untilFull + SECOND - 1, SECOND));
+				}
 			}
 			return new Answer(200, null, date, Answer.NONE);
 		}
@@ -336,6 +357,10 @@ public final class FleetSimulation {
 		private long[] arrivals = new long[1024];
 
 		private int retries;
+
+		private long lateAttempts;
+
+		private long lateRefusals;
 
 		Run(Workload workload, Scenario scenario, long seed, FleetPolicy policy) {
 			this.workload = workload;
@@ -440,6 +465,12 @@ public final class FleetSimulation {
 				}
 			}
 			Answer answer = client.provider.answer(this.now);
+			if (this.now >= PolicyResult.FIRST_WINDOW.toNanos()) {
+				this.lateAttempts++;
+				if (answer.status() == 429 || answer.status() == 503) {
+					this.lateRefusals++;
+				}
+			}
 			client.pending = answer;
 			client.instructedAt = answer.instructedNanos();
 			schedule(this.now + latency(client), client, RECEIVE);
@@ -535,7 +566,7 @@ public final class FleetSimulation {
 			long[] times = this.toSuccess.stream().mapToLong(Long::longValue).sorted().toArray();
 			return new PolicyResult(this.policy, this.clients.length, this.successes, this.attempts, this.retries,
 					this.early, herd, Duration.ofNanos(herdAt), percentile(times, 0.50), percentile(times, 0.99),
-					Arrays.stream(histogram).boxed().toList());
+					Arrays.stream(histogram).boxed().toList(), this.lateAttempts, this.lateRefusals);
 		}
 
 	}
@@ -556,6 +587,12 @@ public final class FleetSimulation {
 			}
 			if (name.equalsIgnoreCase("Retry-After") && answer.retryAfter() != null) {
 				return List.of(answer.retryAfter());
+			}
+			if (name.equalsIgnoreCase("RateLimit-Policy") && answer.quota() != null) {
+				return List.of(answer.quota());
+			}
+			if (name.equalsIgnoreCase("RateLimit") && answer.window() != null) {
+				return List.of(answer.window());
 			}
 			return List.of();
 		};

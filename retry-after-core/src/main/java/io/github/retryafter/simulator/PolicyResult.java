@@ -21,13 +21,21 @@ import java.util.Optional;
  * @param p99ToSuccess the 99th percentile of the same
  * @param histogram per {@link FleetReport#BUCKET} from the workload's start, the most retries that reached the provider
  * in one 10 ms slice of it (slices aligned on the start); the last column also covers every later slice
+ * @param lateAttempts how many requests reached the provider after {@link #FIRST_WINDOW}
+ * @param lateRefusals how many of those it refused ({@code 429} or {@code 503})
  */
 public record PolicyResult(FleetPolicy policy, int operations, int successes, long attempts, long retries,
 		long earlyRetries, long herdRetries, Duration herdAt, Optional<Duration> p50ToSuccess,
-		Optional<Duration> p99ToSuccess, List<Long> histogram) {
+		Optional<Duration> p99ToSuccess, List<Long> histogram, long lateAttempts, long lateRefusals) {
 
 	/** The window the herd is measured in. */
 	public static final Duration HERD_WINDOW = Duration.ofMillis(10);
+
+	/**
+	 * The first second of the workload, when nobody can know the provider's quota yet (an announced quota's window is
+	 * a second in the simulator): refusals after it are counted on their own.
+	 */
+	public static final Duration FIRST_WINDOW = Duration.ofSeconds(1);
 
 	/**
 	 * Checks the arguments and copies the histogram.
@@ -54,6 +62,14 @@ public record PolicyResult(FleetPolicy policy, int operations, int successes, lo
 	 */
 	public double herd() {
 		return (this.retries == 0) ? 0 : (double) this.herdRetries / this.retries;
+	}
+
+	/**
+	 * Returns the share of the requests reaching the provider after {@link #FIRST_WINDOW} that it refused.
+	 * @return a number in {@code [0, 1]}; 0 without such requests
+	 */
+	public double lateRefusedShare() {
+		return (this.lateAttempts == 0) ? 0 : (double) this.lateRefusals / this.lateAttempts;
 	}
 
 	/**

@@ -11,7 +11,7 @@ import java.util.Optional;
  * {@link HintForm}, always with its own {@code Date}; a refusal by the rate limit is a {@code 429} in the same form.
  * Either way the hint is the time left until the provider expects to accept the request, rounded up to whole seconds,
  * at least 1 s and capped at {@code hintCap} the way real services cap what they ask for (seed 000's harness capped at
- * 5 s). Anything else is a {@code 200}.
+ * 5 s). Anything else is a {@code 200}. A rate limit may announce its quota ({@link RateLimit#announced()}).
  * <p>
  * The provider's wall clock is the simulation's virtual time plus {@code clockOffset} (true time by default); every
  * instruction it gives is remembered on its own time line, which is where early retries are counted.
@@ -46,8 +46,20 @@ public record ProviderModel(Duration outageMin, Duration outageMax, Duration hin
 	 *
 	 * @param perSecond the refill rate, requests per second
 	 * @param burst the bucket's capacity, full when the outage ends
+	 * @param announced whether every answer after the outage announces the quota in the IETF fields:
+	 * {@code RateLimit-Policy: "default";q=<perSecond>;w=1} and {@code RateLimit: "default";r=<whole tokens left>;t=<whole
+	 * seconds until the bucket is full, or until the next token when it is empty>}
 	 */
-	public record RateLimit(double perSecond, int burst) {
+	public record RateLimit(double perSecond, int burst, boolean announced) {
+
+		/**
+		 * A rate limit that does not announce itself.
+		 * @param perSecond the refill rate, requests per second
+		 * @param burst the bucket's capacity
+		 */
+		public RateLimit(double perSecond, int burst) {
+			this(perSecond, burst, false);
+		}
 
 		/**
 		 * Validates eagerly.

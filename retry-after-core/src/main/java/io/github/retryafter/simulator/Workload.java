@@ -27,9 +27,10 @@ public record Workload(String name, int clients, boolean isolated, ProviderModel
 	/** The hint cap of seed 000's harness: no provider asks for more than 5 s. */
 	public static final Duration SEED_HINT_CAP = Duration.ofSeconds(5);
 
-	/** The workloads by name, for {@link #named}: fixed, three entries. */
+	/** The workloads by name, for {@link #named}: fixed, four entries. */
 	private static final Map<String, IntFunction<Workload>> NAMED = Map.of("episodes", Workload::episodes, "shared",
-			Workload::shared, "outage-rate-limit", Workload::outageThenRateLimit);
+			Workload::shared, "outage-rate-limit", Workload::outageThenRateLimit, "announced-quota",
+			Workload::announcedQuota);
 
 	/**
 	 * Validates eagerly.
@@ -86,8 +87,27 @@ public record Workload(String name, int clients, boolean isolated, ProviderModel
 	}
 
 	/**
+	 * Returns issue 13's workload: {@code clients} operations of one application arriving uniformly at 500 a second
+	 * (over 6 s for the issue's 3,000) at a provider with no outage that admits 250 requests a second (burst 25), answers
+	 * {@code 429} with {@code Retry-After: 1} to the excess, and announces its quota on every answer
+	 * ({@code RateLimit-Policy: "default";q=250;w=1}, {@code RateLimit: "default";r=…;t=…}); 6 attempts, a 20 s
+	 * deadline, latency 1 to 5 ms each way. {@link #withProvider} with an unannounced rate limit gives the same
+	 * provider keeping its quota to itself.
+	 * @param clients the number of operations (the issue's: 3,000)
+	 * @return the workload
+	 */
+	public static Workload announcedQuota(int clients) {
+		ProviderModel provider = new ProviderModel(Duration.ZERO, Duration.ZERO, SEED_HINT_CAP,
+				ProviderModel.HintForm.DELAY_SECONDS, Optional.of(new ProviderModel.RateLimit(250, 25, true)),
+				Duration.ZERO);
+		ClientModel client = new ClientModel(6, Duration.ofSeconds(20), Duration.ofMillis(2L * clients),
+				List.of(ClientModel.SkewBand.exactly(Duration.ZERO)), Duration.ofMillis(1), Duration.ofMillis(5));
+		return new Workload("announced-quota", clients, false, provider, client);
+	}
+
+	/**
 	 * Returns the named workload with the given number of clients.
-	 * @param name {@code episodes}, {@code shared} or {@code outage-rate-limit}
+	 * @param name {@code episodes}, {@code shared}, {@code outage-rate-limit} or {@code announced-quota}
 	 * @param clients the number of clients
 	 * @return the workload
 	 * @throws IllegalArgumentException for any other name
@@ -96,14 +116,14 @@ public record Workload(String name, int clients, boolean isolated, ProviderModel
 		IntFunction<Workload> workload = NAMED.get(name.toLowerCase(Locale.ROOT));
 		if (workload == null) {
 			throw new IllegalArgumentException(
-					"workload must be episodes, shared or outage-rate-limit, not \"" + name + "\"");
+					"workload must be episodes, shared, outage-rate-limit or announced-quota, not \"" + name + "\"");
 		}
 		return workload.apply(clients);
 	}
 
 	/**
 	 * Returns the names {@link #named} knows, in lower case as the command line spells them.
-	 * @return {@code episodes}, {@code shared} and {@code outage-rate-limit}
+	 * @return {@code episodes}, {@code shared}, {@code outage-rate-limit} and {@code announced-quota}
 	 */
 	public static Set<String> names() {
 		return NAMED.keySet();
@@ -149,7 +169,8 @@ public record Workload(String name, int clients, boolean isolated, ProviderModel
 				: "sharing one provider (" + outage + ")") + "; 503 with Retry-After as "
 				+ ((p.hintForm() == ProviderModel.HintForm.HTTP_DATE) ? "an HTTP-date with Date" : "delay-seconds")
 				+ ", capped at " + seconds(p.hintCap()) + p.rateLimit()
-					.map(r -> ", then " + r.perSecond() + " req/s (burst " + r.burst() + ")")
+					.map(r -> ", then " + r.perSecond() + " req/s (burst " + r.burst() + ")"
+							+ (r.announced() ? " announced in RateLimit fields" : ""))
 					.orElse("")
 				+ "; clients: " + c.maxAttempts() + " attempts, " + seconds(c.deadline()) + " deadline, started within "
 				+ c.startSpread().toMillis() + " ms, latency " + c.latencyMin().toMillis() + "-" + c.latencyMax().toMillis()

@@ -185,8 +185,8 @@ class RetryAfterCliTests {
 			explain --help --bogus                  | unknown option "--bogus"
 			explain --help --jitter keyed           | --jitter keyed needs --key K, the client's identity
 			explain --round-trip 99999999999999     | --round-trip is too large: 99999999999999
-			simulate --workload storm               | --workload must be episodes, shared or outage-rate-limit, not "storm"
-			simulate --workload Shared              | --workload must be episodes, shared or outage-rate-limit, not "Shared"
+			simulate --workload storm               | --workload must be episodes, shared, outage-rate-limit or announced-quota, not "storm"
+			simulate --workload Shared              | --workload must be episodes, shared, outage-rate-limit or announced-quota, not "Shared"
 			simulate --clients=0                    | --clients must be at least 1, not 0
 			simulate --clients 1000001              | --clients must be at most 1000000, not 1000001
 			simulate --seed                         | --seed needs a value
@@ -238,6 +238,15 @@ class RetryAfterCliTests {
 		assertThat(run("", "simulate", "--workload", "outage-rate-limit", "--clients", "200")).isEqualTo(0);
 		assertThat(out()).startsWith("### Workload `outage-rate-limit`, seed 1")
 			.contains("| FLOOR_PLUS_JITTER + pacing (starter) | 100.0% |");
+	}
+
+	@Test
+	void simulateRunsTheAnnouncedQuotaWorkloadAndReportsRefusalsAfterTheFirstWindow() {
+		assertThat(run("", "simulate", "--workload", "announced-quota", "--clients", "600")).isEqualTo(0);
+		assertThat(out()).startsWith("### Workload `announced-quota`, seed 1")
+			.contains("announced in RateLimit fields")
+			.contains("Requests refused after the first second (the quota's first window):")
+			.contains("FLOOR_PLUS_JITTER + pacing (starter) 0.00% (0 of ");
 	}
 
 	@Test

@@ -1,6 +1,7 @@
 package io.github.retryafter.engine;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
@@ -12,12 +13,14 @@ import io.github.retryafter.budget.TokenBucketRetryBudget;
 import io.github.retryafter.pacing.GateHold;
 import io.github.retryafter.pacing.PacingMode;
 import io.github.retryafter.pacing.PacingSettings;
+import io.github.retryafter.pacing.RateLimitFields;
 import io.github.retryafter.simulator.ScriptedRandom;
 import io.github.retryafter.simulator.ScriptedTransport;
 import io.github.retryafter.simulator.ScriptedTransport.Step;
 import io.github.retryafter.simulator.SimResponse;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 /**
  * The engine with pacing on: the provider's gate holds fresh requests and retries alike, the operation state machine
@@ -52,6 +55,82 @@ class PacingEngineTests {
 		this.sim.clock.advance(Duration.ofMillis(1500));
 		assertThat(fresh.beforeAttempt()).isInstanceOf(Permit.Proceed.class);
 		assertThat(engine.gate("default").queued()).isZero();
+	}
+
+	@Test
+	void aOneSecond429FromAProviderThatIsAdmittingPacesEveryoneButHoldsOnlyTheRefusedOperation() {
+		RetryEngine engine = this.sim.engine(PACED, ScriptedRandom.of(0.0, 0.0));
+		RetryOperation down = start(engine);
+		down.beforeAttempt();
+		down.afterAttempt(response(503, "Retry-After: 1"));
+		this.sim.clock.advance(Duration.ofSeconds(1));
+		RetryOperation admitted = start(engine);
+		assertThat(admitted.beforeAttempt()).isInstanceOf(Permit.Proceed.class);
+		admitted.afterAttempt(response(200));
+		RetryOperation refused = start(engine);
+		assertThat(refused.beforeAttempt()).isInstanceOf(Permit.Proceed.class);
+		Decision decision = refused.afterAttempt(response(429, "Retry-After: 1"));
+		assertThat(decision).isInstanceOfSatisfying(Decision.Retry.class,
+				(retry) -> assertThat(retry.notBeforeNanos() - this.sim.clock.read())
+					.as("the refused operation waits for its own hint")
+					.isGreaterThanOrEqualTo(Duration.ofSeconds(1).toNanos()));
+		assertThat(engine.gate("default").cooldownRemaining()).as("the gate stays open").isZero();
+		assertThat(engine.gate("default").rate()).as("the rate drops by the decrease factor while it measures")
+			.hasValueCloseTo(0.7 * 0.7 * 1000, within(1e-6));
+		RetryOperation fresh = start(engine);
+		assertThat(fresh.beforeAttempt()).as("the rate's burst, no cooldown").isInstanceOf(Permit.Proceed.class);
+	}
+
+	@Test
+	void aRemainingOfZeroClosesTheGateUntilTheResetCappedAtTheMaxWaitAndAQuotaPacesBeforeAnyRefusal() {
+		RetryEngine engine = this.sim.engine(PACED, ScriptedRandom.of(0.0));
+		RetryOperation first = start(engine);
+		first.beforeAttempt();
+		first.afterAttempt(response(200, "RateLimit-Policy: \"p\";q=20;w=1", "RateLimit: \"p\";r=3;t=1"));
+		assertThat(engine.gate("default").rate()).as("0.95 × 20/s, before any 429").hasValueCloseTo(19.0, within(1e-9));
+		RetryOperation second = start(engine);
+		second.beforeAttempt();
+		second.afterAttempt(response(200, "X-RateLimit-Limit: 5000", "X-RateLimit-Remaining: 0",
+				"X-RateLimit-Reset: 3600"));
+		assertThat(engine.gate("default").cooldownRemaining()).as("an hour, capped at the 30 s max wait")
+			.isEqualTo(Duration.ofSeconds(30));
+		assertThat(start(engine).beforeAttempt()).as("30 s of cooldown leave a 30 s deadline no useful attempt")
+			.isInstanceOf(Permit.Refused.class);
+		this.sim.clock.advance(Duration.ofSeconds(25));
+		RetryOperation later = start(engine);
+		assertThat(later.beforeAttempt()).isEqualTo(new Permit.Wait(Duration.ofSeconds(30).toNanos(), GateHold.COOLDOWN));
+	}
+
+	@Test
+	void withRateLimitFieldsOffTheyPaceNobodyAndAnUnusableOneIsReportedAndIgnored() {
+		RetryPolicy off = PACED.toBuilder().pacing(PacingSettings.builder().rateLimitFields(false).build()).build();
+		RetryEngine ignoring = this.sim.engine(off, ScriptedRandom.of(0.0));
+		RetryOperation operation = start(ignoring);
+		operation.beforeAttempt();
+		operation.afterAttempt(response(200, "RateLimit-Remaining: 0", "RateLimit-Reset: 20"));
+		assertThat(ignoring.gate("default").cooldownRemaining()).isZero();
+		List<RateLimitFieldEvent> events = new ArrayList<>();
+		RetryEngine reporting = RetryEngine.builder()
+			.policy(PACED)
+			.random(ScriptedRandom.of(0.0))
+			.ticker(this.sim.clock)
+			.wallClock(this.sim.clock)
+			.listener(new RetryListener() {
+				@Override
+				public void onRateLimitFieldIgnored(RateLimitFieldEvent event) {
+					events.add(event);
+				}
+			})
+			.build();
+		RetryOperation reported = start(reporting);
+		reported.beforeAttempt();
+		reported.afterAttempt(response(200, "RateLimit-Remaining: none", "RateLimit-Reset: 20"));
+		assertThat(events).singleElement().satisfies((event) -> {
+			assertThat(event.problem().code()).isEqualTo(RateLimitFields.Problem.Code.INVALID_NUMBER);
+			assertThat(event.problem().field()).isEqualTo("RateLimit-Remaining");
+			assertThat(event.attempt()).isEqualTo(1);
+		});
+		assertThat(reporting.gate("default").cooldownRemaining()).isZero();
 	}
 
 	@Test

@@ -1,7 +1,9 @@
 package io.github.retryafter.pacing;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.api.Test;
@@ -125,7 +127,7 @@ class ProviderGateTests {
 	}
 
 	@Test
-	void aBacklogDrainsAtTheRetryShareOfTheRateAfterABurst() {
+	void aBacklogOfRetriesDrainsAtTheWholeRateAfterABurstWhileNoFreshRequestComes() {
 		ProviderGate gate = engagedAt(70.0, PacingSettings.DEFAULTS);
 		long start = this.now.get();
 		List<Long> slots = new ArrayList<>();
@@ -134,10 +136,25 @@ class ProviderGateTests {
 			slots.add((admission instanceof Admission.Hold hold) ? hold.untilNanos() : start);
 		}
 		assertThat(slots.subList(0, 10)).containsOnly(start);
-		long interval = interval(gate.rate().getAsDouble() * 0.9);
+		long interval = interval(gate.rate().getAsDouble());
 		assertThat(slots.get(10)).isEqualTo(start + interval);
 		assertThat(slots.get(99)).isEqualTo(start + 90 * interval);
 		assertThat(slots).isSorted();
+	}
+
+	@Test
+	void withinASecondOfAFreshRequestRetriesKeepToTheirShareOfTheRate() {
+		ProviderGate gate = engagedAt(70.0, PacingSettings.builder().burst(1).build());
+		long start = this.now.get();
+		assertThat(gate.admit(true, start, FAR, null)).isEqualTo(Admission.GO);
+		long share = interval(gate.rate().getAsDouble() * 0.9);
+		assertThat(gate.admit(false, start, FAR, null)).isInstanceOfSatisfying(Admission.Hold.class,
+				(hold) -> assertThat(hold.untilNanos() - start).as("the retry share").isEqualTo(share));
+		long later = start + S + share;
+		assertThat(gate.admit(false, later, FAR, null)).isEqualTo(Admission.GO);
+		assertThat(gate.admit(false, later, FAR, null)).isInstanceOfSatisfying(Admission.Hold.class,
+				(hold) -> assertThat(hold.untilNanos() - later).as("a second later: the whole rate")
+					.isEqualTo(interval(gate.rate().getAsDouble())));
 	}
 
 	@Test
@@ -193,22 +210,137 @@ class ProviderGateTests {
 	}
 
 	@Test
-	void successesGrowTheRateAlongTheCubicCurveAndPacingLetsGoAtTheMaximum() {
+	void whileTheProviderNeverRefusedTheRateDoublesEverySecondFromItsFirstSuccessAndLetsGoAtTheMaximum() {
 		ProviderGate gate = gate(PacingSettings.builder().maxRate(200).build());
 		gate.onThrottle(0, 0);
-		gate.onSuccess(0);
-		gate.onThrottle(1, 1);
-		assertThat(gate.rate()).as("0.7 × 0.7 × 200").hasValueCloseTo(98.0, within(1e-6));
-		double k = Math.cbrt(140 * 0.3 / 0.4);
-		gate.onSuccess((long) (k * S));
-		assertThat(gate.rate()).as("back at the rate before the decrease").hasValueCloseTo(140.0, within(0.01));
-		gate.onSuccess((long) ((k + 1) * S));
-		assertThat(gate.rate()).as("140.4 is within 1% of 140: not worth a write").hasValueCloseTo(140.0, within(0.01));
-		gate.onSuccess((long) ((k + 2) * S));
-		assertThat(gate.rate()).hasValueCloseTo(143.2, within(0.01));
-		gate.onSuccess((long) ((k + 6) * S));
-		assertThat(gate.rate()).as("0.4 × 6³ + 140 = 226.4 > 200: let go").isEmpty();
-		assertThat(gate.admit(false, (long) ((k + 6) * S), FAR, null)).isEqualTo(Admission.GO);
+		assertThat(gate.rate()).hasValueCloseTo(140.0, within(1e-9));
+		gate.onSuccess(5 * S, 5 * S);
+		assertThat(gate.rate()).as("the growth's clock starts at the first success, not at the throttle")
+			.hasValueCloseTo(140.0, within(1e-9));
+		gate.onSuccess(5 * S, 5 * S + S / 2);
+		assertThat(gate.rate()).as("no backlog: the rate is not what limits the sending, so it does not grow")
+			.hasValueCloseTo(140.0, within(1e-9));
+		backlog(gate, 300, 5 * S + S / 2);
+		for (int i = 0; i < 100; i++) {
+			gate.onSuccess(5 * S, 5 * S + S / 2 + i * 5_000_000L);
+		}
+		gate.onSuccess(5 * S, 6 * S);
+		assertThat(gate.rate()).as("the provider admitted 200/s, so the cap (twice that) is not in the way")
+			.hasValueCloseTo(140.0 * Math.sqrt(2), within(2.0));
+		for (int i = 0; i < 100; i++) {
+			gate.onSuccess(5 * S, 6 * S + i * 5_000_000L);
+		}
+		gate.onSuccess(5 * S, 6 * S + S / 2);
+		assertThat(gate.rate()).as("280 > 200: let go").isEmpty();
+		assertThat(gate.admit(false, 6 * S + S / 2, FAR, null)).isEqualTo(Admission.GO);
+	}
+
+	@Test
+	void growthStopsAtTwiceWhatTheProviderAdmitsSoASlowClientNeverTalksPacingIntoLettingGo() {
+		ProviderGate gate = gate(PacingSettings.builder().maxRate(1000).build());
+		gate.onThrottle(0, 0);
+		backlog(gate, 5000, 0);
+		for (int i = 0; i <= 100; i++) {
+			gate.onSuccess(i * 20_000_000L, i * 20_000_000L);
+		}
+		assertThat(gate.rate()).as("2 s of doubling from 700 would let go; once the meter reads 50 admitted/s (after its"
+				+ " first 250 ms) growth stops").isPresent();
+		assertThat(gate.rate().getAsDouble()).isBetween(800.0, 850.0);
+	}
+
+	@Test
+	void aRefusalFromAnAdmittingProviderMeasuresWhatItAdmitsAndSetsTheRateJustBelowIt() {
+		ProviderGate gate = engagedAt(700.0, PacingSettings.DEFAULTS);
+		gate.onSuccess(S / 100, S / 100);
+		gate.onThrottle(S / 50, S / 50);
+		assertThat(gate.rate()).as("the first refusal: × decrease while it measures").hasValueCloseTo(490.0, within(1e-9));
+		long start = S / 50;
+		// 32 responses to requests sent 1/490 s apart, 15 of them admitted.
+		long spacing = S / 490;
+		for (int i = 1; i <= 31; i++) {
+			long sent = start + i * spacing;
+			if (i % 2 == 0) {
+				gate.onSuccess(sent, sent + 1_000_000);
+			}
+			else {
+				gate.onThrottle(sent, sent + 1_000_000);
+			}
+			assertThat(gate.rate()).as("no change while measuring").hasValueCloseTo(490.0, within(1e-9));
+		}
+		long last = start + 32 * spacing;
+		gate.onThrottle(last, last + 1_000_000);
+		double admitted = 15 * 1e9 / (32 * spacing);
+		assertThat(gate.rate()).as("0.95 × %.1f admitted/s", admitted).hasValueCloseTo(0.95 * admitted, within(1e-6));
+	}
+
+	@Test
+	void aMeasurementThatFindsFewRefusalsKeepsTheRateAndOneThatFindsNoneLetsItGrowFast() {
+		ProviderGate gate = engagedAt(100.0, PacingSettings.builder().maxRate(1000).decreaseFactor(0.1).build());
+		gate.onSuccess(1, 1);
+		gate.onThrottle(2, 2);
+		double measuring = gate.rate().getAsDouble();
+		for (int i = 0; i < 31; i++) {
+			gate.onSuccess(3 + i, 3 + i);
+		}
+		gate.onThrottle(40, 40);
+		assertThat(gate.rate()).as("1 of 32 refused: within the headroom").hasValueCloseTo(measuring, within(1e-9));
+		gate.onSuccess(41, 41);
+		backlog(gate, 100, 41);
+		gate.onSuccess(41, 41 + S);
+		assertThat(gate.rate()).as("a measured capacity grows along the cubic curve, flat at first")
+			.hasValueCloseTo(measuring + 0.4, within(1e-6));
+		ProviderGate fast = engagedAt(100.0, PacingSettings.builder().maxRate(1000).decreaseFactor(0.1).build());
+		fast.onSuccess(1, 1);
+		fast.onThrottle(2, 2);
+		for (int i = 0; i < 32; i++) {
+			fast.onSuccess(3 + i, 3 + i);
+		}
+		backlog(fast, 100, 40);
+		fast.onSuccess(40, 40 + S);
+		assertThat(fast.rate()).as("none refused: doubling").hasValueCloseTo(2 * measuring, within(1e-6));
+	}
+
+	@Test
+	void onlyAShortRateLimitRefusalFromAProviderThatIsAdmittingIsAbsorbedRatherThanClosingTheGate() {
+		ProviderGate gate = gate();
+		Optional<Duration> second = Optional.of(Duration.ofSeconds(1));
+		assertThat(gate.absorbs(429, second)).as("rate off").isFalse();
+		gate.onThrottle(0, 0);
+		assertThat(gate.absorbs(429, second)).as("nothing admitted since: the provider may be down").isFalse();
+		gate.onSuccess(1, 1);
+		assertThat(gate.absorbs(429, second)).isTrue();
+		assertThat(gate.absorbs(429, Optional.empty())).isTrue();
+		assertThat(gate.absorbs(429, Optional.of(Duration.ofMillis(1001)))).as("a longer hint is a cooldown").isFalse();
+		assertThat(gate.absorbs(503, second)).as("a 503 is a cooldown").isFalse();
+		gate.closeUntil(S);
+		assertThat(gate.absorbs(429, second)).as("a cooldown in force").isFalse();
+	}
+
+	@Test
+	void anAnnouncedQuotaSetsTheRateOnceABurstIsLeftCapsItsGrowthAndLetsGoInANewWindow() {
+		ProviderGate gate = gate();
+		gate.onQuota(100, 50, 0);
+		assertThat(gate.rate()).as("50 left: room to spare").isEmpty();
+		gate.onQuota(100, 10, 0);
+		assertThat(gate.rate()).as("a burst left: 0.95 × the quota").hasValueCloseTo(95.0, within(1e-9));
+		gate.onSuccess(0, 0);
+		gate.onSuccess(0, 10 * S);
+		assertThat(gate.rate()).as("growth stops at the quota's pace").hasValueCloseTo(95.0, within(1e-9));
+		gate.onQuota(100, 41, 10 * S);
+		assertThat(gate.rate()).as("more than 4 bursts left: a new window").isEmpty();
+		gate.onQuota(Double.NaN, 0, 10 * S);
+		gate.onQuota(-1, 0, 10 * S);
+		assertThat(gate.rate()).isEmpty();
+	}
+
+	@Test
+	void aQuotaBelowTheRateLowersItAndVoidsSlotsButARateMeasuredBelowTheQuotaIsKept() {
+		ProviderGate gate = engagedAt(700.0, PacingSettings.DEFAULTS);
+		gate.onQuota(100, 5, 0);
+		assertThat(gate.rate()).hasValueCloseTo(95.0, within(1e-9));
+		ProviderGate measured = engagedAt(50.0, PacingSettings.builder().maxRate(1000).build());
+		measured.onQuota(100, 5, 0);
+		assertThat(measured.rate()).hasValueCloseTo(50.0, within(1e-9));
 	}
 
 	@Test
@@ -218,6 +350,13 @@ class ProviderGateTests {
 		gate.enqueue();
 		gate.dequeue();
 		assertThat(gate.queued()).isEqualTo(1);
+	}
+
+	/** Reserves {@code count} retry slots at {@code at}, so the rate is what limits the sending. */
+	private static void backlog(ProviderGate gate, int count, long at) {
+		for (int i = 0; i < count; i++) {
+			gate.admit(false, at, FAR, null);
+		}
 	}
 
 	private static long interval(double rate) {

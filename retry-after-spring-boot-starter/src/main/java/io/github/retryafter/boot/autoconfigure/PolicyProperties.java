@@ -448,6 +448,11 @@ public class PolicyProperties {
 		 */
 		private Duration maxCooldown;
 
+		/**
+		 * How the provider's rate-limit fields (RateLimit, RateLimit-Policy, RateLimit-*, X-RateLimit-*) pace it.
+		 */
+		private final RateLimitFields rateLimitFields = new RateLimitFields();
+
 		public io.github.retryafter.pacing.PacingMode getMode() {
 			return this.mode;
 		}
@@ -502,6 +507,31 @@ public class PolicyProperties {
 
 		public void setMaxCooldown(Duration maxCooldown) {
 			this.maxCooldown = maxCooldown;
+		}
+
+		public RateLimitFields getRateLimitFields() {
+			return this.rateLimitFields;
+		}
+
+		/**
+		 * Whether a provider's announced quota paces it before its first refusal.
+		 */
+		public static class RateLimitFields {
+
+			/**
+			 * Whether to read the provider's rate-limit fields: its quota sets the rate once a burst is left, and a
+			 * remaining of zero holds every request until the reset (capped at max-wait).
+			 */
+			private Boolean enabled;
+
+			public Boolean getEnabled() {
+				return this.enabled;
+			}
+
+			public void setEnabled(Boolean enabled) {
+				this.enabled = enabled;
+			}
+
 		}
 
 	}

@@ -56,6 +56,9 @@ class ConfigurationMetadataTests {
 			RetryBudget budget = context.getBean(RetryBudget.class);
 			assertThat(((Number) defaults.get("retry.after.global-budget.capacity")).doubleValue())
 				.isEqualTo(budget.globalSettings().orElseThrow().capacity());
+			assertThat(defaults.get("retry.after.pacing.rate-limit-fields.enabled"))
+				.isEqualTo(settings.policy().pacing().rateLimitFields())
+				.isEqualTo(true);
 			assertThat(settings.maxReplayBodyBytes()).isEqualTo(1024 * 1024);
 			assertThat(defaults.get("retry.after.max-replay-body")).isEqualTo("1MB");
 			assertThat(settings.maxDrainBytes()).isEqualTo(64 * 1024);

@@ -221,6 +221,24 @@ class RetryAfterAutoConfigurationTests {
 	}
 
 	@Test
+	void rateLimitFieldsAreReadByDefaultAndTurnedOffGloballyOrPerProvider() {
+		this.contextRunner
+			.withPropertyValues("retry.after.pacing.rate-limit-fields.enabled=false",
+					"retry.after.providers.github.hosts=api.github.com",
+					"retry.after.providers.github.pacing.rate-limit-fields.enabled=true",
+					"retry.after.providers.other.hosts=api.other.example")
+			.run((context) -> {
+				RetryAfterProviders providers = context.getBean(RetryAfterProviders.class);
+				assertThat(providers.get("default").orElseThrow().settings().policy().pacing().rateLimitFields())
+					.isFalse();
+				assertThat(providers.get("other").orElseThrow().settings().policy().pacing().rateLimitFields())
+					.isFalse();
+				assertThat(providers.get("github").orElseThrow().settings().policy().pacing())
+					.isEqualTo(PacingSettings.DEFAULTS);
+			});
+	}
+
+	@Test
 	void badPacingValuesFailAtStartupNamingTheProperty() {
 		this.contextRunner.withPropertyValues("retry.after.providers.payments.pacing.fresh-share=1.5").run((context) -> {
 			assertThat(context).hasFailed();

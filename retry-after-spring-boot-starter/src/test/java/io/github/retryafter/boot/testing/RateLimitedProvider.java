@@ -93,6 +93,11 @@ public final class RateLimitedProvider implements AutoCloseable {
 		return this.successes.get();
 	}
 
+	/** When the first request arrived, on {@link System#nanoTime()}; the outage starts then. */
+	public synchronized long firstRequestNanos() {
+		return this.firstRequest;
+	}
+
 	/** Requests that arrived before the instant a previous refusal of the same operation named. */
 	public int earlyArrivals() {
 		return this.early.get();

@@ -1,0 +1,503 @@
+package io.github.retryafter.internal;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.OptionalLong;
+
+import io.github.retryafter.HeaderSource;
+import io.github.retryafter.RetryAfterException;
+import io.github.retryafter.pacing.RateLimitFields;
+import io.github.retryafter.pacing.RateLimitFields.Family;
+import io.github.retryafter.pacing.RateLimitFields.Problem;
+import io.github.retryafter.pacing.RateLimitFields.Problem.Code;
+
+/**
+ * Reads {@link RateLimitFields} strictly: the structured-field lists of the IETF draft (a small RFC 9651 list parser:
+ * items with parameters; inner lists are refused) and the two integer trios. Internal: not part of the library's API.
+ * <p>
+ * Each field is parsed on its own; one that fails is left out and named as a {@link Problem}, so a usable
+ * {@code RateLimit-Remaining} still counts beside a malformed {@code RateLimit-Limit}. Nothing is guessed: a value is
+ * used as it is written or not at all. Work is linear in the fields' length; nothing throws.
+ * <p>
+ * Stateless and thread-safe.
+ */
+public final class RateLimitFieldParser {
+
+	/** RFC 9651's bound on an integer's digits. */
+	private static final int MAX_DIGITS = 15;
+
+	private RateLimitFieldParser() {
+	}
+
+	/**
+	 * Reads the first family present in {@code headers}.
+	 * @param headers the response's fields
+	 * @return what they announce
+	 */
+	public static RateLimitFields read(HeaderSource headers) {
+		for (Family family : Family.values()) {
+			boolean present = family.fields().stream().anyMatch((name) -> !headers.values(name).isEmpty());
+			if (present) {
+				Reader reader = new Reader(headers, family);
+				return (family == Family.IETF) ? reader.structured() : reader.trio();
+			}
+		}
+		return RateLimitFields.NONE;
+	}
+
+	/** One reading: the numbers found so far and the problems. Confined to one call. */
+	private static final class Reader {
+
+		private final HeaderSource headers;
+
+		private final Family family;
+
+		private final List<Problem> problems = new ArrayList<>();
+
+		Reader(HeaderSource headers, Family family) {
+			this.headers = headers;
+			this.family = family;
+		}
+
+		/** {@code RateLimit-Policy} gives the quota, {@code RateLimit} the window. */
+		RateLimitFields structured() {
+			OptionalDouble quota = OptionalDouble.empty();
+			for (Item policy : list("RateLimit-Policy")) {
+				OptionalDouble rate = policyRate(policy);
+				if (rate.isPresent() && (quota.isEmpty() || rate.getAsDouble() < quota.getAsDouble())) {
+					quota = rate;
+				}
+			}
+			OptionalLong remaining = OptionalLong.empty();
+			Optional<Duration> reset = Optional.empty();
+			for (Item window : list("RateLimit")) {
+				OptionalLong r = integerParameter("RateLimit", window, "r", false);
+				OptionalLong t = integerParameter("RateLimit", window, "t", false);
+				if (r.isPresent() && (remaining.isEmpty() || r.getAsLong() < remaining.getAsLong())) {
+					remaining = r;
+					reset = t.isPresent() ? Optional.of(Duration.ofSeconds(t.getAsLong())) : Optional.empty();
+				}
+			}
+			return result(quota, remaining, reset);
+		}
+
+		/** {@code q / w} of one policy, when both are there and it counts requests. */
+		private OptionalDouble policyRate(Item policy) {
+			Object unit = policy.parameters().get("qu");
+			if (unit != null && !"requests".equals(unit)) {
+				problem(Code.NOT_REQUESTS, "RateLimit-Policy", "its policy " + FieldText.quote(policy.text())
+						+ " counts " + FieldText.quote(String.valueOf(unit)) + ", not requests, so it does not say how "
+						+ "many requests to send");
+				return OptionalDouble.empty();
+			}
+			OptionalLong q = integerParameter("RateLimit-Policy", policy, "q", true);
+			OptionalLong w = integerParameter("RateLimit-Policy", policy, "w", true);
+			return (q.isPresent() && w.isPresent()) ? OptionalDouble.of(q.getAsLong() / (double) w.getAsLong())
+					: OptionalDouble.empty();
+		}
+
+		private OptionalLong integerParameter(String field, Item item, String key, boolean positive) {
+			Object value = item.parameters().get(key);
+			if (value == null) {
+				return OptionalLong.empty();
+			}
+			if (!(value instanceof Long number) || number < 0 || (positive && number == 0)) {
+				problem(Code.INVALID_NUMBER, field, "its parameter " + key + " in " + FieldText.quote(item.text())
+						+ " is not " + (positive ? "a positive" : "a non-negative") + " integer");
+				return OptionalLong.empty();
+			}
+			return OptionalLong.of(number);
+		}
+
+		/** The field's members, or none (and a problem) when it is not a list of items. */
+		private List<Item> list(String field) {
+			List<String> lines = this.headers.values(field);
+			if (lines.isEmpty()) {
+				return List.of();
+			}
+			String value = String.join(",", lines);
+			try {
+				return new StructuredList(value).parse();
+			}
+			catch (IllegalArgumentException ex) {
+				problem(Code.MALFORMED, field, FieldText.quote(value) + " is not a structured-field list of items ("
+						+ ex.getMessage() + ")");
+				return List.of();
+			}
+		}
+
+		/** The trios: each field one integer (the limit may add quota policies); the reset delta or epoch seconds. */
+		RateLimitFields trio() {
+			List<String> names = this.family.fields();
+			OptionalDouble quota = limit(names.get(0));
+			OptionalLong remaining = single(names.get(1), false);
+			OptionalLong resetValue = single(names.get(2), false);
+			Optional<Duration> reset = resetValue.isPresent() ? reset(names.get(2), resetValue.getAsLong())
+					: Optional.empty();
+			return result(quota, remaining, reset);
+		}
+
+		/** {@code 100} (no window, so no rate) or {@code 100, 100;w=60}: the window of the member equal to the limit. */
+		private OptionalDouble limit(String field) {
+			List<String> lines = this.headers.values(field);
+			if (lines.isEmpty()) {
+				return OptionalDouble.empty();
+			}
+			if (lines.size() > 1) {
+				problem(Code.MULTIPLE_VALUES, field, "it has " + lines.size() + " field lines; one is allowed");
+				return OptionalDouble.empty();
+			}
+			String value = lines.get(0);
+			List<Item> members;
+			try {
+				members = new StructuredList(value).parse();
+			}
+			catch (IllegalArgumentException ex) {
+				problem(Code.MALFORMED, field, FieldText.quote(value) + " is not an integer, optionally followed by "
+						+ "quota policies such as \"100, 100;w=60\" (" + ex.getMessage() + ")");
+				return OptionalDouble.empty();
+			}
+			if (members.isEmpty() || !(members.get(0).value() instanceof Long limit) || limit <= 0) {
+				problem(Code.INVALID_NUMBER, field, FieldText.quote(value) + " does not start with a positive integer");
+				return OptionalDouble.empty();
+			}
+			for (Item member : members) {
+				if (member.value() instanceof Long quota && quota.equals(limit)) {
+					OptionalLong window = integerParameter(field, member, "w", true);
+					if (window.isPresent()) {
+						return OptionalDouble.of(limit / (double) window.getAsLong());
+					}
+				}
+			}
+			return OptionalDouble.empty();
+		}
+
+		/** One field line holding one integer of ASCII digits. */
+		private OptionalLong single(String field, boolean positive) {
+			List<String> lines = this.headers.values(field);
+			if (lines.isEmpty()) {
+				return OptionalLong.empty();
+			}
+			if (lines.size() > 1) {
+				problem(Code.MULTIPLE_VALUES, field, "it has " + lines.size() + " field lines; one is allowed");
+				return OptionalLong.empty();
+			}
+			String value = lines.get(0);
+			int start = RetryAfterField.trimStart(value);
+			int end = RetryAfterField.trimEnd(value, start);
+			if (start == end) {
+				problem(Code.MALFORMED, field, "it is empty");
+				return OptionalLong.empty();
+			}
+			if (value.indexOf(',', start) >= 0 && value.indexOf(',', start) < end) {
+				problem(Code.MULTIPLE_VALUES, field, FieldText.quote(value) + " has several values; one is allowed");
+				return OptionalLong.empty();
+			}
+			long number = digits(value, start, end);
+			if (number < 0 || (positive && number == 0)) {
+				problem(Code.INVALID_NUMBER, field, FieldText.quote(value) + " is not an integer of at most "
+						+ MAX_DIGITS + " ASCII digits");
+				return OptionalLong.empty();
+			}
+			return OptionalLong.of(number);
+		}
+
+		/** Delta-seconds, or epoch seconds measured against the response's own {@code Date}. */
+		private Optional<Duration> reset(String field, long value) {
+			if (value < RateLimitFields.EPOCH_SECONDS_FROM) {
+				return Optional.of(Duration.ofSeconds(value));
+			}
+			List<String> dates = this.headers.values("Date");
+			if (dates.size() != 1) {
+				problem(Code.MISSING_DATE, field, value + " is epoch seconds, and the response has "
+						+ (dates.isEmpty() ? "no Date" : dates.size() + " Date lines") + " to measure it against; the "
+						+ "client's clock is never used");
+				return Optional.empty();
+			}
+			long date;
+			try {
+				String text = dates.get(0);
+				int start = RetryAfterField.trimStart(text);
+				date = HttpDate.parse("Date", text, start, RetryAfterField.trimEnd(text, start), value);
+			}
+			catch (RetryAfterException ex) {
+				problem(Code.MISSING_DATE, field, value + " is epoch seconds, and the response's Date is unusable: "
+						+ ex.getMessage());
+				return Optional.empty();
+			}
+			if (value < date) {
+				problem(Code.RESET_BEFORE_DATE, field, value + " (epoch seconds) is " + (date - value)
+						+ " s before the response's Date");
+				return Optional.empty();
+			}
+			return Optional.of(Duration.ofSeconds(value - date));
+		}
+
+		private RateLimitFields result(OptionalDouble quota, OptionalLong remaining, Optional<Duration> reset) {
+			return new RateLimitFields(quota, remaining, reset, Optional.of(this.family), this.problems);
+		}
+
+		private void problem(Code code, String field, String reason) {
+			this.problems.add(new Problem(code, field, field + " ignored: " + reason));
+		}
+
+	}
+
+	/** ASCII digits in {@code [start, end)}, at most 15; {@code -1} for anything else. */
+	static long digits(String value, int start, int end) {
+		if (end - start < 1 || end - start > MAX_DIGITS) {
+			return -1;
+		}
+		long number = 0;
+		for (int i = start; i < end; i++) {
+			char c = value.charAt(i);
+			if (c < '0' || c > '9') {
+				return -1;
+			}
+			number = number * 10 + (c - '0');
+		}
+		return number;
+	}
+
+	/**
+	 * One member of a structured-field list: its bare item (a {@code Long}, {@code Double}, {@code String} for strings
+	 * and tokens, {@code Boolean}, or {@code byte[]}), its parameters, and its text for messages.
+	 */
+	record Item(Object value, Map<String, Object> parameters, String text) {
+	}
+
+	/** An RFC 9651 §4.2.1 list parser, restricted to items (inner lists are refused). Confined to one call. */
+	static final class StructuredList {
+
+		private final String input;
+
+		private int at;
+
+		StructuredList(String input) {
+			this.input = input;
+		}
+
+		/**
+		 * Parses the whole input.
+		 * @return the members
+		 * @throws IllegalArgumentException naming what was expected where
+		 */
+		List<Item> parse() {
+			List<Item> members = new ArrayList<>();
+			skip(' ');
+			while (this.at < this.input.length()) {
+				int start = this.at;
+				if (peek() == '(') {
+					throw fail("an inner list, which no rate-limit field uses");
+				}
+				Object value = bareItem();
+				Map<String, Object> parameters = parameters();
+				members.add(new Item(value, parameters, this.input.substring(start, this.at)));
+				skipOws();
+				if (this.at == this.input.length()) {
+					return members;
+				}
+				expect(',');
+				skipOws();
+				if (this.at == this.input.length()) {
+					throw fail("a member after the trailing comma");
+				}
+			}
+			return members;
+		}
+
+		private Map<String, Object> parameters() {
+			Map<String, Object> parameters = new HashMap<>();
+			while (this.at < this.input.length() && peek() == ';') {
+				this.at++;
+				skip(' ');
+				String key = key();
+				Object value = Boolean.TRUE;
+				if (this.at < this.input.length() && peek() == '=') {
+					this.at++;
+					value = bareItem();
+				}
+				parameters.put(key, value);
+			}
+			return parameters;
+		}
+
+		private String key() {
+			int start = this.at;
+			if (this.at >= this.input.length() || !(isLcAlpha(peek()) || peek() == '*')) {
+				throw fail("a parameter key (lower-case letter or \"*\")");
+			}
+			while (this.at < this.input.length() && (isLcAlpha(peek()) || isDigit(peek()) || "_-.*".indexOf(peek()) >= 0)) {
+				this.at++;
+			}
+			return this.input.substring(start, this.at);
+		}
+
+		private Object bareItem() {
+			if (this.at >= this.input.length()) {
+				throw fail("an item");
+			}
+			char c = peek();
+			if (c == '-' || isDigit(c)) {
+				return number();
+			}
+			if (c == '"') {
+				return string();
+			}
+			if (c == '*' || isAlpha(c)) {
+				return token();
+			}
+			if (c == '?') {
+				this.at++;
+				if (this.at < this.input.length() && (peek() == '0' || peek() == '1')) {
+					return this.input.charAt(this.at++) == '1';
+				}
+				throw fail("?0 or ?1");
+			}
+			if (c == ':') {
+				return byteSequence();
+			}
+			throw fail("an integer, decimal, string, token, boolean or byte sequence");
+		}
+
+		private Object number() {
+			int start = this.at;
+			boolean negative = peek() == '-';
+			if (negative) {
+				this.at++;
+			}
+			int digitsStart = this.at;
+			while (this.at < this.input.length() && isDigit(peek())) {
+				this.at++;
+			}
+			int integerDigits = this.at - digitsStart;
+			if (integerDigits == 0) {
+				throw fail("a digit");
+			}
+			if (this.at < this.input.length() && peek() == '.') {
+				if (integerDigits > 12) {
+					throw fail("at most 12 digits before a decimal point");
+				}
+				this.at++;
+				int fractionStart = this.at;
+				while (this.at < this.input.length() && isDigit(peek())) {
+					this.at++;
+				}
+				int fractionDigits = this.at - fractionStart;
+				if (fractionDigits < 1 || fractionDigits > 3) {
+					throw fail("1 to 3 digits after a decimal point");
+				}
+				return Double.parseDouble(this.input.substring(start, this.at));
+			}
+			if (integerDigits > MAX_DIGITS) {
+				throw fail("an integer of at most 15 digits");
+			}
+			long magnitude = digits(this.input, digitsStart, this.at);
+			return negative ? -magnitude : magnitude;
+		}
+
+		private String string() {
+			StringBuilder out = new StringBuilder();
+			this.at++;
+			while (this.at < this.input.length()) {
+				char c = this.input.charAt(this.at++);
+				if (c == '\\') {
+					if (this.at >= this.input.length() || (peek() != '"' && peek() != '\\')) {
+						throw fail("\\\" or \\\\ after a backslash");
+					}
+					out.append(this.input.charAt(this.at++));
+				}
+				else if (c == '"') {
+					return out.toString();
+				}
+				else if (c < 0x20 || c > 0x7e) {
+					throw fail("printable ASCII in a string");
+				}
+				else {
+					out.append(c);
+				}
+			}
+			throw fail("a closing quote");
+		}
+
+		private String token() {
+			int start = this.at;
+			this.at++;
+			while (this.at < this.input.length() && (isTchar(peek()) || peek() == ':' || peek() == '/')) {
+				this.at++;
+			}
+			return this.input.substring(start, this.at);
+		}
+
+		private byte[] byteSequence() {
+			int start = ++this.at;
+			while (this.at < this.input.length() && peek() != ':') {
+				char c = peek();
+				if (!(isAlpha(c) || isDigit(c) || c == '+' || c == '/' || c == '=')) {
+					throw fail("base64 in a byte sequence");
+				}
+				this.at++;
+			}
+			if (this.at >= this.input.length()) {
+				throw fail("a closing colon");
+			}
+			String base64 = this.input.substring(start, this.at++);
+			try {
+				return java.util.Base64.getDecoder().decode(base64);
+			}
+			catch (IllegalArgumentException ex) {
+				throw fail("base64 in a byte sequence");
+			}
+		}
+
+		private void expect(char c) {
+			if (this.at >= this.input.length() || peek() != c) {
+				throw fail("\"" + c + "\"");
+			}
+			this.at++;
+		}
+
+		private void skip(char c) {
+			while (this.at < this.input.length() && peek() == c) {
+				this.at++;
+			}
+		}
+
+		private void skipOws() {
+			while (this.at < this.input.length() && (peek() == ' ' || peek() == '\t')) {
+				this.at++;
+			}
+		}
+
+		private char peek() {
+			return this.input.charAt(this.at);
+		}
+
+		private IllegalArgumentException fail(String expected) {
+			return new IllegalArgumentException("expected " + expected + " at character " + (this.at + 1));
+		}
+
+		private static boolean isDigit(char c) {
+			return c >= '0' && c <= '9';
+		}
+
+		private static boolean isLcAlpha(char c) {
+			return c >= 'a' && c <= 'z';
+		}
+
+		private static boolean isAlpha(char c) {
+			return isLcAlpha(c) || (c >= 'A' && c <= 'Z');
+		}
+
+		private static boolean isTchar(char c) {
+			return isAlpha(c) || isDigit(c) || "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
+		}
+
+	}
+
+}
