@@ -23,6 +23,10 @@ public record PlanRequest(int attempt, Optional<String> jitterKey, OptionalLong 
 
 	/**
 	 * Creates a request, checking that the attempt number is at least 1.
+	 * @param attempt the attempt number (1 for the first request) whose response is being planned
+	 * @param jitterKey the identity used by {@link JitterMode#KEYED}; empty otherwise
+	 * @param requestSentNanos the ticker reading when the request was sent
+	 * @param responseReceivedNanos the ticker reading when the response arrived
 	 */
 	public PlanRequest {
 		if (attempt < 1) {

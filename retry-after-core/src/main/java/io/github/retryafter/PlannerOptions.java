@@ -28,6 +28,13 @@ public record PlannerOptions(Optional<Duration> maxWait, JitterMode jitter, doub
 	/**
 	 * Validates the options eagerly.
 	 * @throws IllegalArgumentException naming the bad value
+	 * @param maxWait the longest floor the caller accepts; a longer one is refused with {@link
+	 * RetryAfterError#TOO_LONG}, never clamped. Empty means no limit
+	 * @param jitter how to spread clients above the floor
+	 * @param spreadRatio the spread as a fraction of the floor
+	 * @param minSpread the narrowest spread
+	 * @param maxSpread the widest spread
+	 * @param onMissingDate what to do with an HTTP-date on a response without {@code Date}
 	 */
 	public PlannerOptions {
 		Objects.requireNonNull(maxWait, "maxWait");

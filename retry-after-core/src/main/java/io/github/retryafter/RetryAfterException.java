@@ -9,6 +9,7 @@ package io.github.retryafter;
  */
 public class RetryAfterException extends RuntimeException {
 
+	/** The rule that was broken; serialized with the exception. */
 	private final RetryAfterError code;
 
 	/**

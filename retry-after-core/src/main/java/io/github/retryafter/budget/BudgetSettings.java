@@ -23,6 +23,9 @@ public record BudgetSettings(double capacity, double depositRatio, double refill
 	/**
 	 * Validates eagerly.
 	 * @throws IllegalArgumentException naming the bad value
+	 * @param capacity the tokens a full bucket holds; buckets start full. Below 1 the bucket never admits a retry
+	 * @param depositRatio the tokens a successful first attempt deposits
+	 * @param refillPerSecond the tokens regained per second of elapsed time, whatever the traffic
 	 */
 	public BudgetSettings {
 		requireFiniteNonNegative("capacity", capacity);

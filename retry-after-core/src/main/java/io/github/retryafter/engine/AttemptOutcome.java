@@ -27,6 +27,10 @@ public sealed interface AttemptOutcome {
 
 		/**
 		 * Checks the arguments.
+		 * @param status the HTTP status code
+		 * @param headers the response's header fields
+		 * @param sentAtNanos when the request was sent
+		 * @param receivedAtNanos when the response arrived
 		 */
 		public Response {
 			Objects.requireNonNull(headers, "headers");
@@ -48,6 +52,10 @@ public sealed interface AttemptOutcome {
 
 		/**
 		 * Checks the arguments.
+		 * @param kind what the failure means for side effects
+		 * @param cause the underlying exception, for the caller
+		 * @param sentAtNanos when the request was sent (or was about to be)
+		 * @param failedAtNanos when the failure was observed
 		 */
 		public Failure {
 			Objects.requireNonNull(kind, "kind");

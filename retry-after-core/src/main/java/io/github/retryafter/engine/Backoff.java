@@ -19,6 +19,8 @@ public record Backoff(Duration base, Duration max) {
 	/**
 	 * Validates eagerly.
 	 * @throws IllegalArgumentException naming the bad value
+	 * @param base the first ceiling
+	 * @param max the largest ceiling
 	 */
 	public Backoff {
 		Objects.requireNonNull(base, "base");

@@ -27,6 +27,13 @@ public sealed interface Decision {
 
 		/**
 		 * Checks the arguments.
+		 * @param delay how long to wait before the next attempt, from the moment the last response arrived
+		 * @param notBeforeNanos the monotonic ticker reading before which the next attempt must not be sent
+		 * @param source whether the delay came from the server's {@code Retry-After} or our own backoff
+		 * @param plan the planner's plan when the delay came from {@code Retry-After}
+		 * @param draw the backoff draw when the delay came from (or was compared with) our own backoff
+		 * @param refusedHint a {@code Retry-After} the planner refused as unusable and which was therefore treated as
+		 * absent
 		 */
 		public Retry {
 			Objects.requireNonNull(delay, "delay");
@@ -47,6 +54,8 @@ public sealed interface Decision {
 
 		/**
 		 * Checks the arguments.
+		 * @param outcome how it ended
+		 * @param reason a sentence for logs and exceptions saying why, with the numbers
 		 */
 		public Stop {
 			Objects.requireNonNull(outcome, "outcome");

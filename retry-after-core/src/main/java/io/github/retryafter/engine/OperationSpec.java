@@ -27,6 +27,14 @@ public record OperationSpec(Scope scope, String method, Optional<String> idempot
 
 	/**
 	 * Checks and normalizes the arguments.
+	 * @param provider the configured provider name the operation's budget and metrics belong to ({@code default} when
+	 * none matched); never a host or URL
+	 * @param method the HTTP method, upper case
+	 * @param idempotencyKey the key that identifies the logical operation on every attempt, when the request carries
+	 * one
+	 * @param deadline a deadline for this operation that overrides the policy's, measured from its start
+	 * @param jitterKey the operation's identity for keyed jitter (instance identity combined with the operation's)
+	 * @param replayable whether the request body can be sent again (a buffered body, or none)
 	 */
 	public OperationSpec {
 		Objects.requireNonNull(scope, "scope");

@@ -18,6 +18,12 @@ public record OperationState(OperationSpec spec, int attempts, long startedAtNan
 
 	/**
 	 * Checks the arguments.
+	 * @param spec the operation
+	 * @param attempts how many attempts have been made, including the one just finished
+	 * @param startedAtNanos the ticker reading when the operation started
+	 * @param deadlineNanos the absolute deadline on the monotonic ticker
+	 * @param totalWait the waiting done so far between attempts
+	 * @param cancelled whether the operation's cancellation has fired
 	 */
 	public OperationState {
 		Objects.requireNonNull(spec, "spec");

@@ -20,6 +20,8 @@ public sealed interface Permit {
 
 		/**
 		 * Checks the arguments.
+		 * @param attempt the attempt number, from 1
+		 * @param timeout the time the attempt is given: {@code min(attemptTimeout, remaining deadline - reserve)}
 		 */
 		public Proceed {
 			Objects.requireNonNull(timeout, "timeout");
@@ -41,6 +43,8 @@ public sealed interface Permit {
 
 		/**
 		 * Checks the arguments.
+		 * @param notBeforeNanos the ticker reading to wait for
+		 * @param reason whether the provider is cooling down or the request has a slot in its rate
 		 */
 		public Wait {
 			Objects.requireNonNull(reason, "reason");
@@ -56,6 +60,7 @@ public sealed interface Permit {
 
 		/**
 		 * Checks the arguments.
+		 * @param stop how it ended
 		 */
 		public Refused {
 			Objects.requireNonNull(stop, "stop");

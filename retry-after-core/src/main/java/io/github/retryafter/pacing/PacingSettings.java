@@ -59,6 +59,13 @@ public record PacingSettings(PacingMode mode, double minRate, double maxRate, in
 	/**
 	 * Checks the arguments.
 	 * @throws IllegalArgumentException naming the setting and the bad value
+	 * @param mode what a request does while its provider cools down
+	 * @param minRate the lowest rate, in requests per second, the adaptive rate drops to
+	 * @param maxRate the rate, in requests per second, at or above which pacing lets go
+	 * @param burst how many requests each lane may send back to back when it has been idle
+	 * @param freshShare the share of the rate kept for fresh requests (first attempts), from 0 (none) to below 1
+	 * @param decreaseFactor what a throttle multiplies the rate by, strictly between 0 and 1
+	 * @param growthScale the cubic growth's scale, in requests per second per second cubed, above 0
 	 */
 	public PacingSettings {
 		Objects.requireNonNull(mode, "mode");

@@ -864,6 +864,9 @@ public final class ProviderGate {
 
 			/**
 			 * Checks the arguments.
+			 * @param untilNanos the instant to wait for, on the gate's ticker
+			 * @param reason why
+			 * @param epoch the rate epoch a {@link GateHold#RATE} slot was reserved in, {@code -1} for a cooldown
 			 */
 			public Hold {
 				Objects.requireNonNull(reason, "reason");
@@ -879,6 +882,7 @@ public final class ProviderGate {
 
 			/**
 			 * Checks the arguments.
+			 * @param reason a sentence with the numbers
 			 */
 			public Refuse {
 				Objects.requireNonNull(reason, "reason");

@@ -35,6 +35,9 @@ public record ClientModel(int maxAttempts, Duration deadline, Duration startSpre
 		/**
 		 * Validates eagerly.
 		 * @throws IllegalArgumentException when the weight is not positive or {@code max < min}
+		 * @param weight the band's relative weight, positive
+		 * @param min the smallest skew in the band
+		 * @param max the largest skew in the band
 		 */
 		public SkewBand {
 			Objects.requireNonNull(min, "min");
@@ -79,6 +82,12 @@ public record ClientModel(int maxAttempts, Duration deadline, Duration startSpre
 	/**
 	 * Validates eagerly.
 	 * @throws IllegalArgumentException naming the bad value
+	 * @param maxAttempts the attempt limit, the first attempt included (2 retries equal 3 attempts)
+	 * @param deadline the operation's deadline from its start
+	 * @param startSpread the window the clients' first attempts are spread over; zero for all at once
+	 * @param skew the distribution of the clients' wall-clock skew
+	 * @param latencyMin the shortest one-way latency
+	 * @param latencyMax the longest one-way latency
 	 */
 	public ClientModel {
 		Objects.requireNonNull(deadline, "deadline");

@@ -22,6 +22,9 @@ public record FleetReport(Workload workload, long seed, List<PolicyResult> resul
 
 	/**
 	 * Checks the arguments and copies the results.
+	 * @param workload the workload that ran
+	 * @param seed the seed it ran with
+	 * @param results one result per policy, in the order they ran
 	 */
 	public FleetReport {
 		Objects.requireNonNull(workload, "workload");

@@ -39,6 +39,19 @@ public record PolicyResult(FleetPolicy policy, int operations, int successes, lo
 
 	/**
 	 * Checks the arguments and copies the histogram.
+	 * @param policy the policy
+	 * @param operations how many operations ran (one per client)
+	 * @param successes how many ended with a {@code 200}
+	 * @param attempts how many requests reached the provider, first attempts included
+	 * @param retries how many of them were retries
+	 * @param earlyRetries how many retries reached the provider before the instant it had instructed that client to
+	 * wait for, measured on the provider's own time line
+	 * @param herdRetries the largest number of retries that reached the provider within one 10 ms window
+	 * @param herdAt when that window opened, from the workload's start
+	 * @param p50ToSuccess the median time from an operation's start to its success
+	 * @param p99ToSuccess the 99th percentile of the same
+	 * @param histogram per {@link FleetReport#BUCKET} from the workload's start, the most retries that reached the
+	 * provider in one 10 ms slice of it (slices aligned on the start); the last column also covers every later slice
 	 */
 	public PolicyResult {
 		Objects.requireNonNull(policy, "policy");

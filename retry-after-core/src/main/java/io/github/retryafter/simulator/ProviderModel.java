@@ -64,6 +64,8 @@ public record ProviderModel(Duration outageMin, Duration outageMax, Duration hin
 		/**
 		 * Validates eagerly.
 		 * @throws IllegalArgumentException when the rate is not positive or the burst below 1
+		 * @param perSecond the refill rate, requests per second
+		 * @param burst the bucket's capacity, full when the outage ends
 		 */
 		public RateLimit {
 			if (!(perSecond > 0) || Double.isInfinite(perSecond)) {
@@ -79,6 +81,12 @@ public record ProviderModel(Duration outageMin, Duration outageMax, Duration hin
 	/**
 	 * Validates eagerly.
 	 * @throws IllegalArgumentException naming the bad value
+	 * @param outageMin the shortest outage
+	 * @param outageMax the longest outage; equal to {@code outageMin} for a fixed outage
+	 * @param hintCap the longest wait the provider asks for, a whole number of seconds
+	 * @param hintForm how the {@code Retry-After} of a {@code 503} is written
+	 * @param rateLimit the rate limit after the outage, if any
+	 * @param clockOffset the provider's wall clock minus true time
 	 */
 	public ProviderModel {
 		Objects.requireNonNull(outageMin, "outageMin");

@@ -20,6 +20,13 @@ public record SimRequest(String method, String path, Optional<String> idempotenc
 
 	/**
 	 * Checks the arguments.
+	 * @param method the HTTP method
+	 * @param path the path
+	 * @param idempotencyKey the idempotency key it carried
+	 * @param body the body
+	 * @param attempt the attempt number
+	 * @param timeout the timeout it was given
+	 * @param sentAt the virtual time it was sent, since the clock's creation
 	 */
 	public SimRequest {
 		Objects.requireNonNull(method, "method");

@@ -33,6 +33,9 @@ public record SimResponse(int status, Map<String, List<String>> headers, Optiona
 
 	/**
 	 * Copies the headers.
+	 * @param status the status
+	 * @param headers the header fields, name to values
+	 * @param record the provider's record, when the request was a create the provider applied
 	 */
 	public SimResponse {
 		headers = Map.copyOf(headers);

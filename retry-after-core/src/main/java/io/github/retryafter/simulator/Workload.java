@@ -35,6 +35,11 @@ public record Workload(String name, int clients, boolean isolated, ProviderModel
 	/**
 	 * Validates eagerly.
 	 * @throws IllegalArgumentException naming the bad value
+	 * @param name the workload's name, as the command line spells it
+	 * @param clients how many clients, one operation each
+	 * @param isolated whether each client has a provider of its own
+	 * @param provider how the provider behaves
+	 * @param client how the clients behave
 	 */
 	public Workload {
 		Objects.requireNonNull(name, "name");

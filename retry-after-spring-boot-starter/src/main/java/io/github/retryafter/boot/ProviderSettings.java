@@ -28,6 +28,14 @@ public record ProviderSettings(String name, List<String> hosts, RetryPolicy poli
 
 	/**
 	 * Checks the arguments and copies the host list.
+	 * @param name the provider's configured name ({@code default} for requests no provider matched)
+	 * @param hosts the host names and {@code *.suffix} patterns the provider serves
+	 * @param policy the retry policy
+	 * @param budget the provider's retry budget
+	 * @param idempotencyKeyEnabled whether POST and PATCH requests get an idempotency key and so become retryable
+	 * @param maxReplayBodyBytes the largest request body buffered for replay
+	 * @param maxDrainBytes the most of a failed response's body read before its retry to keep its connection; beyond
+	 * it, the connection is closed
 	 */
 	public ProviderSettings {
 		Objects.requireNonNull(name, "name");

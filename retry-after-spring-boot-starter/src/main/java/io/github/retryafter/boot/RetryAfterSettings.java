@@ -31,6 +31,9 @@ public record RetryAfterSettings(List<ProviderSettings> providers, BudgetSetting
 	/**
 	 * Checks the arguments and copies the provider list.
 	 * @throws IllegalArgumentException if there is no {@code default} provider or two providers share a name
+	 * @param providers every provider's settings, {@code default} among them, in configuration order
+	 * @param globalBudget the global bucket's shape
+	 * @param jitterKey this instance's identity for keyed jitter, when configured
 	 */
 	public RetryAfterSettings {
 		providers = List.copyOf(providers);

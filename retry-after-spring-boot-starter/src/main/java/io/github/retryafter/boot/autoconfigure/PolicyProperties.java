@@ -112,134 +112,278 @@ public class PolicyProperties {
 	 */
 	private final Pacing pacing = new Pacing();
 
+	/**
+	 * Returns the {@code max-attempts} setting: maximum number of HTTP attempts per logical operation, the first
+	 * included: 4 attempts means 3 retries.
+	 * @return the setting, or {@code null} when not set
+	 */
 	public Integer getMaxAttempts() {
 		return this.maxAttempts;
 	}
 
+	/**
+	 * Sets the {@code max-attempts} setting.
+	 * @param maxAttempts maximum number of HTTP attempts per logical operation, the first included: 4 attempts means 3
+	 * retries
+	 */
 	public void setMaxAttempts(Integer maxAttempts) {
 		this.maxAttempts = maxAttempts;
 	}
 
+	/**
+	 * Returns the {@code deadline} setting: deadline of a whole logical operation, attempts and waits included,
+	 * measured on the monotonic clock.
+	 * @return the setting, or {@code null} when not set
+	 */
 	public Duration getDeadline() {
 		return this.deadline;
 	}
 
+	/**
+	 * Sets the {@code deadline} setting.
+	 * @param deadline deadline of a whole logical operation, attempts and waits included, measured on the monotonic
+	 * clock
+	 */
 	public void setDeadline(Duration deadline) {
 		this.deadline = deadline;
 	}
 
+	/**
+	 * Returns the {@code attempt-timeout} setting: timeout of a single attempt.
+	 * @return the setting, or {@code null} when not set
+	 */
 	public Duration getAttemptTimeout() {
 		return this.attemptTimeout;
 	}
 
+	/**
+	 * Sets the {@code attempt-timeout} setting.
+	 * @param attemptTimeout timeout of a single attempt
+	 */
 	public void setAttemptTimeout(Duration attemptTimeout) {
 		this.attemptTimeout = attemptTimeout;
 	}
 
+	/**
+	 * Returns the {@code min-attempt-time} setting: shortest remaining deadline worth starting another attempt with.
+	 * @return the setting, or {@code null} when not set
+	 */
 	public Duration getMinAttemptTime() {
 		return this.minAttemptTime;
 	}
 
+	/**
+	 * Sets the {@code min-attempt-time} setting.
+	 * @param minAttemptTime shortest remaining deadline worth starting another attempt with
+	 */
 	public void setMinAttemptTime(Duration minAttemptTime) {
 		this.minAttemptTime = minAttemptTime;
 	}
 
+	/**
+	 * Returns the {@code max-wait} setting: longest wait a server may ask for.
+	 * @return the setting, or {@code null} when not set
+	 */
 	public Duration getMaxWait() {
 		return this.maxWait;
 	}
 
+	/**
+	 * Sets the {@code max-wait} setting.
+	 * @param maxWait longest wait a server may ask for
+	 */
 	public void setMaxWait(Duration maxWait) {
 		this.maxWait = maxWait;
 	}
 
+	/**
+	 * Returns the {@code total-wait} setting: cap on the total time one operation spends waiting between attempts.
+	 * @return the setting, or {@code null} when not set
+	 */
 	public Duration getTotalWait() {
 		return this.totalWait;
 	}
 
+	/**
+	 * Sets the {@code total-wait} setting.
+	 * @param totalWait cap on the total time one operation spends waiting between attempts
+	 */
 	public void setTotalWait(Duration totalWait) {
 		this.totalWait = totalWait;
 	}
 
+	/**
+	 * Returns the {@code hint-mode} setting: how a Retry-After turns into a wait: 'floor-plus-jitter', 'exact' or
+	 * 'max-with-backoff'.
+	 * @return the setting, or {@code null} when not set
+	 */
 	public RetryHintMode getHintMode() {
 		return this.hintMode;
 	}
 
+	/**
+	 * Sets the {@code hint-mode} setting.
+	 * @param hintMode how a Retry-After turns into a wait: 'floor-plus-jitter', 'exact' or 'max-with-backoff'
+	 */
 	public void setHintMode(RetryHintMode hintMode) {
 		this.hintMode = hintMode;
 	}
 
+	/**
+	 * Returns the {@code jitter} setting: how clients are spread above the server's floor: 'none', 'random' or 'keyed'.
+	 * @return the setting
+	 */
 	public io.github.retryafter.JitterMode getJitter() {
 		return this.jitter;
 	}
 
+	/**
+	 * Sets the {@code jitter} setting.
+	 * @param jitter how clients are spread above the server's floor: 'none', 'random' or 'keyed'
+	 */
 	public void setJitter(io.github.retryafter.JitterMode jitter) {
 		this.jitter = jitter;
 	}
 
+	/**
+	 * Returns the {@code spread} settings: jitter window above the server's floor.
+	 * @return the settings, never {@code null}
+	 */
 	public Spread getSpread() {
 		return this.spread;
 	}
 
+	/**
+	 * Returns the {@code on-missing-date} setting: what to do with an HTTP-date Retry-After on a response without a
+	 * Date header: 'refuse' (fall back to backoff) or 'trust-client-clock'.
+	 * @return the setting
+	 */
 	public io.github.retryafter.OnMissingDate getOnMissingDate() {
 		return this.onMissingDate;
 	}
 
+	/**
+	 * Sets the {@code on-missing-date} setting.
+	 * @param onMissingDate what to do with an HTTP-date Retry-After on a response without a Date header: 'refuse' (fall
+	 * back to backoff) or 'trust-client-clock'
+	 */
 	public void setOnMissingDate(io.github.retryafter.OnMissingDate onMissingDate) {
 		this.onMissingDate = onMissingDate;
 	}
 
+	/**
+	 * Returns the {@code subtract-round-trip} setting: whether to subtract the measured round trip from the server's
+	 * wait.
+	 * @return the setting, or {@code null} when not set
+	 */
 	public Boolean getSubtractRoundTrip() {
 		return this.subtractRoundTrip;
 	}
 
+	/**
+	 * Sets the {@code subtract-round-trip} setting.
+	 * @param subtractRoundTrip whether to subtract the measured round trip from the server's wait
+	 */
 	public void setSubtractRoundTrip(Boolean subtractRoundTrip) {
 		this.subtractRoundTrip = subtractRoundTrip;
 	}
 
+	/**
+	 * Returns the {@code backoff} settings: fallback backoff used when a response carries no usable Retry-After.
+	 * @return the settings, never {@code null}
+	 */
 	public Backoff getBackoff() {
 		return this.backoff;
 	}
 
+	/**
+	 * Returns the {@code retryable-statuses} setting: HTTP statuses that are retried.
+	 * @return the setting, or {@code null} when not set
+	 */
 	public Set<Integer> getRetryableStatuses() {
 		return this.retryableStatuses;
 	}
 
+	/**
+	 * Sets the {@code retryable-statuses} setting.
+	 * @param retryableStatuses HTTP statuses that are retried
+	 */
 	public void setRetryableStatuses(Set<Integer> retryableStatuses) {
 		this.retryableStatuses = (retryableStatuses != null) ? new LinkedHashSet<>(retryableStatuses) : null;
 	}
 
+	/**
+	 * Returns the {@code retryable-methods} setting: HTTP methods that are replayed without an idempotency key.
+	 * @return the setting, or {@code null} when not set
+	 */
 	public Set<String> getRetryableMethods() {
 		return this.retryableMethods;
 	}
 
+	/**
+	 * Sets the {@code retryable-methods} setting.
+	 * @param retryableMethods HTTP methods that are replayed without an idempotency key
+	 */
 	public void setRetryableMethods(Set<String> retryableMethods) {
 		this.retryableMethods = (retryableMethods != null) ? new LinkedHashSet<>(retryableMethods) : null;
 	}
 
+	/**
+	 * Returns the {@code idempotency-key} settings: idempotency keys added to POST and PATCH requests so they can be
+	 * retried.
+	 * @return the settings, never {@code null}
+	 */
 	public IdempotencyKey getIdempotencyKey() {
 		return this.idempotencyKey;
 	}
 
+	/**
+	 * Returns the {@code budget} settings: retry budget of the provider: a token bucket shared by every client of the
+	 * application.
+	 * @return the settings, never {@code null}
+	 */
 	public Budget getBudget() {
 		return this.budget;
 	}
 
+	/**
+	 * Returns the {@code max-replay-body} setting: largest request body buffered so it can be replayed.
+	 * @return the setting, or {@code null} when not set
+	 */
 	public DataSize getMaxReplayBody() {
 		return this.maxReplayBody;
 	}
 
+	/**
+	 * Sets the {@code max-replay-body} setting.
+	 * @param maxReplayBody largest request body buffered so it can be replayed
+	 */
 	public void setMaxReplayBody(DataSize maxReplayBody) {
 		this.maxReplayBody = maxReplayBody;
 	}
 
+	/**
+	 * Returns the {@code max-drain} setting: most of a failed response's body read before its retry so its connection
+	 * can be reused.
+	 * @return the setting, or {@code null} when not set
+	 */
 	public DataSize getMaxDrain() {
 		return this.maxDrain;
 	}
 
+	/**
+	 * Sets the {@code max-drain} setting.
+	 * @param maxDrain most of a failed response's body read before its retry so its connection can be reused
+	 */
 	public void setMaxDrain(DataSize maxDrain) {
 		this.maxDrain = maxDrain;
 	}
 
+	/**
+	 * Returns the {@code pacing} settings: provider pacing: one gate per provider that holds every request while the
+	 * provider cools down after a Retry-After, then releases them at an adaptive rate.
+	 * @return the settings, never {@code null}
+	 */
 	public Pacing getPacing() {
 		return this.pacing;
 	}
@@ -264,26 +408,50 @@ public class PolicyProperties {
 		 */
 		private Duration max;
 
+		/**
+		 * Returns the {@code ratio} setting: width of the jitter window as a fraction of the server's floor.
+		 * @return the setting, or {@code null} when not set
+		 */
 		public Double getRatio() {
 			return this.ratio;
 		}
 
+		/**
+		 * Sets the {@code ratio} setting.
+		 * @param ratio width of the jitter window as a fraction of the server's floor
+		 */
 		public void setRatio(Double ratio) {
 			this.ratio = ratio;
 		}
 
+		/**
+		 * Returns the {@code min} setting: narrowest jitter window.
+		 * @return the setting, or {@code null} when not set
+		 */
 		public Duration getMin() {
 			return this.min;
 		}
 
+		/**
+		 * Sets the {@code min} setting.
+		 * @param min narrowest jitter window
+		 */
 		public void setMin(Duration min) {
 			this.min = min;
 		}
 
+		/**
+		 * Returns the {@code max} setting: widest jitter window.
+		 * @return the setting, or {@code null} when not set
+		 */
 		public Duration getMax() {
 			return this.max;
 		}
 
+		/**
+		 * Sets the {@code max} setting.
+		 * @param max widest jitter window
+		 */
 		public void setMax(Duration max) {
 			this.max = max;
 		}
@@ -306,18 +474,34 @@ public class PolicyProperties {
 		 */
 		private Duration maxDelay;
 
+		/**
+		 * Returns the {@code delay} setting: backoff ceiling after the first failure.
+		 * @return the setting, or {@code null} when not set
+		 */
 		public Duration getDelay() {
 			return this.delay;
 		}
 
+		/**
+		 * Sets the {@code delay} setting.
+		 * @param delay backoff ceiling after the first failure
+		 */
 		public void setDelay(Duration delay) {
 			this.delay = delay;
 		}
 
+		/**
+		 * Returns the {@code max-delay} setting: largest backoff ceiling.
+		 * @return the setting, or {@code null} when not set
+		 */
 		public Duration getMaxDelay() {
 			return this.maxDelay;
 		}
 
+		/**
+		 * Sets the {@code max-delay} setting.
+		 * @param maxDelay largest backoff ceiling
+		 */
 		public void setMaxDelay(Duration maxDelay) {
 			this.maxDelay = maxDelay;
 		}
@@ -340,18 +524,35 @@ public class PolicyProperties {
 		 */
 		private String header;
 
+		/**
+		 * Returns the {@code enabled} setting: whether to add an idempotency key to POST and PATCH requests, making
+		 * them retryable.
+		 * @return the setting, or {@code null} when not set
+		 */
 		public Boolean getEnabled() {
 			return this.enabled;
 		}
 
+		/**
+		 * Sets the {@code enabled} setting.
+		 * @param enabled whether to add an idempotency key to POST and PATCH requests, making them retryable
+		 */
 		public void setEnabled(Boolean enabled) {
 			this.enabled = enabled;
 		}
 
+		/**
+		 * Returns the {@code header} setting: name of the idempotency-key header.
+		 * @return the setting, or {@code null} when not set
+		 */
 		public String getHeader() {
 			return this.header;
 		}
 
+		/**
+		 * Sets the {@code header} setting.
+		 * @param header name of the idempotency-key header
+		 */
 		public void setHeader(String header) {
 			this.header = header;
 		}
@@ -378,26 +579,51 @@ public class PolicyProperties {
 		 */
 		private Double refillPerSecond;
 
+		/**
+		 * Returns the {@code capacity} setting: number of tokens the bucket holds when full.
+		 * @return the setting, or {@code null} when not set
+		 */
 		public Double getCapacity() {
 			return this.capacity;
 		}
 
+		/**
+		 * Sets the {@code capacity} setting.
+		 * @param capacity number of tokens the bucket holds when full
+		 */
 		public void setCapacity(Double capacity) {
 			this.capacity = capacity;
 		}
 
+		/**
+		 * Returns the {@code deposit-ratio} setting: tokens deposited per successful first attempt.
+		 * @return the setting, or {@code null} when not set
+		 */
 		public Double getDepositRatio() {
 			return this.depositRatio;
 		}
 
+		/**
+		 * Sets the {@code deposit-ratio} setting.
+		 * @param depositRatio tokens deposited per successful first attempt
+		 */
 		public void setDepositRatio(Double depositRatio) {
 			this.depositRatio = depositRatio;
 		}
 
+		/**
+		 * Returns the {@code refill-per-second} setting: tokens added per second whatever the traffic, so a quiet
+		 * client can still retry.
+		 * @return the setting, or {@code null} when not set
+		 */
 		public Double getRefillPerSecond() {
 			return this.refillPerSecond;
 		}
 
+		/**
+		 * Sets the {@code refill-per-second} setting.
+		 * @param refillPerSecond tokens added per second whatever the traffic, so a quiet client can still retry
+		 */
 		public void setRefillPerSecond(Double refillPerSecond) {
 			this.refillPerSecond = refillPerSecond;
 		}
@@ -453,50 +679,102 @@ public class PolicyProperties {
 		 */
 		private final RateLimitFields rateLimitFields = new RateLimitFields();
 
+		/**
+		 * Returns the {@code mode} setting: what a request does while its provider cools down: 'hold' (wait, if the
+		 * deadline allows), 'fail-fast' (stop with PROVIDER_COOLING_DOWN) or 'off' (no gate and no rate).
+		 * @return the setting
+		 */
 		public io.github.retryafter.pacing.PacingMode getMode() {
 			return this.mode;
 		}
 
+		/**
+		 * Sets the {@code mode} setting.
+		 * @param mode what a request does while its provider cools down: 'hold' (wait, if the deadline allows),
+		 * 'fail-fast' (stop with PROVIDER_COOLING_DOWN) or 'off' (no gate and no rate)
+		 */
 		public void setMode(io.github.retryafter.pacing.PacingMode mode) {
 			this.mode = mode;
 		}
 
+		/**
+		 * Returns the {@code min-rate} setting: lowest rate, in requests per second, the adaptive rate drops to.
+		 * @return the setting, or {@code null} when not set
+		 */
 		public Double getMinRate() {
 			return this.minRate;
 		}
 
+		/**
+		 * Sets the {@code min-rate} setting.
+		 * @param minRate lowest rate, in requests per second, the adaptive rate drops to
+		 */
 		public void setMinRate(Double minRate) {
 			this.minRate = minRate;
 		}
 
+		/**
+		 * Returns the {@code max-rate} setting: rate, in requests per second, at or above which pacing lets go until
+		 * the next throttle.
+		 * @return the setting, or {@code null} when not set
+		 */
 		public Double getMaxRate() {
 			return this.maxRate;
 		}
 
+		/**
+		 * Sets the {@code max-rate} setting.
+		 * @param maxRate rate, in requests per second, at or above which pacing lets go until the next throttle
+		 */
 		public void setMaxRate(Double maxRate) {
 			this.maxRate = maxRate;
 		}
 
+		/**
+		 * Returns the {@code burst} setting: requests each lane may send back to back after being idle.
+		 * @return the setting, or {@code null} when not set
+		 */
 		public Integer getBurst() {
 			return this.burst;
 		}
 
+		/**
+		 * Sets the {@code burst} setting.
+		 * @param burst requests each lane may send back to back after being idle
+		 */
 		public void setBurst(Integer burst) {
 			this.burst = burst;
 		}
 
+		/**
+		 * Returns the {@code fresh-share} setting: share of the rate kept for fresh requests, so a backlog of retries
+		 * cannot starve them.
+		 * @return the setting, or {@code null} when not set
+		 */
 		public Double getFreshShare() {
 			return this.freshShare;
 		}
 
+		/**
+		 * Sets the {@code fresh-share} setting.
+		 * @param freshShare share of the rate kept for fresh requests, so a backlog of retries cannot starve them
+		 */
 		public void setFreshShare(Double freshShare) {
 			this.freshShare = freshShare;
 		}
 
+		/**
+		 * Returns the {@code decrease-factor} setting: factor a throttle multiplies the rate by.
+		 * @return the setting, or {@code null} when not set
+		 */
 		public Double getDecreaseFactor() {
 			return this.decreaseFactor;
 		}
 
+		/**
+		 * Sets the {@code decrease-factor} setting.
+		 * @param decreaseFactor factor a throttle multiplies the rate by
+		 */
 		public void setDecreaseFactor(Double decreaseFactor) {
 			this.decreaseFactor = decreaseFactor;
 		}

@@ -12,6 +12,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.context.event.ContextClosedEvent;
 import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -24,6 +25,7 @@ import io.github.retryafter.boot.ProviderSettings;
 import io.github.retryafter.boot.RetryAfterSettings;
 import io.github.retryafter.boot.fleet.FleetCooldown;
 import io.github.retryafter.boot.fleet.redis.RedisFleet;
+import io.github.retryafter.boot.fleet.redis.RedisFleetRuntimeHints;
 import io.github.retryafter.boot.fleet.redis.RedisFleetSettings;
 import io.github.retryafter.boot.fleet.redis.RedisProviderCooldown;
 import io.github.retryafter.boot.fleet.redis.RedisRetryBudget;
@@ -39,6 +41,7 @@ import io.github.retryafter.budget.RetryBudget;
 @ConditionalOnProperty(name = "retry.after.fleet.store", havingValue = "redis")
 @ConditionalOnClass({ LettuceConnectionFactory.class, io.lettuce.core.RedisClient.class })
 @EnableConfigurationProperties(RetryAfterFleetProperties.class)
+@ImportRuntimeHints(RedisFleetRuntimeHints.class)
 class RedisFleetConfiguration {
 
 	static final String DEFAULT_KEY_PREFIX = "retry-after";

@@ -10,11 +10,13 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ImportRuntimeHints;
 
 import io.github.retryafter.Ticker;
 import io.github.retryafter.boot.RetryAfterProviders;
 import io.github.retryafter.boot.actuate.RetryAfterActivity;
 import io.github.retryafter.boot.actuate.RetryAfterEndpoint;
+import io.github.retryafter.boot.actuate.RetryAfterEndpointRuntimeHints;
 import io.github.retryafter.boot.fleet.FleetCooldown;
 import io.github.retryafter.boot.fleet.FleetStatusProvider;
 
@@ -27,6 +29,7 @@ import io.github.retryafter.boot.fleet.FleetStatusProvider;
 @ConditionalOnClass(value = Endpoint.class, name = "org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint")
 @ConditionalOnBean(RetryAfterProviders.class)
 @ConditionalOnAvailableEndpoint(RetryAfterEndpoint.class)
+@ImportRuntimeHints(RetryAfterEndpointRuntimeHints.class)
 public final class RetryAfterEndpointAutoConfiguration {
 
 	@Bean

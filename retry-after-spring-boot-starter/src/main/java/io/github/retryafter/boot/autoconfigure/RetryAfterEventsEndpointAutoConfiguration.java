@@ -10,9 +10,11 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ImportRuntimeHints;
 
 import io.github.retryafter.Ticker;
 import io.github.retryafter.boot.RetryAfterProviders;
+import io.github.retryafter.boot.actuate.RetryAfterEndpointRuntimeHints;
 import io.github.retryafter.boot.actuate.RetryAfterEvents;
 import io.github.retryafter.boot.actuate.RetryAfterEventsEndpoint;
 import io.github.retryafter.boot.fleet.FleetStatusProvider;
@@ -26,6 +28,7 @@ import io.github.retryafter.boot.fleet.FleetStatusProvider;
 @ConditionalOnClass(value = Endpoint.class, name = "org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint")
 @ConditionalOnBean(RetryAfterProviders.class)
 @ConditionalOnAvailableEndpoint(RetryAfterEventsEndpoint.class)
+@ImportRuntimeHints(RetryAfterEndpointRuntimeHints.class)
 public final class RetryAfterEventsEndpointAutoConfiguration {
 
 	@Bean

@@ -59,34 +59,69 @@ public class RetryAfterProperties extends PolicyProperties {
 	 */
 	private int maxOrigins = 1000;
 
+	/**
+	 * Returns the {@code enabled} setting: whether to retry requests made by clients built from Spring Boot's builders.
+	 * @return the setting
+	 */
 	public boolean isEnabled() {
 		return this.enabled;
 	}
 
+	/**
+	 * Sets the {@code enabled} setting.
+	 * @param enabled whether to retry requests made by clients built from Spring Boot's builders
+	 */
 	public void setEnabled(boolean enabled) {
 		this.enabled = enabled;
 	}
 
+	/**
+	 * Returns the {@code jitter-key} setting: identity of this instance for keyed jitter, combined with each
+	 * operation's identity.
+	 * @return the setting, or {@code null} when not set
+	 */
 	public String getJitterKey() {
 		return this.jitterKey;
 	}
 
+	/**
+	 * Sets the {@code jitter-key} setting.
+	 * @param jitterKey identity of this instance for keyed jitter, combined with each operation's identity
+	 */
 	public void setJitterKey(String jitterKey) {
 		this.jitterKey = jitterKey;
 	}
 
+	/**
+	 * Returns the {@code web-client} settings: WebClient integration.
+	 * @return the settings, never {@code null}
+	 */
 	public Client getWebClient() {
 		return this.webClient;
 	}
 
+	/**
+	 * Returns the {@code rest-client} settings: RestClient integration.
+	 * @return the settings, never {@code null}
+	 */
 	public Client getRestClient() {
 		return this.restClient;
 	}
 
+	/**
+	 * Returns the {@code global-budget} settings: retry budget shared by all providers: a ceiling on the application's
+	 * retries as a whole.
+	 * @return the settings, never {@code null}
+	 */
 	public Budget getGlobalBudget() {
 		return this.globalBudget;
 	}
 
+	/**
+	 * Returns the {@code providers} settings: providers by name, each matched by host or chosen per request, overriding
+	 * any global setting.
+	 * @return the settings, never {@code null}
+	 */
 	public Map<String, Provider> getProviders() {
 		return this.providers;
 	}
@@ -99,6 +134,10 @@ public class RetryAfterProperties extends PolicyProperties {
 		this.maxOrigins = maxOrigins;
 	}
 
+	/**
+	 * Returns the {@code events} settings: the recent-events buffer behind the 'retryafterevents' Actuator endpoint.
+	 * @return the settings, never {@code null}
+	 */
 	public Events getEvents() {
 		return this.events;
 	}
@@ -113,10 +152,18 @@ public class RetryAfterProperties extends PolicyProperties {
 		 */
 		private int capacity = 100;
 
+		/**
+		 * Returns the {@code capacity} setting: most events kept (failed operations, refused hints, cooldowns).
+		 * @return the setting
+		 */
 		public int getCapacity() {
 			return this.capacity;
 		}
 
+		/**
+		 * Sets the {@code capacity} setting.
+		 * @param capacity most events kept (failed operations, refused hints, cooldowns)
+		 */
 		public void setCapacity(int capacity) {
 			this.capacity = capacity;
 		}
@@ -133,10 +180,18 @@ public class RetryAfterProperties extends PolicyProperties {
 		 */
 		private boolean enabled = true;
 
+		/**
+		 * Returns the {@code enabled} setting: whether to add retries to the clients built from Spring Boot's builder.
+		 * @return the setting
+		 */
 		public boolean isEnabled() {
 			return this.enabled;
 		}
 
+		/**
+		 * Sets the {@code enabled} setting.
+		 * @param enabled whether to add retries to the clients built from Spring Boot's builder
+		 */
 		public void setEnabled(boolean enabled) {
 			this.enabled = enabled;
 		}
@@ -159,10 +214,19 @@ public class RetryAfterProperties extends PolicyProperties {
 		 */
 		private StateScope scope;
 
+		/**
+		 * Returns the {@code hosts} setting: hosts served by this provider: exact names, or '*.example.com' for any
+		 * subdomain of example.com.
+		 * @return the setting
+		 */
 		public List<String> getHosts() {
 			return this.hosts;
 		}
 
+		/**
+		 * Sets the {@code hosts} setting.
+		 * @param hosts hosts served by this provider: exact names, or '*.example.com' for any subdomain of example.com
+		 */
 		public void setHosts(List<String> hosts) {
 			this.hosts = hosts;
 		}

@@ -68,7 +68,7 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 	 */
 	static final Duration MEMBER_WINDOW = Duration.ofSeconds(30);
 
-	private static final boolean REACTOR = isPresent("reactor.core.scheduler.Schedulers");
+	private static final boolean REACTOR = isPresent(RedisFleetRuntimeHints.REACTOR_SCHEDULERS);
 
 	private final Supplier<RedisClusterAsyncCommands<byte[], byte[]>> connector;
 

@@ -23,6 +23,13 @@ public record RedisFleetSettings(String keyPrefix, Duration commandTimeout, Dura
 	/**
 	 * Validates eagerly.
 	 * @throws IllegalArgumentException naming the bad value
+	 * @param keyPrefix the prefix of every key, shared by the instances of one fleet
+	 * @param commandTimeout the longest a request waits for Redis before the instance falls back to local state
+	 * @param flushInterval how often batched deposits are sent and the fleet's state read back
+	 * @param probeInterval how often Redis is probed while the instance is on local state
+	 * @param keyTtl the longest a key lives untouched
+	 * @param rejoinProbes how many consecutive successful probes, one every probe interval, an instance on its local
+	 * fallback needs before it returns to Redis (hysteresis: a link that flaps keeps the instance local)
 	 */
 	public RedisFleetSettings {
 		Objects.requireNonNull(keyPrefix, "keyPrefix");
