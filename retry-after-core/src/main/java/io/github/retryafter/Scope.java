@@ -20,6 +20,8 @@ public record Scope(String provider, Optional<String> origin) {
 
 	/**
 	 * Checks the arguments.
+	 * @param provider the configured provider name (a bounded set: safe as a metric tag)
+	 * @param origin the origin within the provider whose own state this is, empty for the provider's shared state
 	 */
 	public Scope {
 		Objects.requireNonNull(provider, "provider");

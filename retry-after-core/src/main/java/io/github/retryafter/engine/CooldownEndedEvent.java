@@ -19,6 +19,10 @@ public record CooldownEndedEvent(OperationSpec spec, Scope scope, int attempt, D
 
 	/**
 	 * Checks the arguments.
+	 * @param spec the operation that probed
+	 * @param scope whose gate opened: the provider, or one of its origins
+	 * @param attempt the probing attempt's number
+	 * @param elapsed time since the probing operation started
 	 */
 	public CooldownEndedEvent {
 		Objects.requireNonNull(spec, "spec");

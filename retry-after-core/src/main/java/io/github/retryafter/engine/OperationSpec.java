@@ -27,14 +27,16 @@ public record OperationSpec(Scope scope, String method, Optional<String> idempot
 
 	/**
 	 * Checks and normalizes the arguments.
-	 * @param provider the configured provider name the operation's budget and metrics belong to ({@code default} when
-	 * none matched); never a host or URL
+	 * @param scope whose shared state (gate and budget bucket) the operation uses: its configured provider
+	 * ({@code default} when none matched; never a host or URL), and the request's origin when that provider keeps its
+	 * state per origin
 	 * @param method the HTTP method, upper case
 	 * @param idempotencyKey the key that identifies the logical operation on every attempt, when the request carries
 	 * one
 	 * @param deadline a deadline for this operation that overrides the policy's, measured from its start
 	 * @param jitterKey the operation's identity for keyed jitter (instance identity combined with the operation's)
 	 * @param replayable whether the request body can be sent again (a buffered body, or none)
+	 * @param host the host the request goes to, for logs and events only (never a path, query or user info), when known
 	 */
 	public OperationSpec {
 		Objects.requireNonNull(scope, "scope");

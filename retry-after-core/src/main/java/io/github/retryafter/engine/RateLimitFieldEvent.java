@@ -17,6 +17,9 @@ public record RateLimitFieldEvent(OperationSpec spec, int attempt, RateLimitFiel
 
 	/**
 	 * Checks the arguments.
+	 * @param spec the operation whose response carried it
+	 * @param attempt the attempt that got the response, from 1
+	 * @param problem which field, why (a code from a fixed set) and a sentence quoting it
 	 */
 	public RateLimitFieldEvent {
 		Objects.requireNonNull(spec, "spec");

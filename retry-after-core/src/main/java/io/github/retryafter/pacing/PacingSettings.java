@@ -58,6 +58,11 @@ public record PacingSettings(PacingMode mode, double minRate, double maxRate, in
 
 	/**
 	 * Checks the arguments.
+	 * @param rateLimitFields whether the provider's {@link RateLimitFields rate-limit fields} pace it before its first
+	 * refusal: once it has at most {@code burst} requests left, its quota ({@code limit / window}, else {@code remaining
+	 * / reset}) sets the rate and caps its growth, and a remaining of zero closes the gate until the reset (capped at
+	 * {@code maxCooldown})
+	 * @param maxCooldown the longest a cooldown may close the gate, not negative (zero: hints never close it)
 	 * @throws IllegalArgumentException naming the setting and the bad value
 	 * @param mode what a request does while its provider cools down
 	 * @param minRate the lowest rate, in requests per second, the adaptive rate drops to

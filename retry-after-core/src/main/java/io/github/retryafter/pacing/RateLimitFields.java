@@ -52,6 +52,11 @@ public record RateLimitFields(OptionalDouble quota, OptionalLong remaining, Opti
 
 	/**
 	 * Checks the arguments and copies the problems.
+	 * @param quota the quota's rate in requests per second, if a limit and its window were announced
+	 * @param remaining the requests left in the current window, if announced
+	 * @param reset the time from the response until the window resets, if announced
+	 * @param family the family that was read, empty when the response carries none
+	 * @param problems the fields present but ignored, and why; empty when all were usable
 	 */
 	public RateLimitFields {
 		Objects.requireNonNull(quota, "quota");
@@ -121,6 +126,9 @@ public record RateLimitFields(OptionalDouble quota, OptionalLong remaining, Opti
 
 		/**
 		 * Checks the arguments.
+		 * @param code why, from a fixed set (fit for a metric tag)
+		 * @param field the field's name
+		 * @param reason a sentence quoting the value (cut to 64 characters)
 		 */
 		public Problem {
 			Objects.requireNonNull(code, "code");

@@ -52,6 +52,8 @@ public record PolicyResult(FleetPolicy policy, int operations, int successes, lo
 	 * @param p99ToSuccess the 99th percentile of the same
 	 * @param histogram per {@link FleetReport#BUCKET} from the workload's start, the most retries that reached the
 	 * provider in one 10 ms slice of it (slices aligned on the start); the last column also covers every later slice
+	 * @param lateAttempts how many requests reached the provider after {@link #FIRST_WINDOW}
+	 * @param lateRefusals how many of those it refused ({@code 429} or {@code 503})
 	 */
 	public PolicyResult {
 		Objects.requireNonNull(policy, "policy");

@@ -63,6 +63,9 @@ public record ProviderModel(Duration outageMin, Duration outageMax, Duration hin
 
 		/**
 		 * Validates eagerly.
+		 * @param announced whether every answer after the outage announces the quota in the IETF fields: {@code
+		 * RateLimit-Policy: "default";q=<perSecond>;w=1} and {@code RateLimit: "default";r=<whole tokens left>;t=<whole
+		 * seconds until the bucket is full, or until the next token when it is empty>}
 		 * @throws IllegalArgumentException when the rate is not positive or the burst below 1
 		 * @param perSecond the refill rate, requests per second
 		 * @param burst the bucket's capacity, full when the outage ends

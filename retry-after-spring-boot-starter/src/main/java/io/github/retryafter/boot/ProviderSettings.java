@@ -36,6 +36,7 @@ public record ProviderSettings(String name, List<String> hosts, RetryPolicy poli
 	 * @param maxReplayBodyBytes the largest request body buffered for replay
 	 * @param maxDrainBytes the most of a failed response's body read before its retry to keep its connection; beyond
 	 * it, the connection is closed
+	 * @param scope whether the provider's gate and budget bucket are shared by all its hosts or kept per origin
 	 */
 	public ProviderSettings {
 		Objects.requireNonNull(name, "name");

@@ -30,6 +30,7 @@ public record RetryAfterSettings(List<ProviderSettings> providers, BudgetSetting
 
 	/**
 	 * Checks the arguments and copies the provider list.
+	 * @param maxOrigins how many origins each provider that keeps its state per origin tracks at most
 	 * @throws IllegalArgumentException if there is no {@code default} provider or two providers share a name
 	 * @param providers every provider's settings, {@code default} among them, in configuration order
 	 * @param globalBudget the global bucket's shape

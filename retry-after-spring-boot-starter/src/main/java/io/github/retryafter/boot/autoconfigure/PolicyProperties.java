@@ -779,14 +779,26 @@ public class PolicyProperties {
 			this.decreaseFactor = decreaseFactor;
 		}
 
+		/**
+		 * Returns the {@code max-cooldown} setting: the longest a cooldown may close the gate, whatever a server asks.
+		 * @return the setting, or {@code null} for the provider's max-wait
+		 */
 		public Duration getMaxCooldown() {
 			return this.maxCooldown;
 		}
 
+		/**
+		 * Sets the {@code max-cooldown} setting.
+		 * @param maxCooldown the longest a cooldown may close the gate, whatever a server asks
+		 */
 		public void setMaxCooldown(Duration maxCooldown) {
 			this.maxCooldown = maxCooldown;
 		}
 
+		/**
+		 * Returns the {@code rate-limit-fields} settings: how the provider's rate-limit fields pace it.
+		 * @return the settings, never {@code null}
+		 */
 		public RateLimitFields getRateLimitFields() {
 			return this.rateLimitFields;
 		}
@@ -798,14 +810,22 @@ public class PolicyProperties {
 
 			/**
 			 * Whether to read the provider's rate-limit fields: its quota sets the rate once a burst is left, and a
-			 * remaining of zero holds every request until the reset (capped at max-wait).
+			 * remaining of zero holds every request until the reset (capped at max-cooldown).
 			 */
 			private Boolean enabled;
 
+			/**
+			 * Returns the {@code enabled} setting: whether to read the provider's rate-limit fields.
+			 * @return the setting, or {@code null} when not set here
+			 */
 			public Boolean getEnabled() {
 				return this.enabled;
 			}
 
+			/**
+			 * Sets the {@code enabled} setting.
+			 * @param enabled whether to read the provider's rate-limit fields
+			 */
 			public void setEnabled(Boolean enabled) {
 				this.enabled = enabled;
 			}

@@ -126,10 +126,18 @@ public class RetryAfterProperties extends PolicyProperties {
 		return this.providers;
 	}
 
+	/**
+	 * Returns the {@code max-origins} setting: the most origins each provider kept per origin tracks.
+	 * @return the setting
+	 */
 	public int getMaxOrigins() {
 		return this.maxOrigins;
 	}
 
+	/**
+	 * Sets the {@code max-origins} setting.
+	 * @param maxOrigins the most origins each provider kept per origin tracks
+	 */
 	public void setMaxOrigins(int maxOrigins) {
 		this.maxOrigins = maxOrigins;
 	}
@@ -231,10 +239,18 @@ public class RetryAfterProperties extends PolicyProperties {
 			this.hosts = hosts;
 		}
 
+		/**
+		 * Returns the {@code scope} setting: whether the provider's state is shared by its hosts or kept per origin.
+		 * @return the setting, or {@code null} for the default of the provider's name
+		 */
 		public StateScope getScope() {
 			return this.scope;
 		}
 
+		/**
+		 * Sets the {@code scope} setting.
+		 * @param scope 'provider' (one state for all its hosts) or 'origin' (one per origin)
+		 */
 		public void setScope(StateScope scope) {
 			this.scope = scope;
 		}
