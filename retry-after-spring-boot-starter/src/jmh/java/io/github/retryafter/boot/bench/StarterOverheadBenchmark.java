@@ -16,12 +16,14 @@ import io.github.retryafter.Waiter;
 import io.github.retryafter.boot.ProviderSettings;
 import io.github.retryafter.boot.RetryAfterOperations;
 import io.github.retryafter.boot.RetryAfterProviders;
+import io.github.retryafter.boot.observation.RetryAfterObservations;
 import io.github.retryafter.boot.restclient.RetryAfterClientHttpRequestInterceptor;
 import io.github.retryafter.boot.webclient.RetryAfterExchangeFilterFunction;
 import io.github.retryafter.budget.BudgetSettings;
 import io.github.retryafter.budget.TokenBucketRetryBudget;
 import io.github.retryafter.engine.RetryEngine;
 import io.github.retryafter.engine.RetryPolicy;
+import io.micrometer.observation.ObservationRegistry;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Mode;
@@ -62,7 +64,17 @@ public class StarterOverheadBenchmark {
 
 	private static final URI URL = URI.create("http://api.example.com/items/42");
 
-	private final RetryAfterOperations operations = operations();
+	private final RetryAfterOperations operations = operations(RetryAfterObservations.NOOP);
+
+	/** The starter as an application with an ObservationRegistry but no tracer or meter handler sees it. */
+	private final RetryAfterOperations observedOperations = operations(
+			new RetryAfterObservations(ObservationRegistry.create(), null, null));
+
+	private final RetryAfterExchangeFilterFunction observedFilter = new RetryAfterExchangeFilterFunction(
+			this.observedOperations, Ticker.system(), Schedulers.parallel());
+
+	private final RetryAfterClientHttpRequestInterceptor observedInterceptor = new RetryAfterClientHttpRequestInterceptor(
+			this.observedOperations, Ticker.system(), Waiter.system());
 
 	private final RetryAfterExchangeFilterFunction filter = new RetryAfterExchangeFilterFunction(this.operations,
 			Ticker.system(), Schedulers.parallel());
@@ -80,7 +92,7 @@ public class StarterOverheadBenchmark {
 	/** A new 200 per call, as a real execution would make. */
 	private final ClientHttpRequestExecution execution = (request, body) -> new StubResponse();
 
-	private static RetryAfterOperations operations() {
+	private static RetryAfterOperations operations(RetryAfterObservations observations) {
 		TokenBucketRetryBudget budget = TokenBucketRetryBudget.builder().build();
 		RetryAfterProviders providers = new RetryAfterProviders(
 				List.of(new ProviderSettings("default", List.of(), RetryPolicy.DEFAULTS,
@@ -92,7 +104,7 @@ public class StarterOverheadBenchmark {
 					.wallClock(InstantSource.system())
 					.random(RandomSource.threadLocal())
 					.build());
-		return new RetryAfterOperations(providers, "bench-instance");
+		return new RetryAfterOperations(providers, "bench-instance", observations);
 	}
 
 	/**
@@ -111,6 +123,25 @@ public class StarterOverheadBenchmark {
 	@Benchmark
 	public ClientResponse webClientWithStarter() {
 		return this.filter.filter(this.clientRequest, this.exchange).block();
+	}
+
+	/**
+	 * The WebClient exchange through the starter's filter, with an observation registry that has no handler.
+	 * @return the response
+	 */
+	@Benchmark
+	public ClientResponse webClientWithStarterAndRegistry() {
+		return this.observedFilter.filter(this.clientRequest, this.exchange).block();
+	}
+
+	/**
+	 * The RestClient execution through the starter's interceptor, with an observation registry that has no handler.
+	 * @return the response
+	 * @throws IOException never, the execution is a stub
+	 */
+	@Benchmark
+	public ClientHttpResponse restClientWithStarterAndRegistry() throws IOException {
+		return this.observedInterceptor.intercept(this.httpRequest, EMPTY, this.execution);
 	}
 
 	/**

@@ -29,11 +29,19 @@ class RetriedCallTests {
 
 	private final List<Long> arrivals = new CopyOnWriteArrayList<>();
 
+	private final List<Long> downArrivals = new CopyOnWriteArrayList<>();
+
 	private HttpServer server;
 
 	@BeforeEach
 	void startServer() throws IOException {
 		this.server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+		this.server.createContext("/down", (exchange) -> {
+			this.downArrivals.add(System.nanoTime());
+			exchange.getResponseHeaders().add("Retry-After", "99999999999");
+			exchange.sendResponseHeaders(503, -1);
+			exchange.close();
+		});
 		this.server.createContext("/quote", (exchange) -> {
 			this.arrivals.add(System.nanoTime());
 			if (this.arrivals.size() == 1) {
@@ -55,6 +63,36 @@ class RetriedCallTests {
 	@AfterEach
 	void stopServer() {
 		this.server.stop(0);
+	}
+
+	/**
+	 * One server reached by two names, so two hosts no provider names: the first host's {@code Retry-After} of three
+	 * thousand years ends its own call at once and pauses that host only; the other host's call is sent and succeeds.
+	 */
+	@Test
+	void oneHostsHugeRetryAfterDoesNotStopTrafficToAnotherHost() {
+		try (ConfigurableApplicationContext context = new SpringApplicationBuilder(ConsumerApplication.class)
+			.web(WebApplicationType.NONE)
+			.run()) {
+			int port = this.server.getAddress().getPort();
+			RestClient hostA = context.getBean(RestClient.Builder.class).baseUrl("http://localhost:" + port).build();
+			RestClient hostB = context.getBean(RestClient.Builder.class).baseUrl("http://127.0.0.1:" + port).build();
+
+			int status = hostA.get()
+				.uri("/down")
+				.retrieve()
+				.onStatus((code) -> true, (request, response) -> {
+				})
+				.toBodilessEntity()
+				.getStatusCode()
+				.value();
+			String body = hostB.get().uri("/quote").retrieve().body(String.class);
+
+			assertThat(status).isEqualTo(503);
+			assertThat(this.downArrivals).as("sent once, never retried").hasSize(1);
+			assertThat(body).isEqualTo("42");
+			assertThat(this.arrivals).as("the other host's first request reached the server").isNotEmpty();
+		}
 	}
 
 	@Test
