@@ -15,9 +15,12 @@ import java.util.function.Function;
  * chosen by whoever supplies its URLs, so the map must stay bounded whatever they are, and an evicted entry simply
  * starts fresh the next time it is used.
  * <p>
- * Thread-safe. Reading an entry that exists takes no lock: it bumps one shared counter and writes the entry's last
- * use. Creating one may evict: the eviction runs under a lock, scans the entries once and drops the oldest sixteenth
- * of the capacity (at least one), so a stream of new keys costs one scan per {@code capacity / 16} insertions.
+ * Recency is counted in insertions: each new entry advances a shared counter, and a use stamps the entry with the
+ * counter's value, so "least recently used" means "not used since the earliest insertion". A read of an entry that
+ * exists takes no lock and writes nothing while no entry was created since its last use (the common case: a client
+ * talking to the same hosts), so requests to one origin never contend on a shared write. Creating one may evict: the
+ * eviction runs under a lock, scans the entries once and drops the oldest sixteenth of the capacity (at least one),
+ * so a stream of new keys costs one scan per {@code capacity / 16} insertions. Thread-safe.
  *
  * @param <K> the key type
  * @param <V> the value type
@@ -57,12 +60,16 @@ public final class BoundedLru<K, V> {
 	public V get(K key) {
 		Entry<V> entry = this.entries.get(key);
 		if (entry == null) {
-			entry = this.entries.computeIfAbsent(key, (k) -> new Entry<>(this.factory.apply(k)));
+			entry = this.entries.computeIfAbsent(key,
+					(k) -> new Entry<>(this.factory.apply(k), this.clock.incrementAndGet()));
 			if (this.entries.size() > this.capacity) {
 				evict(entry);
 			}
 		}
-		entry.lastUse = this.clock.incrementAndGet();
+		long now = this.clock.get();
+		if (entry.lastUse != now) {
+			entry.lastUse = now;
+		}
 		return entry.value;
 	}
 
@@ -124,8 +131,9 @@ public final class BoundedLru<K, V> {
 
 		private volatile long lastUse;
 
-		Entry(V value) {
+		Entry(V value, long createdAt) {
 			this.value = value;
+			this.lastUse = createdAt;
 		}
 
 	}

@@ -1,7 +1,5 @@
 package io.github.retryafter.boot;
 
-import java.util.Optional;
-
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.slf4j.MDC;
@@ -101,7 +99,9 @@ public final class RetryAfterLogging implements RetryListener {
 			line.run();
 			return;
 		}
-		Optional<String> previous = Optional.ofNullable(MDC.get(OPERATION));
+		String provider = MDC.get(PROVIDER);
+		String operation = MDC.get(OPERATION);
+		String attemptBefore = MDC.get(ATTEMPT);
 		MDC.put(PROVIDER, spec.provider());
 		MDC.put(OPERATION, Integer.toHexString(System.identityHashCode(spec)));
 		MDC.put(ATTEMPT, Integer.toString(attempt));
@@ -109,9 +109,19 @@ public final class RetryAfterLogging implements RetryListener {
 			line.run();
 		}
 		finally {
-			MDC.remove(PROVIDER);
-			MDC.remove(ATTEMPT);
-			previous.ifPresentOrElse((value) -> MDC.put(OPERATION, value), () -> MDC.remove(OPERATION));
+			restore(PROVIDER, provider);
+			restore(OPERATION, operation);
+			restore(ATTEMPT, attemptBefore);
+		}
+	}
+
+	/** Puts back what the MDC held under {@code key} before a line was written, or nothing. */
+	private static void restore(String key, String previous) {
+		if (previous != null) {
+			MDC.put(key, previous);
+		}
+		else {
+			MDC.remove(key);
 		}
 	}
 

@@ -104,7 +104,10 @@ public final class RetryAfterOperations {
 	public Prepared prepare(String method, URI uri, Function<String, String> header, Map<String, Object> attributes,
 			long bodySize) {
 		RequestOptions options = RetryAfterAttributes.read(attributes);
-		Provider provider = this.providers.resolve(uri, options.provider());
+		// the host is read once: it picks the provider, keys a per-origin scope and names the request in logs
+		String host = RetryAfterProviders.host(uri);
+		Provider provider = options.provider().isPresent() ? this.providers.resolve(uri, options.provider())
+				: this.providers.resolveHost(host);
 		ProviderSettings settings = provider.settings();
 		String upperMethod = method.toUpperCase(Locale.ROOT);
 		String headerName = settings.policy().idempotencyKeyHeader();
@@ -119,8 +122,8 @@ public final class RetryAfterOperations {
 		}
 		boolean replayable = (bodySize == BODY_RECORDED_WHEN_SENT)
 				|| (bodySize >= 0 && bodySize <= settings.maxReplayBodyBytes());
-		OperationSpec spec = new OperationSpec(provider.scope(uri), upperMethod, key, options.deadline(),
-				jitterKey(settings, key), replayable, Optional.ofNullable(RetryAfterProviders.host(uri)));
+		OperationSpec spec = new OperationSpec(provider.scope(uri, host), upperMethod, key, options.deadline(),
+				jitterKey(settings, key), replayable, Optional.ofNullable(host));
 		boolean disabled = options.disabled() || this.closed;
 		return new Prepared(provider, spec, keyToAdd.map(value -> Map.entry(headerName, value)), options, disabled);
 	}

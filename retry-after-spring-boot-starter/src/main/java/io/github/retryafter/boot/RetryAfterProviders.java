@@ -91,7 +91,11 @@ public final class RetryAfterProviders {
 			}
 			return provider;
 		}
-		String host = host(uri);
+		return resolveHost(host(uri));
+	}
+
+	/** The provider whose hosts match {@code host} (lower case, or {@code null}), else {@code default}. */
+	Provider resolveHost(String host) {
 		if (host == null) {
 			return this.defaultProvider;
 		}
@@ -140,8 +144,12 @@ public final class RetryAfterProviders {
 	 * @return the origin; {@code scheme://} alone when the URI has no host
 	 */
 	public static String origin(URI uri) {
+		return origin(uri, host(uri));
+	}
+
+	/** The origin of {@code uri}, whose host ({@link #host}) was read already. */
+	static String origin(URI uri, String host) {
 		String scheme = (uri.getScheme() != null) ? uri.getScheme().toLowerCase(Locale.ROOT) : "http";
-		String host = host(uri);
 		int port = port(uri, scheme);
 		return (host == null) ? scheme + "://" : scheme + "://" + host + ":" + port;
 	}
@@ -209,7 +217,12 @@ public final class RetryAfterProviders {
 		 * @return the scope
 		 */
 		public Scope scope(URI uri) {
-			return (this.settings.scope() == StateScope.ORIGIN) ? Scope.origin(name(), origin(uri))
+			return scope(uri, host(uri));
+		}
+
+		/** The scope of a request to {@code uri}, whose host ({@link RetryAfterProviders#host}) was read already. */
+		Scope scope(URI uri, String host) {
+			return (this.settings.scope() == StateScope.ORIGIN) ? Scope.origin(name(), origin(uri, host))
 					: Scope.provider(name());
 		}
 
@@ -239,8 +252,9 @@ public final class RetryAfterProviders {
 		public Duration cooldownRemaining() {
 			Duration longest = this.engine.gate(name()).cooldownRemaining();
 			for (ProviderGate gate : this.engine.originGates()) {
-				if (gate.provider().equals(name()) && gate.cooldownRemaining().compareTo(longest) > 0) {
-					longest = gate.cooldownRemaining();
+				Duration remaining = gate.provider().equals(name()) ? gate.cooldownRemaining() : Duration.ZERO;
+				if (remaining.compareTo(longest) > 0) {
+					longest = remaining;
 				}
 			}
 			return longest;
