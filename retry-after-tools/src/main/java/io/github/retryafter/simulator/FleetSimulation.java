@@ -27,6 +27,8 @@ import io.github.retryafter.engine.RetryEngine;
 import io.github.retryafter.engine.RetryOperation;
 import io.github.retryafter.engine.RetryPolicy;
 import io.github.retryafter.internal.HttpDate;
+import io.github.retryafter.test.FakeClock;
+import io.github.retryafter.test.SeededRandom;
 
 /**
  * A deterministic discrete-event simulation of a fleet of clients retrying against one provider (or, for independent

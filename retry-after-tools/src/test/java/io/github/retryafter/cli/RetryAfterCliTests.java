@@ -201,10 +201,10 @@ class RetryAfterCliTests {
 	@Test
 	void simulateHelpStopsTheParseWhileExplainHelpChecksTheRest() {
 		assertThat(run("", "simulate", "--help", "--bogus")).isEqualTo(0);
-		assertThat(out()).startsWith("Usage: java -jar retry-after-core.jar simulate");
+		assertThat(out()).startsWith("Usage: java -jar retry-after-tools-cli.jar simulate");
 		this.out.reset();
 		assertThat(run("", "explain", "--jitter=none", "--help", "--seed", "3")).isEqualTo(0);
-		assertThat(out()).startsWith("Usage: java -jar retry-after-core.jar explain");
+		assertThat(out()).startsWith("Usage: java -jar retry-after-tools-cli.jar explain");
 	}
 
 	@Test
@@ -252,7 +252,7 @@ class RetryAfterCliTests {
 	@Test
 	void simulateHelpGoesToStandardOutput() {
 		assertThat(run("", "simulate", "--help")).isEqualTo(0);
-		assertThat(out()).startsWith("Usage: java -jar retry-after-core.jar simulate");
+		assertThat(out()).startsWith("Usage: java -jar retry-after-tools-cli.jar simulate");
 		assertThat(err()).isEmpty();
 	}
 
@@ -261,7 +261,7 @@ class RetryAfterCliTests {
 	void simulateUsageErrorsExit64WithHelpOnStandardError(String argument) {
 		assertThat(run("", "simulate", argument)).isEqualTo(64);
 		assertThat(out()).isEmpty();
-		assertThat(err()).startsWith("retry-after: ").contains("Usage: java -jar retry-after-core.jar simulate");
+		assertThat(err()).startsWith("retry-after: ").contains("Usage: java -jar retry-after-tools-cli.jar simulate");
 	}
 
 }

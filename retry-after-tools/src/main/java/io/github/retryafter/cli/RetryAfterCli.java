@@ -26,9 +26,9 @@ import io.github.retryafter.simulator.FleetSimulation;
 import io.github.retryafter.simulator.Workload;
 
 /**
- * The command line of {@code retry-after-core}'s executable jar. {@code explain} reads response header lines from
- * standard input (as {@code curl -sI} prints them) and prints, as one line of JSON on standard output, the plan the
- * library would make, why it refused, or that the response carried no instruction. {@code simulate} runs the
+ * The command line of {@code retry-after-tools}' executable jar (classifier {@code cli}). {@code explain} reads
+ * response header lines from standard input (as {@code curl -sI} prints them) and prints, as one line of JSON on
+ * standard output, the plan the library would make, why it refused, or that the response carried no instruction. {@code simulate} runs the
  * deterministic {@link FleetSimulation} and prints its markdown table and histogram.
  * <p>
  * Exit codes: {@code 0} a plan (or a simulation printed), {@code 3} no {@code Retry-After}, {@code 2} a refusal, {@code 64} a usage error (help on
@@ -49,7 +49,7 @@ public final class RetryAfterCli {
 	public static final int EXIT_USAGE = 64;
 
 	static final String USAGE = """
-			Usage: java -jar retry-after-core.jar explain [options] < headers.txt
+			Usage: java -jar retry-after-tools-cli.jar explain [options] < headers.txt
 
 			Reads raw HTTP response header lines from standard input, exactly as `curl -sI URL` prints them
 			(a status line and CRLF line endings are fine; when several responses are present, as with
@@ -79,11 +79,11 @@ public final class RetryAfterCli {
 			  --help                  print this help
 
 			Example:
-			  curl -sI https://example.com/busy | java -jar retry-after-core.jar explain --jitter none
+			  curl -sI https://example.com/busy | java -jar retry-after-tools-cli.jar explain --jitter none
 			""";
 
 	static final String SIMULATE_USAGE = """
-			Usage: java -jar retry-after-core.jar simulate
+			Usage: java -jar retry-after-tools-cli.jar simulate
 			           [--workload episodes|shared|outage-rate-limit|announced-quota] [--clients N] [--seed S]
 
 			Runs the deterministic fleet simulation (virtual time, no threads, no network) and prints a markdown

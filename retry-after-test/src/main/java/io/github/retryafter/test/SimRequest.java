@@ -1,4 +1,4 @@
-package io.github.retryafter.simulator;
+package io.github.retryafter.test;
 
 import java.time.Duration;
 import java.util.Objects;
