@@ -23,7 +23,7 @@ import io.github.retryafter.test.FakeClock;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The fixtures by coordinates (retry-after-test, test scope), as the README's "testing with a fixed clock" shows: a
+ * The fixtures by coordinates (retry-after-test, test scope), as docs/testing-with-a-fixed-clock.md shows: a
  * {@link FakeClock} bean is the starter's ticker, wall clock and sleeper, so a {@code 503 Retry-After: 1} is waited
  * for on virtual time, exactly, and the test does not wait the second.
  */
