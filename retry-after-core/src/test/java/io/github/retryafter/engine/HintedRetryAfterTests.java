@@ -18,11 +18,11 @@ import io.github.retryafter.PlanSource;
 import io.github.retryafter.RandomSource;
 import io.github.retryafter.RetryAfterError;
 import io.github.retryafter.budget.RetryBudget;
-import io.github.retryafter.simulator.ScriptedRandom;
-import io.github.retryafter.simulator.ScriptedTransport;
-import io.github.retryafter.simulator.ScriptedTransport.Step;
-import io.github.retryafter.simulator.SeededRandom;
-import io.github.retryafter.simulator.SimResponse;
+import io.github.retryafter.test.ScriptedRandom;
+import io.github.retryafter.test.ScriptedTransport;
+import io.github.retryafter.test.ScriptedTransport.Step;
+import io.github.retryafter.test.SeededRandom;
+import io.github.retryafter.test.SimResponse;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

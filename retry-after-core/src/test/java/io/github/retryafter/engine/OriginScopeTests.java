@@ -11,7 +11,7 @@ import io.github.retryafter.budget.BudgetSettings;
 import io.github.retryafter.budget.TokenBucketRetryBudget;
 import io.github.retryafter.pacing.GateHold;
 import io.github.retryafter.pacing.PacingSettings;
-import io.github.retryafter.simulator.ScriptedRandom;
+import io.github.retryafter.test.ScriptedRandom;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -14,10 +14,10 @@ import io.github.retryafter.pacing.GateHold;
 import io.github.retryafter.pacing.PacingMode;
 import io.github.retryafter.pacing.PacingSettings;
 import io.github.retryafter.pacing.RateLimitFields;
-import io.github.retryafter.simulator.ScriptedRandom;
-import io.github.retryafter.simulator.ScriptedTransport;
-import io.github.retryafter.simulator.ScriptedTransport.Step;
-import io.github.retryafter.simulator.SimResponse;
+import io.github.retryafter.test.ScriptedRandom;
+import io.github.retryafter.test.ScriptedTransport;
+import io.github.retryafter.test.ScriptedTransport.Step;
+import io.github.retryafter.test.SimResponse;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;

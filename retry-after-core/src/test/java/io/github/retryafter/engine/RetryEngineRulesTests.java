@@ -17,11 +17,11 @@ import io.github.retryafter.HeaderSource;
 import io.github.retryafter.budget.BudgetSettings;
 import io.github.retryafter.budget.RetryBudget;
 import io.github.retryafter.budget.TokenBucketRetryBudget;
-import io.github.retryafter.simulator.FakeProvider;
-import io.github.retryafter.simulator.ScriptedRandom;
-import io.github.retryafter.simulator.ScriptedTransport;
-import io.github.retryafter.simulator.ScriptedTransport.Step;
-import io.github.retryafter.simulator.SimResponse;
+import io.github.retryafter.test.FakeProvider;
+import io.github.retryafter.test.ScriptedRandom;
+import io.github.retryafter.test.ScriptedTransport;
+import io.github.retryafter.test.ScriptedTransport.Step;
+import io.github.retryafter.test.SimResponse;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;

@@ -14,8 +14,8 @@ import org.junit.jupiter.api.Test;
 
 import io.github.retryafter.Cancellation;
 import io.github.retryafter.HeaderSource;
-import io.github.retryafter.simulator.FakeClock;
-import io.github.retryafter.simulator.ScriptedRandom;
+import io.github.retryafter.test.FakeClock;
+import io.github.retryafter.test.ScriptedRandom;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;

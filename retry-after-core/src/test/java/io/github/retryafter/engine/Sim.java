@@ -6,8 +6,8 @@ import java.util.Set;
 import io.github.retryafter.PlannerOptions;
 import io.github.retryafter.RandomSource;
 import io.github.retryafter.budget.RetryBudget;
-import io.github.retryafter.simulator.FakeClock;
-import io.github.retryafter.simulator.ScenarioRecorder;
+import io.github.retryafter.test.FakeClock;
+import io.github.retryafter.test.ScenarioRecorder;
 
 /** Test fixture: a fake clock, a recorder, and engines and runners on them. */
 final class Sim {

@@ -31,8 +31,8 @@ import io.github.retryafter.engine.Outcome;
 import io.github.retryafter.engine.RetryEngine;
 import io.github.retryafter.engine.RetryPolicy;
 import io.github.retryafter.engine.RetryRunner;
-import io.github.retryafter.simulator.FakeClock;
-import io.github.retryafter.simulator.ScriptedRandom;
+import io.github.retryafter.test.FakeClock;
+import io.github.retryafter.test.ScriptedRandom;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -26,7 +26,7 @@ import io.github.retryafter.engine.Decision;
 import io.github.retryafter.engine.FailureKind;
 import io.github.retryafter.engine.OperationSpec;
 import io.github.retryafter.engine.RetryOperation;
-import io.github.retryafter.simulator.FakeClock;
+import io.github.retryafter.test.FakeClock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

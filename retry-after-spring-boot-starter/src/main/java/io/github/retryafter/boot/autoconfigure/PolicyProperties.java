@@ -9,7 +9,7 @@ import org.springframework.util.unit.DataSize;
 /**
  * The retry settings that can be given globally under {@code retry.after.*} and overridden per provider under
  * {@code retry.after.providers.<name>.*}. Every field is {@code null} until set: a provider inherits each unset field
- * from the global settings, and the global settings from the built-in defaults (listed in the README).
+ * from the global settings, and the global settings from the built-in defaults (listed in docs/properties.md).
  */
 public class PolicyProperties {
 

@@ -27,7 +27,6 @@ import io.github.retryafter.boot.RetryAfterProviders;
 import io.github.retryafter.boot.autoconfigure.RetryAfterAutoConfiguration;
 import io.github.retryafter.boot.autoconfigure.RetryAfterEndpointAutoConfiguration;
 import io.github.retryafter.boot.testing.Drive;
-import io.github.retryafter.simulator.FakeClock;
 import io.github.retryafter.engine.AttemptOutcome;
 import io.github.retryafter.engine.Decision;
 import io.github.retryafter.engine.DelaySource;
@@ -35,6 +34,7 @@ import io.github.retryafter.engine.OperationSpec;
 import io.github.retryafter.engine.Outcome;
 import io.github.retryafter.engine.RefusalEvent;
 import io.github.retryafter.engine.RetryScheduledEvent;
+import io.github.retryafter.test.FakeClock;
 
 import static io.github.retryafter.boot.testing.Drive.REFUSED;
 import static org.assertj.core.api.Assertions.assertThat;

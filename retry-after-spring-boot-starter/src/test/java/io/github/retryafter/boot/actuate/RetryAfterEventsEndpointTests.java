@@ -26,7 +26,7 @@ import io.github.retryafter.boot.fleet.FleetStatus;
 import io.github.retryafter.boot.fleet.FleetStatusProvider;
 import io.github.retryafter.boot.testing.Drive;
 import io.github.retryafter.engine.Outcome;
-import io.github.retryafter.simulator.FakeClock;
+import io.github.retryafter.test.FakeClock;
 
 import static io.github.retryafter.boot.testing.Drive.REFUSED;
 import static org.assertj.core.api.Assertions.assertThat;

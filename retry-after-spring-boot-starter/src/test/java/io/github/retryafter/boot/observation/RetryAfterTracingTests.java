@@ -37,7 +37,7 @@ import io.github.retryafter.boot.autoconfigure.RetryAfterRestClientAutoConfigura
 import io.github.retryafter.boot.autoconfigure.RetryAfterWebClientAutoConfiguration;
 import io.github.retryafter.boot.testing.FlakyProvider;
 import io.github.retryafter.boot.testing.FlakyProvider.Reply;
-import io.github.retryafter.simulator.FakeClock;
+import io.github.retryafter.test.FakeClock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

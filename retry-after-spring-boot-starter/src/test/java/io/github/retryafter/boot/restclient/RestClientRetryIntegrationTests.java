@@ -29,10 +29,10 @@ import io.github.retryafter.boot.autoconfigure.RetryAfterRestClientAutoConfigura
 import io.github.retryafter.boot.testing.FlakyProvider;
 import io.github.retryafter.boot.testing.FlakyProvider.Reply;
 import io.github.retryafter.boot.testing.RecordingListener;
-import io.github.retryafter.simulator.FakeClock;
 import io.github.retryafter.engine.DelaySource;
 import io.github.retryafter.engine.Outcome;
 import io.github.retryafter.engine.RetryListener;
+import io.github.retryafter.test.FakeClock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;

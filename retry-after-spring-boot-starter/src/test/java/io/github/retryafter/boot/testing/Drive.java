@@ -4,7 +4,6 @@ import java.net.ConnectException;
 import java.net.URI;
 import java.util.Map;
 
-import io.github.retryafter.simulator.FakeClock;
 import io.github.retryafter.Cancellation;
 import io.github.retryafter.HeaderSource;
 import io.github.retryafter.boot.RetryAfterOperations;
@@ -15,6 +14,7 @@ import io.github.retryafter.engine.Outcome;
 import io.github.retryafter.engine.Permit;
 import io.github.retryafter.engine.RetryLoop;
 import io.github.retryafter.engine.RetryOperation;
+import io.github.retryafter.test.FakeClock;
 
 /**
  * Drives one real {@link RetryOperation} of a provider's engine through scripted attempts on the core's

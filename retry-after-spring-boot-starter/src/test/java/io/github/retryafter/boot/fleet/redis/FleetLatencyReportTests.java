@@ -32,7 +32,7 @@ import static org.awaitility.Awaitility.await;
 /**
  * Measures, with Redis on loopback, what the fleet adds: the latency of one retry decision (a budget round trip)
  * against the local budget, and how long a cooldown takes to reach another instance. Reports the median and p99 on
- * standard output and in {@code target/fleet-latency.txt}; asserts only what the README promises (a decision's
+ * standard output and in {@code target/fleet-latency.txt}; asserts only what docs/fleet.md promises (a decision's
  * p99 inside the default 50 ms command timeout, a cooldown across within 100 ms at the median).
  */
 class FleetLatencyReportTests {
