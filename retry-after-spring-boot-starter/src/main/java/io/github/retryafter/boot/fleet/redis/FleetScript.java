@@ -120,6 +120,60 @@ enum FleetScript {
 			"""),
 
 	/**
+	 * Claims the probe after a provider's fleet cooldown: the first instance to claim the probe of a cooldown instant
+	 * sends it; the others hold their requests until it is answered. The value is {@code until:owner}; a claim for a
+	 * later instant replaces one for an earlier instant, and the key expires {@code lease} after its instant, so a
+	 * claim whose owner went away stops holding anyone. KEYS: the probe key. ARGV: instance id, the cooldown's instant
+	 * (Redis microseconds), lease ms. Returns {owner, instant}, or {@value #BAD} when the key is not the fleet's (it is
+	 * then left alone, and the caller probes for itself).
+	 */
+	CLAIM_PROBE(Lua.PROBES + """
+			local wanted = tonumber(ARGV[2])
+			local until_, owner = claim(KEYS[1])
+			if until_ == nil then
+			  return {'bad', 'bad'}
+			end
+			if owner ~= '' and until_ >= wanted then
+			  return {owner, string.format('%.0f', until_)}
+			end
+			local ttl = math.ceil((wanted - now) / 1000) + tonumber(ARGV[3])
+			if ttl < 1 then ttl = 1 end
+			redis.call('SET', KEYS[1], string.format('%.0f', wanted) .. ':' .. ARGV[1], 'PX', ttl)
+			return {ARGV[1], string.format('%.0f', wanted)}
+			"""),
+
+	/**
+	 * Reads the probe claims. KEYS: probe keys. Returns {instant or '' per key} (Redis microseconds; '' when no claim
+	 * stands), {@value #BAD} for a key that is not the fleet's.
+	 */
+	READ_PROBES(Lua.PROBES + """
+			local out = {}
+			for i = 1, #KEYS do
+			  local until_, owner = claim(KEYS[i])
+			  if until_ == nil then
+			    out[i] = 'bad'
+			  elseif owner == '' then
+			    out[i] = ''
+			  else
+			    out[i] = string.format('%.0f', until_)
+			  end
+			end
+			return out
+			"""),
+
+	/**
+	 * Reports the probe answered: removes the claim if it is still this instance's claim for that instant, so the
+	 * instances holding behind it go. KEYS: the probe key. ARGV: instance id, the instant. Returns {keys removed}.
+	 */
+	END_PROBE("""
+			local v = redis.call('GET', KEYS[1])
+			if v == ARGV[2] .. ':' .. ARGV[1] then
+			  return {tostring(redis.call('DEL', KEYS[1]))}
+			end
+			return {'0'}
+			"""),
+
+	/**
 	 * Ends a provider's fleet cooldown: an operator's reset. KEYS: the cooldown. Returns {keys removed}.
 	 */
 	END_COOLDOWN("""
@@ -192,6 +246,25 @@ enum FleetScript {
 				    ttl = math.min(ttl, math.ceil((cap - tokens) / refill * 1000) + 1000)
 				  end
 				  redis.call('PEXPIRE', key, ttl)
+				end
+				""";
+
+		/**
+		 * A probe claim at a key: (instant, owner); (0, '') when there is none; nil when the key holds anything but
+		 * {@code instant:owner}.
+		 */
+		static final String PROBES = NOW + """
+				local function claim(key)
+				  local kind = redis.call('TYPE', key).ok
+				  if kind == 'none' then return 0, '' end
+				  if kind ~= 'string' then return nil, nil end
+				  local value = redis.call('GET', key)
+				  local sep = string.find(value, ':', 1, true)
+				  if sep == nil then return nil, nil end
+				  local until_ = tonumber(string.sub(value, 1, sep - 1))
+				  local owner = string.sub(value, sep + 1)
+				  if until_ == nil or until_ ~= until_ or owner == '' then return nil, nil end
+				  return until_, owner
 				end
 				""";
 

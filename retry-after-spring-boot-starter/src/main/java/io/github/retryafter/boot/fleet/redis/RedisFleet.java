@@ -262,6 +262,11 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 	 * @param name a configured provider name, or a fixed name
 	 * @return the key's bytes
 	 */
+	/** This instance's identity among the fleet's members, as the scripts store it. */
+	byte[] instanceId() {
+		return this.instanceId.clone();
+	}
+
 	byte[] key(String kind, String name) {
 		return ("{" + this.settings.keyPrefix() + "}:" + kind + ":" + name).getBytes(StandardCharsets.UTF_8);
 	}

@@ -9,6 +9,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -127,6 +128,14 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 		if (bucket == null) {
 			return this.unconfigured.tryAcquire(provider);
 		}
+		boolean taken = take(bucket);
+		if (taken) {
+			bucket.inFlight.incrementAndGet();
+		}
+		return taken;
+	}
+
+	private boolean take(Bucket bucket) {
 		if (shared(bucket) && takeUnflushedRefund(bucket)) {
 			// the token a successful retry gave back has not reached Redis yet: this retry takes it over, so tokens
 			// that wait for the next flush are never what refuses a retry, and the fleet's count is unchanged
@@ -177,8 +186,10 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 		Bucket bucket = configured(provider);
 		if (bucket == null) {
 			this.unconfigured.refund(provider);
+			return;
 		}
-		else if (shared(bucket)) {
+		bucket.landed();
+		if (shared(bucket)) {
 			bucket.refunds.incrementAndGet();
 		}
 		else {
@@ -227,6 +238,29 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 		else {
 			refund(scope.provider());
 		}
+	}
+
+	@Override
+	public void settle(Scope scope) {
+		Bucket bucket = scope.perOrigin() ? null : configured(scope.provider());
+		if (bucket == null) {
+			this.unconfigured.settle(scope);
+		}
+		else {
+			bucket.landed();
+		}
+	}
+
+	/**
+	 * Returns how many of this instance's retries to {@code scope} hold a token while in flight: a retry that finds
+	 * this instance's share empty waits for their answers, which give tokens back (see {@link RetryBudget}).
+	 * @param scope the provider, and the origin when the provider keeps its state per origin
+	 * @return the count
+	 */
+	@Override
+	public int retriesInFlight(Scope scope) {
+		Bucket bucket = scope.perOrigin() ? null : configured(scope.provider());
+		return (bucket == null) ? this.unconfigured.retriesInFlight(scope) : bucket.inFlight.get();
 	}
 
 	@Override
@@ -486,6 +520,9 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 
 		private final AtomicBoolean bad = new AtomicBoolean();
 
+		// this instance's retries that took a token and have no answer yet
+		private final AtomicInteger inFlight = new AtomicInteger();
+
 		private volatile Reading reading;
 
 		private double share;
@@ -503,6 +540,10 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 
 		void forget() {
 			this.reading = null;
+		}
+
+		void landed() {
+			this.inFlight.updateAndGet((count) -> (count > 0) ? count - 1 : 0);
 		}
 
 		/** The last reading plus the floor's refill since, capped; a bucket never read is full. */
