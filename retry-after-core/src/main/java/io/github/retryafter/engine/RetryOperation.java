@@ -57,6 +57,9 @@ public final class RetryOperation {
 	/** How often, at the least, a retry waiting for a token held in flight asks again. */
 	private static final long MIN_TOKEN_POLL_NANOS = 10_000_000L;
 
+	/** How long, at the most, a retry waiting for a token waits before it asks again. */
+	private static final long MAX_TOKEN_POLL_NANOS = 100_000_000L;
+
 	private final RetryEngine engine;
 
 	private final OperationSpec spec;
@@ -94,6 +97,9 @@ public final class RetryOperation {
 
 	// when this retry started waiting for a token held in flight, or 0 while it is not waiting
 	private long tokenWaitSince;
+
+	// the gate that admitted this retry before it had to wait for its token, or null
+	private ProviderGate admittedBy;
 
 	RetryOperation(RetryEngine engine, OperationSpec spec, Cancellation cancellation, long startedAtNanos,
 			long deadlineNanos) {
@@ -150,7 +156,7 @@ public final class RetryOperation {
 		Duration usable = Duration.ofNanos(available);
 		Duration timeout = (policy.attemptTimeout().compareTo(usable) <= 0) ? policy.attemptTimeout() : usable;
 		long latestStart = this.deadlineNanos - policy.deadlineReserve().toNanos() - policy.minAttemptTime().toNanos() - 1;
-		if (policy.pacing().enabled()) {
+		if (policy.pacing().enabled() && !keepsAdmission(now)) {
 			ProviderGate gate = this.engine.gate(scope);
 			ProviderGate.Admission admission = gate.admit(next == 1, now, latestStart, this.held,
 					Saturating.toNanos(timeout));
@@ -184,6 +190,10 @@ public final class RetryOperation {
 						this.probing.probeWithdrawn();
 						this.probing = null;
 					}
+					else if (policy.pacing().enabled()) {
+						// the gate admitted this retry: it keeps that admission while it waits for its token
+						this.admittedBy = this.engine.gate(scope);
+					}
 					return awaitToken(now, latestStart);
 				}
 				String reason = "the retry budget for '" + scope + "' has no token for attempt " + next + " ("
@@ -195,6 +205,7 @@ public final class RetryOperation {
 			}
 			this.tokenHeld = true;
 			this.tokenWaitSince = 0;
+			this.admittedBy = null;
 			after = this.engine.budget().availableTokens(scope);
 		}
 		Duration remaining = Duration.ofNanos(this.deadlineNanos - now);
@@ -210,15 +221,31 @@ public final class RetryOperation {
 	}
 
 	/**
+	 * Whether this retry keeps the admission its gate gave it before it had to wait for a token: unless the gate closed
+	 * since (a cooldown it must honour), it does not book another slot of the rate.
+	 */
+	private boolean keepsAdmission(long now) {
+		if (this.admittedBy == null) {
+			return false;
+		}
+		if (this.admittedBy.cooldownUntilNanos() - now > 0) {
+			this.admittedBy = null;
+			return false;
+		}
+		return true;
+	}
+
+	/**
 	 * A retry that found no token while other retries of this budget hold tokens in flight: their successes give tokens
-	 * back, so it waits (at intervals that double with its wait, at least {@link #MIN_TOKEN_POLL_NANOS}, never past its
-	 * last useful start) instead of ending {@link Outcome#BUDGET_EXHAUSTED}. Nothing is spent while it waits.
+	 * back, so it waits (at intervals that double with its wait, from {@link #MIN_TOKEN_POLL_NANOS} to
+	 * {@link #MAX_TOKEN_POLL_NANOS}, never past its last useful start) instead of ending {@link Outcome#BUDGET_EXHAUSTED}.
+	 * Nothing is spent while it waits.
 	 */
 	private Permit awaitToken(long now, long latestStart) {
 		if (this.tokenWaitSince == 0) {
 			this.tokenWaitSince = now;
 		}
-		long poll = Math.max(MIN_TOKEN_POLL_NANOS, now - this.tokenWaitSince);
+		long poll = Math.min(MAX_TOKEN_POLL_NANOS, Math.max(MIN_TOKEN_POLL_NANOS, now - this.tokenWaitSince));
 		long until = (latestStart - (now + poll) < 0) ? latestStart : now + poll;
 		return new Permit.Wait(until, GateHold.BUDGET);
 	}

@@ -85,6 +85,9 @@ public final class ProviderGate {
 	/** How often, at the least, requests held behind a probe ask again. */
 	private static final long MIN_PROBE_POLL_NANOS = 10_000_000L;
 
+	/** How long, at the most, requests held behind a probe wait before they ask again. */
+	private static final long MAX_PROBE_POLL_NANOS = 200_000_000L;
+
 	private final Scope scope;
 
 	private final PacingSettings settings;
@@ -130,6 +133,13 @@ public final class ProviderGate {
 
 	// whether the probe in flight is another instance's (see followProbe), guarded by rateWriteLock
 	private boolean probeRemote;
+
+	// the fleet's arbiter of probes, if any; whether this gate asked it after the current cooldown and was granted
+	private volatile ProbeArbiter arbiter;
+
+	private boolean probeRequested;
+
+	private boolean probeGranted;
 
 	/**
 	 * Creates an open gate with its rate limit off.
@@ -183,12 +193,13 @@ public final class ProviderGate {
 	/**
 	 * Sets the share of the provider's capacity this gate paces for: {@code 1} for a gate that alone sends to its
 	 * provider, {@code 1/N} for one of N instances of a fleet that share the provider (the fleet store sets it from
-	 * the instances it counts). The rate's ceiling and floor, the burst and the measurement's size scale with it, so
-	 * N gates at {@code 1/N} together send what one gate would: after a cooldown the fleet starts at
-	 * {@code decreaseFactor × maxRate}, not N times that, and learns the provider's capacity from as many refusals as
-	 * one gate would. An instance that carries more than its share of the traffic regains the rest as any gate grows
-	 * its rate (doubling every second while the provider admits everything). A rate already in force is kept; the
-	 * next change applies the new share.
+	 * the instances it counts). The rate the first throttle turns on, the floor, the burst, an announced quota and
+	 * the measurement's size scale with it, so N gates at {@code 1/N} together send what one gate would: after a
+	 * cooldown the fleet starts at {@code decreaseFactor × maxRate}, not N times that, and learns the provider's
+	 * capacity from about as many refusals as one gate would (a measurement from fewer responses than one gate's
+	 * lowers the rate by {@code decreaseFactor} at most). An instance that carries more than its share of the traffic
+	 * regains the rest as any gate grows its rate, and lets go at the whole {@code maxRate}, as one gate does. A rate
+	 * already in force is kept; the next change applies the new share.
 	 * @param share a fraction in {@code (0, 1]}
 	 * @throws IllegalArgumentException if {@code share} is not in {@code (0, 1]}
 	 */
@@ -207,7 +218,7 @@ public final class ProviderGate {
 		return this.share;
 	}
 
-	/** The rate at which pacing lets go, scaled to this gate's share. */
+	/** The most a quota may set and the base of the first throttle's rate, scaled to this gate's share. */
 	private double maxRate() {
 		return this.settings.maxRate() * this.share;
 	}
@@ -240,8 +251,41 @@ public final class ProviderGate {
 		if (until - now <= 0) {
 			return;
 		}
-		this.cooldownUntil.accumulateAndGet(until, (current, next) -> (next - current > 0) ? next : current);
+		long before = this.cooldownUntil.getAndAccumulate(until, (current, next) -> (next - current > 0) ? next : current);
 		this.probePending = true;
+		if (until - before > 0 && this.arbiter != null) {
+			// a later cooldown: the fleet decides anew who probes after it
+			synchronized (this.rateWriteLock) {
+				this.probeRequested = false;
+				this.probeGranted = false;
+			}
+		}
+	}
+
+	/**
+	 * Sets the arbiter that decides which instance of a fleet probes after a cooldown the fleet shares (the fleet store
+	 * sets it); without one the gate probes at once.
+	 * @param arbiter the arbiter, or {@code null} for none
+	 */
+	public void arbiter(ProbeArbiter arbiter) {
+		this.arbiter = arbiter;
+	}
+
+	/**
+	 * Reports the {@link ProbeArbiter arbiter}'s answer that this gate sends the fleet's probe: its next request after
+	 * the cooldown goes as the probe.
+	 */
+	public void probeGranted() {
+		synchronized (this.rateWriteLock) {
+			if (this.probePending) {
+				this.probeGranted = true;
+				if (this.probeRemote) {
+					// it followed another instance's claim: the probe is now its own
+					this.probeInFlight = false;
+					this.probeRemote = false;
+				}
+			}
+		}
 	}
 
 	/**
@@ -255,6 +299,8 @@ public final class ProviderGate {
 			this.probePending = false;
 			this.probeInFlight = false;
 			this.probeRemote = false;
+			this.probeRequested = false;
+			this.probeGranted = false;
 			RateState current = this.state.get();
 			// the rate limit off and nothing measured: as a new gate, in a new epoch so held slots are void
 			this.state.set(new RateState(false, 0, 0, 0, false, now, now, false, null, current.epoch() + 1, now, now, now,
@@ -271,6 +317,8 @@ public final class ProviderGate {
 		synchronized (this.rateWriteLock) {
 			this.probeInFlight = false;
 			this.probeRemote = false;
+			this.probeRequested = false;
+			this.probeGranted = false;
 			if (this.cooldownUntil.get() - this.ticker.read() <= 0) {
 				this.probePending = false;
 			}
@@ -446,7 +494,13 @@ public final class ProviderGate {
 			return current.afterSample(current.rate(), true, nowNanos);
 		}
 		double admittedPerSecond = sample.admitted() * NANOS_PER_SECOND / Math.max(1, sample.spanNanos());
-		double rate = Math.max(minRate(), Math.min(current.rate(), admittedPerSecond * HEADROOM));
+		double measured = admittedPerSecond * HEADROOM;
+		if (this.share < 1 && sample.admitted() + sample.refused() < SAMPLE_RESPONSES) {
+			// a fleet's gate measures its share from few responses: one conclusion lowers it by decreaseFactor at most,
+			// and a refusal after it measures again
+			measured = Math.max(measured, current.rate() * this.settings.decreaseFactor());
+		}
+		double rate = Math.max(minRate(), Math.min(current.rate(), measured));
 		return restarted(current, rate, rate, true, nowNanos, null);
 	}
 
@@ -514,7 +568,7 @@ public final class ProviderGate {
 			if (!Double.isNaN(this.meterRate)) {
 				grown = Math.min(grown, Math.max(current.rate(), 2 * this.meterRate));
 			}
-			if (grown >= maxRate()) {
+			if (grown >= this.settings.maxRate()) {
 				this.state.set(off(current, nowNanos));
 			}
 			else if (grown > current.rate() * 1.01) {
@@ -652,7 +706,9 @@ public final class ProviderGate {
 							+ "has had no answer for " + seconds(nowNanos - this.probeSentNanos)
 							+ ", up to the last instant a useful attempt could start");
 				}
-				long poll = Math.max(MIN_PROBE_POLL_NANOS, nowNanos - this.probeSentNanos);
+				// the age of the wait since the gate opened: a probe followed since an earlier cooldown does not count
+				long age = nowNanos - later(this.probeSentNanos, this.cooldownUntil.get());
+				long poll = Math.min(MAX_PROBE_POLL_NANOS, Math.max(MIN_PROBE_POLL_NANOS, age));
 				long until = earlier(earlier(nowNanos + poll, this.probeExpiresNanos), latestStartNanos);
 				return new Admission.Hold(until, GateHold.COOLDOWN, -1);
 			}
@@ -660,12 +716,42 @@ public final class ProviderGate {
 			if (paced != Admission.GO) {
 				return paced;
 			}
-			this.probeInFlight = true;
-			this.probeRemote = false;
-			this.probeSentNanos = nowNanos;
-			this.probeExpiresNanos = nowNanos + Math.max(1, Math.min(attemptTimeoutNanos, Long.MAX_VALUE / 4));
-			return Admission.PROBE;
+			if (this.probeInFlight && this.probeRemote) {
+				// the fleet's probe this gate followed had no answer within its lease: this gate probes for itself
+				this.probeInFlight = false;
+				this.probeRemote = false;
+				this.probeGranted = true;
+			}
+			ProbeArbiter arbiter = this.arbiter;
+			if (arbiter != null && !this.probeGranted) {
+				// the fleet decides who probes: hold this request until it has
+				if (!this.probeRequested) {
+					this.probeRequested = true;
+					arbiter.request(this);
+				}
+				if (this.probeGranted) {
+					return grantedProbe(nowNanos, attemptTimeoutNanos);
+				}
+				if (nowNanos - latestStartNanos >= 0) {
+					return new Admission.Refuse("provider '" + this.scope + "' ended its cooldown and its fleet has not "
+							+ "decided which instance probes it, up to the last instant a useful attempt could start");
+				}
+				return new Admission.Hold(earlier(nowNanos + MIN_PROBE_POLL_NANOS, latestStartNanos), GateHold.COOLDOWN,
+						-1);
+			}
+			return grantedProbe(nowNanos, attemptTimeoutNanos);
 		}
+	}
+
+	/** The request goes as the probe: the others wait for its answer (under {@link #rateWriteLock}). */
+	private Admission grantedProbe(long nowNanos, long attemptTimeoutNanos) {
+		this.probeGranted = false;
+		this.probeRequested = false;
+		this.probeInFlight = true;
+		this.probeRemote = false;
+		this.probeSentNanos = nowNanos;
+		this.probeExpiresNanos = nowNanos + Math.max(1, Math.min(attemptTimeoutNanos, Long.MAX_VALUE / 4));
+		return Admission.PROBE;
 	}
 
 	/** While the gate is closed: refuse (fail-fast, or past the last useful start), or hold until it opens. */

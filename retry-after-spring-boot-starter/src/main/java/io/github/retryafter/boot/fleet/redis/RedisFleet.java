@@ -262,6 +262,11 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 	 * @param name a configured provider name, or a fixed name
 	 * @return the key's bytes
 	 */
+	/** The sorted set of the fleet's members, scored by their last heartbeat. */
+	byte[] membersKey() {
+		return this.membersKey.clone();
+	}
+
 	/** This instance's identity among the fleet's members, as the scripts store it. */
 	byte[] instanceId() {
 		return this.instanceId.clone();

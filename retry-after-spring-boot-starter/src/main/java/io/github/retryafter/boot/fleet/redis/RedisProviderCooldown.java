@@ -16,6 +16,7 @@ import java.util.function.Function;
 
 import io.github.retryafter.Ticker;
 import io.github.retryafter.boot.fleet.FleetCooldown;
+import io.github.retryafter.pacing.ProbeArbiter;
 import io.github.retryafter.pacing.ProviderGate;
 
 /**
@@ -125,6 +126,7 @@ public final class RedisProviderCooldown implements FleetCooldown, RedisFleet.Pa
 			entries.put(provider, new Entry(provider, fleet.key("cooldown", provider), fleet.key("probe", provider),
 					cap, lease, ticker.read()));
 		});
+		entries.values().forEach((entry) -> entry.arbiter = (gate) -> requestProbe(entry, gate));
 		this.entries = Map.copyOf(entries);
 		this.order = List.copyOf(entries.values());
 		this.keys = this.order.stream().map((entry) -> entry.key).toArray(byte[][]::new);
@@ -209,54 +211,59 @@ public final class RedisProviderCooldown implements FleetCooldown, RedisFleet.Pa
 		}
 		double share = 1.0 / this.fleet.instances();
 		for (Entry entry : this.order) {
-			this.gates.apply(entry.provider).ifPresent((gate) -> gate.share(share));
+			this.gates.apply(entry.provider).ifPresent((gate) -> {
+				gate.share(share);
+				gate.arbiter(entry.arbiter);
+			});
 		}
 	}
 
 	/**
-	 * Claims the probe after the fleet's cooldown of {@code entry} until {@code untilMicros} (Redis's clock), once per
-	 * instant: the first instance to claim it probes; this instance, if it is not that one, holds its requests after
-	 * the cooldown until the claim is gone (answered) or its lease has passed.
+	 * The {@link ProbeArbiter} of a configured provider's gate: on the background thread, claims the probe after the
+	 * fleet's latest cooldown of the provider ({@link FleetScript#CLAIM_PROBE}); the first instance whose request is
+	 * ready after the cooldown gets it and probes, the others follow its probe until its claim is removed on its
+	 * answer or its lease (the provider's attempt timeout) ends. A cooldown the fleet never knew of, Redis away, or a
+	 * key that is not the fleet's: this instance probes for itself.
 	 */
-	private void claimProbe(Entry entry, long redisNowMicros, long untilMicros, long received) {
-		if (untilMicros <= entry.claimed || untilMicros - redisNowMicros <= 0) {
-			return;
-		}
-		entry.claimed = untilMicros;
-		Optional<List<Object>> reply = this.fleet.execute(FleetScript.CLAIM_PROBE, new byte[][] { entry.probeKey },
-				this.instanceId, ascii(untilMicros), ascii(entry.leaseMicros / 1000));
-		Optional<String> owner = reply.flatMap((values) -> Replies.text(values, 0));
-		OptionalLong until = reply.map((values) -> Replies.whole(values, 1)).orElse(OptionalLong.empty());
-		if (owner.isEmpty() || until.isEmpty()) {
-			// no claim (Redis away, or a key that is not the fleet's): this instance probes for itself
-			return;
-		}
-		if (owner.get().equals(new String(this.instanceId, StandardCharsets.UTF_8))) {
-			entry.owned = until.getAsLong();
-			if (entry.following != 0) {
-				// it followed another instance's claim for an earlier instant: the probe is now this instance's own
-				entry.following = 0;
-				this.gates.apply(entry.provider).ifPresent(ProviderGate::fleetProbeAnswered);
+	private void requestProbe(Entry entry, ProviderGate gate) {
+		this.fleet.submit(() -> {
+			long until = entry.fleetUntil;
+			if (!this.fleet.onRedis() || until == Long.MIN_VALUE) {
+				gate.probeGranted();
+				return;
 			}
-			return;
-		}
-		long expires = received + Math.min(until.getAsLong() - redisNowMicros + entry.leaseMicros,
-				entry.capMicros + entry.leaseMicros) * 1000;
-		if (this.gates.apply(entry.provider).map((gate) -> gate.followProbe(expires)).orElse(false)) {
-			entry.following = until.getAsLong();
-		}
+			Optional<List<Object>> reply = this.fleet.execute(FleetScript.CLAIM_PROBE, new byte[][] { entry.probeKey },
+					this.instanceId, ascii(until), ascii(entry.leaseMicros / 1000));
+			long received = this.ticker.read();
+			Optional<String> owner = reply.flatMap((values) -> Replies.text(values, 0));
+			OptionalLong claimed = reply.map((values) -> Replies.whole(values, 1)).orElse(OptionalLong.empty());
+			OptionalLong redisNow = reply.map((values) -> Replies.whole(values, 2)).orElse(OptionalLong.empty());
+			if (owner.isEmpty() || claimed.isEmpty() || redisNow.isEmpty()
+					|| owner.get().equals(new String(this.instanceId, StandardCharsets.UTF_8))) {
+				if (claimed.isPresent() && owner.isPresent()) {
+					entry.owned = claimed.getAsLong();
+				}
+				gate.probeGranted();
+				return;
+			}
+			long expires = received
+					+ Math.min(claimed.getAsLong() - redisNow.getAsLong() + entry.leaseMicros, entry.capMicros + entry.leaseMicros) * 1000;
+			if (gate.followProbe(expires)) {
+				entry.following = claimed.getAsLong();
+			}
+		});
 	}
 
 	/** Removes the claims of probes this instance sent that have their answer, so the fleet's other instances go. */
 	private void endAnsweredProbes() {
 		for (Entry entry : this.order) {
 			long owned = entry.owned;
-			if (owned == 0) {
+			if (owned == Long.MIN_VALUE) {
 				continue;
 			}
 			Optional<ProviderGate> gate = this.gates.apply(entry.provider);
 			if (gate.isEmpty() || (!gate.get().probePending() && gate.get().cooldownRemaining().isZero())) {
-				entry.owned = 0;
+				entry.owned = Long.MIN_VALUE;
 				this.fleet.execute(FleetScript.END_PROBE, new byte[][] { entry.probeKey }, this.instanceId,
 						ascii(owned));
 			}
@@ -267,7 +274,7 @@ public final class RedisProviderCooldown implements FleetCooldown, RedisFleet.Pa
 	private void followProbes() {
 		boolean any = false;
 		for (Entry entry : this.order) {
-			any |= entry.following != 0;
+			any |= entry.following != Long.MIN_VALUE;
 		}
 		if (!any) {
 			return;
@@ -279,13 +286,13 @@ public final class RedisProviderCooldown implements FleetCooldown, RedisFleet.Pa
 		for (int i = 0; i < this.order.size(); i++) {
 			Entry entry = this.order.get(i);
 			long following = entry.following;
-			if (following == 0) {
+			if (following == Long.MIN_VALUE) {
 				continue;
 			}
 			OptionalLong standing = Replies.whole(reply.get(), i);
 			if (standing.isEmpty() || standing.getAsLong() != following) {
 				// answered (the owner removed its claim), expired, replaced by a later cooldown's, or not the fleet's
-				entry.following = 0;
+				entry.following = Long.MIN_VALUE;
 				this.gates.apply(entry.provider).ifPresent(ProviderGate::fleetProbeAnswered);
 			}
 		}
@@ -324,7 +331,6 @@ public final class RedisProviderCooldown implements FleetCooldown, RedisFleet.Pa
 			}
 			valid(entry);
 			learn(entry, redisNow.getAsLong(), until.getAsLong(), received);
-			claimProbe(entry, redisNow.getAsLong(), until.getAsLong(), received);
 		}
 	}
 
@@ -364,7 +370,6 @@ public final class RedisProviderCooldown implements FleetCooldown, RedisFleet.Pa
 		valid(entry);
 		long received = this.ticker.read();
 		learn(entry, redisNow.getAsLong(), stored.getAsLong(), received);
-		claimProbe(entry, redisNow.getAsLong(), stored.getAsLong(), received);
 	}
 
 	/**
@@ -377,6 +382,7 @@ public final class RedisProviderCooldown implements FleetCooldown, RedisFleet.Pa
 		if (remainingMicros <= 0) {
 			return;
 		}
+		entry.fleetUntil = Math.max(entry.fleetUntil, untilMicros);
 		long instant = received + remainingMicros * 1000;
 		if (instant - entry.known.get() > 0) {
 			this.gates.apply(entry.provider).ifPresent((gate) -> {
@@ -425,13 +431,15 @@ public final class RedisProviderCooldown implements FleetCooldown, RedisFleet.Pa
 
 		private final long leaseMicros;
 
-		// the latest cooldown instant (Redis microseconds) whose probe this instance claimed, owns, or follows; 0 none.
-		// Read and written on the fleet's thread (and at attach, before it runs)
-		private volatile long claimed;
+		// the latest fleet cooldown instant learned (Redis microseconds), and the instant whose probe this instance
+		// owns or follows (Long.MIN_VALUE none); written on the fleet's thread (and at attach, before it runs)
+		private volatile long fleetUntil = Long.MIN_VALUE;
 
-		private volatile long owned;
+		private volatile long owned = Long.MIN_VALUE;
 
-		private volatile long following;
+		private volatile long following = Long.MIN_VALUE;
+
+		private ProbeArbiter arbiter;
 
 		private final AtomicBoolean bad = new AtomicBoolean();
 
