@@ -4,6 +4,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.retryafter.Scope;
@@ -84,9 +85,10 @@ public final class TokenBucketRetryBudget implements RetryBudget {
 			return false;
 		}
 		if (!this.global.tryTake(now)) {
-			bucket.giveBack(now);
+			bucket.deposit(now, 1.0);
 			return false;
 		}
+		bucket.inFlight.incrementAndGet();
 		return true;
 	}
 
@@ -125,6 +127,27 @@ public final class TokenBucketRetryBudget implements RetryBudget {
 		long now = this.ticker.read();
 		bucket.giveBack(now);
 		this.global.giveBack(now);
+	}
+
+	/**
+	 * Records that a retry to {@code scope} ended without success: its token stays spent and it is no longer in
+	 * flight.
+	 * @param scope the provider, and the origin when the provider keeps its state per origin
+	 */
+	@Override
+	public void settle(Scope scope) {
+		bucket(scope).landed();
+	}
+
+	/**
+	 * Returns how many retries to {@code scope} hold a token while their attempts are in flight (an origin bucket
+	 * forgotten meanwhile starts again from zero).
+	 * @param scope the provider, and the origin when the provider keeps its state per origin
+	 * @return the count
+	 */
+	@Override
+	public int retriesInFlight(Scope scope) {
+		return bucket(scope).inFlight.get();
 	}
 
 	@Override
@@ -210,6 +233,9 @@ public final class TokenBucketRetryBudget implements RetryBudget {
 
 		private final AtomicReference<Level> level;
 
+		// retries that took a token and have no answer yet: the ones whose success would give it back
+		private final AtomicInteger inFlight = new AtomicInteger();
+
 		Bucket(BudgetSettings settings, long nowNanos) {
 			this.settings = settings;
 			this.level = new AtomicReference<>(new Level(settings.capacity(), nowNanos));
@@ -250,8 +276,15 @@ public final class TokenBucketRetryBudget implements RetryBudget {
 			}
 		}
 
+		/** A retry's token back: its attempt succeeded, so it is no longer in flight. */
 		void giveBack(long now) {
 			deposit(now, 1.0);
+			landed();
+		}
+
+		/** A retry that held a token is no longer in flight; never below zero. */
+		void landed() {
+			this.inFlight.updateAndGet((count) -> (count > 0) ? count - 1 : 0);
 		}
 
 		void deposit(long now, double amount) {

@@ -460,10 +460,14 @@ public final class RetryEngine {
 		return new PlannedDelay(DelaySource.BACKOFF, now, draw.delay(), draw.delay(), Optional.of(draw));
 	}
 
-	/** Peeks at the budget last, so no token is spent on a retry that would not happen. */
+	/**
+	 * Peeks at the budget last, so no token is spent on a retry that would not happen. An empty budget while other
+	 * retries hold its tokens in flight does not stop the operation: their successes give tokens back, and the retry
+	 * takes its token when it is sent (or waits there for one, see {@link RetryOperation#beforeAttempt()}).
+	 */
 	private Optional<Evaluation> budgetExhausted(Scope scope, String why, Hint hint) {
 		double tokens = this.budget.availableTokens(scope);
-		if (tokens >= 1.0) {
+		if (tokens >= 1.0 || this.budget.retriesInFlight(scope) > 0) {
 			return Optional.empty();
 		}
 		return Optional.of(new Evaluation(new Decision.Stop(Outcome.BUDGET_EXHAUSTED, why + ": the retry budget for '"

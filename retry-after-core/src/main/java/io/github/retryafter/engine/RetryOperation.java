@@ -11,6 +11,7 @@ import io.github.retryafter.Cancellation;
 import io.github.retryafter.RetryAfterError;
 import io.github.retryafter.Scope;
 import io.github.retryafter.internal.Saturating;
+import io.github.retryafter.pacing.GateHold;
 import io.github.retryafter.pacing.ProviderGate;
 
 /**
@@ -53,6 +54,12 @@ public final class RetryOperation {
 
 	}
 
+	/** How often, at the least, a retry waiting for a token held in flight asks again. */
+	private static final long MIN_TOKEN_POLL_NANOS = 10_000_000L;
+
+	/** How long, at the most, a retry waiting for a token waits before it asks again. */
+	private static final long MAX_TOKEN_POLL_NANOS = 100_000_000L;
+
 	private final RetryEngine engine;
 
 	private final OperationSpec spec;
@@ -84,6 +91,15 @@ public final class RetryOperation {
 	private ProviderGate queuedAt;
 
 	private ProviderGate probing;
+
+	// whether the attempt in flight is a retry holding a budget token, to report its end once (refund or settle)
+	private boolean tokenHeld;
+
+	// when this retry started waiting for a token held in flight, or 0 while it is not waiting
+	private long tokenWaitSince;
+
+	// the gate that admitted this retry before it had to wait for its token, or null
+	private ProviderGate admittedBy;
 
 	RetryOperation(RetryEngine engine, OperationSpec spec, Cancellation cancellation, long startedAtNanos,
 			long deadlineNanos) {
@@ -139,10 +155,9 @@ public final class RetryOperation {
 		Scope scope = this.spec.scope();
 		Duration usable = Duration.ofNanos(available);
 		Duration timeout = (policy.attemptTimeout().compareTo(usable) <= 0) ? policy.attemptTimeout() : usable;
-		if (policy.pacing().enabled()) {
+		long latestStart = this.deadlineNanos - policy.deadlineReserve().toNanos() - policy.minAttemptTime().toNanos() - 1;
+		if (policy.pacing().enabled() && !keepsAdmission(now)) {
 			ProviderGate gate = this.engine.gate(scope);
-			long latestStart = this.deadlineNanos - policy.deadlineReserve().toNanos() - policy.minAttemptTime().toNanos()
-					- 1;
 			ProviderGate.Admission admission = gate.admit(next == 1, now, latestStart, this.held,
 					Saturating.toNanos(timeout));
 			if (admission instanceof ProviderGate.Admission.Hold hold) {
@@ -169,12 +184,28 @@ public final class RetryOperation {
 		AttemptKind kind = (next == 1) ? AttemptKind.FIRST : AttemptKind.RETRY;
 		if (kind == AttemptKind.RETRY) {
 			if (!this.engine.budget().tryAcquire(scope)) {
+				int inFlight = this.engine.budget().retriesInFlight(scope);
+				if (inFlight > 0 && latestStart - now > 0) {
+					if (this.probing != null) {
+						this.probing.probeWithdrawn();
+						this.probing = null;
+					}
+					else if (policy.pacing().enabled()) {
+						// the gate admitted this retry: it keeps that admission while it waits for its token
+						this.admittedBy = this.engine.gate(scope);
+					}
+					return awaitToken(now, latestStart);
+				}
 				String reason = "the retry budget for '" + scope + "' has no token for attempt " + next + " ("
 						+ String.format(Locale.ROOT, "%.2f", this.engine.budget().availableTokens(scope))
-						+ " available)";
+						+ " available" + ((inFlight > 0) ? ", " + inFlight + " held by retries in flight at the last "
+								+ "instant a useful attempt could start" : "") + ")";
 				refusal(Optional.of(Outcome.BUDGET_EXHAUSTED), Optional.empty(), reason, now);
 				return new Permit.Refused(finish(Outcome.BUDGET_EXHAUSTED, reason));
 			}
+			this.tokenHeld = true;
+			this.tokenWaitSince = 0;
+			this.admittedBy = null;
 			after = this.engine.budget().availableTokens(scope);
 		}
 		Duration remaining = Duration.ofNanos(this.deadlineNanos - now);
@@ -187,6 +218,36 @@ public final class RetryOperation {
 			.onAttempt(new AttemptEvent(this.spec, next, kind, this.spec.idempotencyKey(), timeout, remaining, before,
 					after, elapsedAt(now)));
 		return new Permit.Proceed(next, timeout);
+	}
+
+	/**
+	 * Whether this retry keeps the admission its gate gave it before it had to wait for a token: unless the gate closed
+	 * since (a cooldown it must honour), it does not book another slot of the rate.
+	 */
+	private boolean keepsAdmission(long now) {
+		if (this.admittedBy == null) {
+			return false;
+		}
+		if (this.admittedBy.cooldownUntilNanos() - now > 0) {
+			this.admittedBy = null;
+			return false;
+		}
+		return true;
+	}
+
+	/**
+	 * A retry that found no token while other retries of this budget hold tokens in flight: their successes give tokens
+	 * back, so it waits (at intervals that double with its wait, from {@link #MIN_TOKEN_POLL_NANOS} to
+	 * {@link #MAX_TOKEN_POLL_NANOS}, never past its last useful start) instead of ending {@link Outcome#BUDGET_EXHAUSTED}.
+	 * Nothing is spent while it waits.
+	 */
+	private Permit awaitToken(long now, long latestStart) {
+		if (this.tokenWaitSince == 0) {
+			this.tokenWaitSince = now;
+		}
+		long poll = Math.min(MAX_TOKEN_POLL_NANOS, Math.max(MIN_TOKEN_POLL_NANOS, now - this.tokenWaitSince));
+		long until = (latestStart - (now + poll) < 0) ? latestStart : now + poll;
+		return new Permit.Wait(until, GateHold.BUDGET);
 	}
 
 	/**
@@ -207,6 +268,10 @@ public final class RetryOperation {
 		Classification classification = this.engine.classify(outcome);
 		this.engine.observe(state, outcome, classification);
 		endProbe(true);
+		if (this.tokenHeld && classification != Classification.SUCCESS) {
+			// before the engine peeks at the budget: this retry's own token is spent, no longer in flight
+			settleToken();
+		}
 		RetryEngine.Evaluation evaluation = this.engine.evaluate(state, outcome, classification);
 		long now = this.engine.ticker().read();
 		Decision decision = evaluation.decision();
@@ -238,6 +303,7 @@ public final class RetryOperation {
 				this.engine.budget().recordSuccess(this.spec.scope());
 			}
 			else {
+				this.tokenHeld = false;
 				this.engine.budget().refund(this.spec.scope());
 			}
 		}
@@ -399,6 +465,9 @@ public final class RetryOperation {
 		this.phase = Phase.FINISHED;
 		leaveQueue();
 		endProbe(false);
+		if (this.tokenHeld) {
+			settleToken();
+		}
 		this.held = null;
 		this.pendingRetry = null;
 		this.engine.listener()
@@ -430,6 +499,12 @@ public final class RetryOperation {
 					.onCooldownEnded(new CooldownEndedEvent(this.spec, gate.scope(), this.attempts, elapsedAt(now)));
 			}
 		}
+	}
+
+	/** The retry holding a token ended without success: its token stays spent, and it is no longer in flight. */
+	private void settleToken() {
+		this.tokenHeld = false;
+		this.engine.budget().settle(this.spec.scope());
 	}
 
 	private void leaveQueue() {

@@ -65,6 +65,9 @@ public final class ProviderGate {
 	/** Responses a measurement of the provider's admissions needs, unless it spans {@link #SAMPLE_SPAN} first. */
 	static final int SAMPLE_RESPONSES = 32;
 
+	/** The fewest responses a measurement of a gate with a small {@link #share(double) share} needs. */
+	static final int MIN_SAMPLE_RESPONSES = 4;
+
 	/** The longest a measurement of the provider's admissions runs before it concludes on what it has. */
 	static final Duration SAMPLE_SPAN = Duration.ofSeconds(1);
 
@@ -81,6 +84,9 @@ public final class ProviderGate {
 
 	/** How often, at the least, requests held behind a probe ask again. */
 	private static final long MIN_PROBE_POLL_NANOS = 10_000_000L;
+
+	/** How long, at the most, requests held behind a probe wait before they ask again. */
+	private static final long MAX_PROBE_POLL_NANOS = 200_000_000L;
 
 	private final Scope scope;
 
@@ -112,6 +118,9 @@ public final class ProviderGate {
 
 	private final AtomicInteger queued = new AtomicInteger();
 
+	// the share of the provider's capacity this gate paces for: 1 alone, 1/N as one of a fleet's N instances
+	private volatile double share = 1.0;
+
 	// whether the next request admitted after the cooldown is a probe; read without a lock on every admission
 	private volatile boolean probePending;
 
@@ -121,6 +130,16 @@ public final class ProviderGate {
 	private long probeSentNanos;
 
 	private long probeExpiresNanos;
+
+	// whether the probe in flight is another instance's (see followProbe), guarded by rateWriteLock
+	private boolean probeRemote;
+
+	// the fleet's arbiter of probes, if any; whether this gate asked it after the current cooldown and was granted
+	private volatile ProbeArbiter arbiter;
+
+	private boolean probeRequested;
+
+	private boolean probeGranted;
 
 	/**
 	 * Creates an open gate with its rate limit off.
@@ -172,6 +191,54 @@ public final class ProviderGate {
 	}
 
 	/**
+	 * Sets the share of the provider's capacity this gate paces for: {@code 1} for a gate that alone sends to its
+	 * provider, {@code 1/N} for one of N instances of a fleet that share the provider (the fleet store sets it from
+	 * the instances it counts). The rate the first throttle turns on, the floor, the burst, an announced quota and
+	 * the measurement's size scale with it, so N gates at {@code 1/N} together send what one gate would: after a
+	 * cooldown the fleet starts at {@code decreaseFactor × maxRate}, not N times that, and learns the provider's
+	 * capacity from about as many refusals as one gate would (a measurement from fewer responses than one gate's
+	 * lowers the rate by {@code decreaseFactor} at most). An instance that carries more than its share of the traffic
+	 * regains the rest as any gate grows its rate, and lets go at the whole {@code maxRate}, as one gate does. A rate
+	 * already in force is kept; the next change applies the new share.
+	 * @param share a fraction in {@code (0, 1]}
+	 * @throws IllegalArgumentException if {@code share} is not in {@code (0, 1]}
+	 */
+	public void share(double share) {
+		if (!(share > 0 && share <= 1)) {
+			throw new IllegalArgumentException("a gate's share of its provider must be in (0, 1] but was " + share);
+		}
+		this.share = share;
+	}
+
+	/**
+	 * Returns the share of the provider's capacity this gate paces for.
+	 * @return {@code 1} unless a fleet store set it (see {@link #share(double)})
+	 */
+	public double share() {
+		return this.share;
+	}
+
+	/** The most a quota may set and the base of the first throttle's rate, scaled to this gate's share. */
+	private double maxRate() {
+		return this.settings.maxRate() * this.share;
+	}
+
+	/** The lowest rate, scaled to this gate's share. */
+	private double minRate() {
+		return this.settings.minRate() * this.share;
+	}
+
+	/** The burst, scaled to this gate's share: at least one request. */
+	private long burst() {
+		return Math.max(1, Math.round(this.settings.burst() * this.share));
+	}
+
+	/** The responses a measurement needs, scaled to this gate's share: at least {@link #MIN_SAMPLE_RESPONSES}. */
+	private int sampleResponses() {
+		return (int) Math.max(MIN_SAMPLE_RESPONSES, Math.round(SAMPLE_RESPONSES * this.share));
+	}
+
+	/**
 	 * Closes the gate until {@code instantNanos}, but no longer than {@link PacingSettings#maxCooldown()} from now,
 	 * unless it is already closed until later. An instant that has passed changes nothing.
 	 * @param instantNanos the instant a {@code Retry-After} named, on the gate's ticker
@@ -184,8 +251,41 @@ public final class ProviderGate {
 		if (until - now <= 0) {
 			return;
 		}
-		this.cooldownUntil.accumulateAndGet(until, (current, next) -> (next - current > 0) ? next : current);
+		long before = this.cooldownUntil.getAndAccumulate(until, (current, next) -> (next - current > 0) ? next : current);
 		this.probePending = true;
+		if (until - before > 0 && this.arbiter != null) {
+			// a later cooldown: the fleet decides anew who probes after it
+			synchronized (this.rateWriteLock) {
+				this.probeRequested = false;
+				this.probeGranted = false;
+			}
+		}
+	}
+
+	/**
+	 * Sets the arbiter that decides which instance of a fleet probes after a cooldown the fleet shares (the fleet store
+	 * sets it); without one the gate probes at once.
+	 * @param arbiter the arbiter, or {@code null} for none
+	 */
+	public void arbiter(ProbeArbiter arbiter) {
+		this.arbiter = arbiter;
+	}
+
+	/**
+	 * Reports the {@link ProbeArbiter arbiter}'s answer that this gate sends the fleet's probe: its next request after
+	 * the cooldown goes as the probe.
+	 */
+	public void probeGranted() {
+		synchronized (this.rateWriteLock) {
+			if (this.probePending) {
+				this.probeGranted = true;
+				if (this.probeRemote) {
+					// it followed another instance's claim: the probe is now its own
+					this.probeInFlight = false;
+					this.probeRemote = false;
+				}
+			}
+		}
 	}
 
 	/**
@@ -198,6 +298,9 @@ public final class ProviderGate {
 			this.cooldownUntil.set(now);
 			this.probePending = false;
 			this.probeInFlight = false;
+			this.probeRemote = false;
+			this.probeRequested = false;
+			this.probeGranted = false;
 			RateState current = this.state.get();
 			// the rate limit off and nothing measured: as a new gate, in a new epoch so held slots are void
 			this.state.set(new RateState(false, 0, 0, 0, false, now, now, false, null, current.epoch() + 1, now, now, now,
@@ -213,8 +316,68 @@ public final class ProviderGate {
 	public void probeAnswered() {
 		synchronized (this.rateWriteLock) {
 			this.probeInFlight = false;
+			this.probeRemote = false;
+			this.probeRequested = false;
+			this.probeGranted = false;
 			if (this.cooldownUntil.get() - this.ticker.read() <= 0) {
 				this.probePending = false;
+			}
+		}
+	}
+
+	/**
+	 * Reports that the request admitted as a {@link Admission.Probe probe} was not sent (the retry budget held it
+	 * back): the probe is still to come, and the next request the gate admits goes as the probe instead.
+	 */
+	public void probeWithdrawn() {
+		synchronized (this.rateWriteLock) {
+			if (!this.probeRemote) {
+				this.probeInFlight = false;
+			}
+		}
+	}
+
+	/**
+	 * Returns whether the gate waits for a probe's answer after a cooldown (its own probe, or the fleet's): the first
+	 * request admitted after the cooldown probes, or the probe is out.
+	 * @return whether a probe is still to be answered
+	 */
+	public boolean probePending() {
+		return this.probePending;
+	}
+
+	/**
+	 * Reports that another instance of the fleet sends the probe after this gate's cooldown: this gate's requests are
+	 * held after the cooldown, as behind a probe of its own, until {@link #probeAnswered()} reports the fleet's probe
+	 * answered or {@code expiresNanos} passes (the other instance went away), when this gate probes for itself. Does
+	 * nothing unless a cooldown ended or is in force and no probe of this gate's own is out; an instant that has passed
+	 * lets this gate probe for itself.
+	 * @param expiresNanos the last instant to wait for the fleet's probe, on the gate's ticker
+	 * @return whether the gate now follows the fleet's probe (then report its answer with
+	 * {@link #fleetProbeAnswered()})
+	 */
+	public boolean followProbe(long expiresNanos) {
+		synchronized (this.rateWriteLock) {
+			if (!this.probePending || (this.probeInFlight && !this.probeRemote)) {
+				return false;
+			}
+			this.probeInFlight = true;
+			this.probeRemote = true;
+			this.probeSentNanos = later(this.cooldownUntil.get(), this.ticker.read() - 1);
+			this.probeExpiresNanos = expiresNanos;
+			return true;
+		}
+	}
+
+	/**
+	 * Reports that the fleet's probe this gate follows ({@link #followProbe}) has its answer: as
+	 * {@link #probeAnswered()}, but only while the probe in flight is the fleet's, so a probe of this gate's own is never
+	 * taken for answered.
+	 */
+	public void fleetProbeAnswered() {
+		synchronized (this.rateWriteLock) {
+			if (this.probeRemote) {
+				probeAnswered();
 			}
 		}
 	}
@@ -285,9 +448,9 @@ public final class ProviderGate {
 			if (current.engaged() && !current.admittedSinceDecrease()) {
 				return;
 			}
-			double before = current.engaged() ? current.rate() : this.settings.maxRate();
+			double before = current.engaged() ? current.rate() : maxRate();
 			boolean quotaPaced = current.engaged() && current.quotaPaced();
-			double rate = quotaPaced ? before : Math.max(this.settings.minRate(), before * this.settings.decreaseFactor());
+			double rate = quotaPaced ? before : Math.max(minRate(), before * this.settings.decreaseFactor());
 			long restart = later(nowNanos, this.cooldownUntil.get());
 			this.state.set(new RateState(true, rate, before, rate, current.measured(), nowNanos, nowNanos, false, null,
 					current.epoch() + 1, restart, restart, current.freshUntil(), current.quota(), quotaPaced));
@@ -301,7 +464,7 @@ public final class ProviderGate {
 			Sample started = new Sample(nowNanos, 0, 0, nowNanos);
 			boolean atCapacity = current.measured() && current.rate() <= current.target();
 			this.state.set(atCapacity ? current.measuring(started, nowNanos)
-					: restarted(current, Math.max(this.settings.minRate(), current.rate() * this.settings.decreaseFactor()),
+					: restarted(current, Math.max(minRate(), current.rate() * this.settings.decreaseFactor()),
 							current.rate(), current.measured(), nowNanos, started));
 			return;
 		}
@@ -309,7 +472,7 @@ public final class ProviderGate {
 			return;
 		}
 		Sample counted = sample.refused(sentAtNanos);
-		if (!counted.complete()) {
+		if (!counted.complete(sampleResponses())) {
 			this.state.set(current.withSample(counted));
 			return;
 		}
@@ -331,7 +494,13 @@ public final class ProviderGate {
 			return current.afterSample(current.rate(), true, nowNanos);
 		}
 		double admittedPerSecond = sample.admitted() * NANOS_PER_SECOND / Math.max(1, sample.spanNanos());
-		double rate = Math.max(this.settings.minRate(), Math.min(current.rate(), admittedPerSecond * HEADROOM));
+		double measured = admittedPerSecond * HEADROOM;
+		if (this.share < 1 && sample.admitted() + sample.refused() < SAMPLE_RESPONSES) {
+			// a fleet's gate measures its share from few responses: one conclusion lowers it by decreaseFactor at most,
+			// and a refusal after it measures again
+			measured = Math.max(measured, current.rate() * this.settings.decreaseFactor());
+		}
+		double rate = Math.max(minRate(), Math.min(current.rate(), measured));
 		return restarted(current, rate, rate, true, nowNanos, null);
 	}
 
@@ -376,7 +545,7 @@ public final class ProviderGate {
 			if (sample != null) {
 				if (sentAtNanos - sample.startNanos() >= 0) {
 					Sample counted = sample.admitted(sentAtNanos);
-					this.state.set(counted.complete() ? concluded(current, counted, nowNanos)
+					this.state.set(counted.complete(sampleResponses()) ? concluded(current, counted, nowNanos)
 							: current.withSample(counted).admitted(nowNanos));
 				}
 				return;
@@ -425,7 +594,7 @@ public final class ProviderGate {
 		if (!(perSecond > 0) || Double.isInfinite(perSecond)) {
 			return;
 		}
-		double quota = Math.max(this.settings.minRate(), Math.min(this.settings.maxRate(), perSecond * HEADROOM));
+		double quota = Math.max(minRate(), Math.min(maxRate(), perSecond * share() * HEADROOM));
 		long burst = this.settings.burst();
 		boolean low = remaining <= burst;
 		boolean roomy = remaining > 4 * burst;
@@ -537,7 +706,9 @@ public final class ProviderGate {
 							+ "has had no answer for " + seconds(nowNanos - this.probeSentNanos)
 							+ ", up to the last instant a useful attempt could start");
 				}
-				long poll = Math.max(MIN_PROBE_POLL_NANOS, nowNanos - this.probeSentNanos);
+				// the age of the wait since the gate opened: a probe followed since an earlier cooldown does not count
+				long age = nowNanos - later(this.probeSentNanos, this.cooldownUntil.get());
+				long poll = Math.min(MAX_PROBE_POLL_NANOS, Math.max(MIN_PROBE_POLL_NANOS, age));
 				long until = earlier(earlier(nowNanos + poll, this.probeExpiresNanos), latestStartNanos);
 				return new Admission.Hold(until, GateHold.COOLDOWN, -1);
 			}
@@ -545,11 +716,42 @@ public final class ProviderGate {
 			if (paced != Admission.GO) {
 				return paced;
 			}
-			this.probeInFlight = true;
-			this.probeSentNanos = nowNanos;
-			this.probeExpiresNanos = nowNanos + Math.max(1, Math.min(attemptTimeoutNanos, Long.MAX_VALUE / 4));
-			return Admission.PROBE;
+			if (this.probeInFlight && this.probeRemote) {
+				// the fleet's probe this gate followed had no answer within its lease: this gate probes for itself
+				this.probeInFlight = false;
+				this.probeRemote = false;
+				this.probeGranted = true;
+			}
+			ProbeArbiter arbiter = this.arbiter;
+			if (arbiter != null && !this.probeGranted) {
+				// the fleet decides who probes: hold this request until it has
+				if (!this.probeRequested) {
+					this.probeRequested = true;
+					arbiter.request(this);
+				}
+				if (this.probeGranted) {
+					return grantedProbe(nowNanos, attemptTimeoutNanos);
+				}
+				if (nowNanos - latestStartNanos >= 0) {
+					return new Admission.Refuse("provider '" + this.scope + "' ended its cooldown and its fleet has not "
+							+ "decided which instance probes it, up to the last instant a useful attempt could start");
+				}
+				return new Admission.Hold(earlier(nowNanos + MIN_PROBE_POLL_NANOS, latestStartNanos), GateHold.COOLDOWN,
+						-1);
+			}
+			return grantedProbe(nowNanos, attemptTimeoutNanos);
 		}
+	}
+
+	/** The request goes as the probe: the others wait for its answer (under {@link #rateWriteLock}). */
+	private Admission grantedProbe(long nowNanos, long attemptTimeoutNanos) {
+		this.probeGranted = false;
+		this.probeRequested = false;
+		this.probeInFlight = true;
+		this.probeRemote = false;
+		this.probeSentNanos = nowNanos;
+		this.probeExpiresNanos = nowNanos + Math.max(1, Math.min(attemptTimeoutNanos, Long.MAX_VALUE / 4));
+		return Admission.PROBE;
 	}
 
 	/** While the gate is closed: refuse (fail-fast, or past the last useful start), or hold until it opens. */
@@ -666,7 +868,7 @@ public final class ProviderGate {
 		double x = t - k;
 		double cubic = c * x * x * x + state.target();
 		double rate = state.measured() ? cubic : Math.max(cubic, state.base() * Math.pow(2, Math.min(t, 64)));
-		return Math.max(this.settings.minRate(), rate);
+		return Math.max(minRate(), rate);
 	}
 
 	/** Counts a success in the admission meter (under {@link #rateWriteLock}), closing its window when it is over. */
@@ -693,11 +895,11 @@ public final class ProviderGate {
 
 	/** A lane's arrival time that has used up its burst tolerance: its next slot is {@code nowNanos}, then spaced. */
 	private long spent(long nowNanos, long interval) {
-		return Saturating.add(nowNanos, Saturating.multiply(this.settings.burst() - 1, interval));
+		return Saturating.add(nowNanos, Saturating.multiply(burst() - 1, interval));
 	}
 
 	private long slot(long tat, long interval, long nowNanos) {
-		long tolerance = Saturating.multiply(this.settings.burst() - 1, interval);
+		long tolerance = Saturating.multiply(burst() - 1, interval);
 		return later(tat - tolerance, nowNanos);
 	}
 
@@ -829,8 +1031,8 @@ public final class ProviderGate {
 			return this.lastSentNanos - this.startNanos;
 		}
 
-		boolean complete() {
-			return this.admitted + this.refused >= SAMPLE_RESPONSES || spanNanos() >= SAMPLE_SPAN.toNanos();
+		boolean complete(int responses) {
+			return this.admitted + this.refused >= responses || spanNanos() >= SAMPLE_SPAN.toNanos();
 		}
 
 	}

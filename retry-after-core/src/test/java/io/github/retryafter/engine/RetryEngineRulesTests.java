@@ -17,6 +17,7 @@ import io.github.retryafter.HeaderSource;
 import io.github.retryafter.budget.BudgetSettings;
 import io.github.retryafter.budget.RetryBudget;
 import io.github.retryafter.budget.TokenBucketRetryBudget;
+import io.github.retryafter.pacing.GateHold;
 import io.github.retryafter.test.FakeProvider;
 import io.github.retryafter.test.ScriptedRandom;
 import io.github.retryafter.test.ScriptedTransport;
@@ -435,7 +436,7 @@ class RetryEngineRulesTests {
 	@Test
 	void anEmptyBudgetAtSendTimeEndsWithoutAnotherAttempt() {
 		TokenBucketRetryBudget budget = budget(1);
-		RetryEngine engine = engine(RetryPolicy.DEFAULTS, budget, 0.5, 0.5);
+		RetryEngine engine = engine(RetryPolicy.DEFAULTS, budget, 0.5, 0.5, 0.5);
 		RetryOperation a = engine.start(OperationSpec.of("GET"), Cancellation.never());
 		RetryOperation b = engine.start(OperationSpec.of("GET"), Cancellation.never());
 		a.beforeAttempt();
@@ -444,10 +445,15 @@ class RetryEngineRulesTests {
 		assertThat(b.afterAttempt(response(503))).isInstanceOf(Decision.Retry.class);
 		this.sim.clock.advance(retryA.delay());
 		assertThat(a.beforeAttempt()).isInstanceOf(Permit.Proceed.class);
+		// issue 17: while a's retry holds the only token in flight, b waits for its answer rather than giving up
+		assertThat(b.beforeAttempt()).isInstanceOfSatisfying(Permit.Wait.class,
+				(wait) -> assertThat(wait.reason()).isEqualTo(GateHold.BUDGET));
+		a.afterAttempt(response(503));
+		this.sim.clock.advance(Duration.ofMillis(10));
 		assertThat(b.beforeAttempt()).isInstanceOfSatisfying(Permit.Refused.class,
 				(refused) -> assertThat(refused.stop().outcome()).isEqualTo(Outcome.BUDGET_EXHAUSTED));
 		assertThat(b.attempts()).isEqualTo(1);
-		assertThat(events(RefusalEvent.class)).filteredOn(RefusalEvent::isBudgetRefusal).hasSize(1);
+		assertThat(events(RefusalEvent.class)).filteredOn(RefusalEvent::isBudgetRefusal).hasSize(2);
 	}
 
 	// Rule 7 and the operation's lifecycle

@@ -87,8 +87,13 @@ class RedisFleetConfiguration {
 	@ConditionalOnMissingBean(FleetCooldown.class)
 	RedisProviderCooldown retryAfterFleetCooldown(RedisFleet fleet, RetryAfterSettings settings, Ticker ticker) {
 		Map<String, Duration> caps = new LinkedHashMap<>();
-		settings.providers().forEach((provider) -> caps.put(provider.name(), cooldownCap(provider)));
-		return new RedisProviderCooldown(fleet, caps, ticker);
+		Map<String, Duration> probeLeases = new LinkedHashMap<>();
+		settings.providers().forEach((provider) -> {
+			caps.put(provider.name(), cooldownCap(provider));
+			// the fleet waits for a probe's answer as long as the probe's attempt may take
+			probeLeases.put(provider.name(), provider.policy().attemptTimeout());
+		});
+		return new RedisProviderCooldown(fleet, caps, probeLeases, ticker);
 	}
 
 	/**

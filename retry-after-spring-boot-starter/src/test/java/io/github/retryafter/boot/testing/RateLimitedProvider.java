@@ -44,6 +44,11 @@ public final class RateLimitedProvider implements AutoCloseable {
 
 	private final int retryAfterSeconds;
 
+	private final int outageRetryAfterSeconds;
+
+	// when each success arrived, nanos after the first request; at most one per request received
+	private final java.util.Queue<Long> completions = new java.util.concurrent.ConcurrentLinkedQueue<>();
+
 	private final Map<String, Long> notBefore = new ConcurrentHashMap<>();
 
 	private final AtomicInteger requests = new AtomicInteger();
@@ -63,6 +68,16 @@ public final class RateLimitedProvider implements AutoCloseable {
 	private long refilledAt;
 
 	public RateLimitedProvider(long outageMillis, double perSecond, int burst, int retryAfterSeconds) {
+		this(outageMillis, retryAfterSeconds, perSecond, burst, retryAfterSeconds);
+	}
+
+	/**
+	 * A provider whose outage answers {@code 503 Retry-After: outageRetryAfterSeconds} and whose rate limit answers
+	 * {@code 429 Retry-After: retryAfterSeconds}.
+	 */
+	public RateLimitedProvider(long outageMillis, int outageRetryAfterSeconds, double perSecond, int burst,
+			int retryAfterSeconds) {
+		this.outageRetryAfterSeconds = outageRetryAfterSeconds;
 		this.outageNanos = TimeUnit.MILLISECONDS.toNanos(outageMillis);
 		this.perSecond = perSecond;
 		this.burst = burst;
@@ -98,6 +113,11 @@ public final class RateLimitedProvider implements AutoCloseable {
 		return this.firstRequest;
 	}
 
+	/** When each success arrived, nanos after the first request, in arrival order. */
+	public java.util.List<Long> completionNanos() {
+		return java.util.List.copyOf(this.completions);
+	}
+
 	/** Requests that arrived before the instant a previous refusal of the same operation named. */
 	public int earlyArrivals() {
 		return this.early.get();
@@ -115,14 +135,16 @@ public final class RateLimitedProvider implements AutoCloseable {
 			int status = admit(now);
 			byte[] body = ((status == 200) ? "ok" : "later").getBytes(StandardCharsets.UTF_8);
 			if (status != 200) {
-				exchange.getResponseHeaders().set("Retry-After", Integer.toString(this.retryAfterSeconds));
+				int hint = (status == 503) ? this.outageRetryAfterSeconds : this.retryAfterSeconds;
+				exchange.getResponseHeaders().set("Retry-After", Integer.toString(hint));
 				if (operation != null) {
 					// delay-seconds count from the moment the response is generated: now, on this clock
-					this.notBefore.merge(operation, now + this.retryAfterSeconds * SECOND, Math::max);
+					this.notBefore.merge(operation, now + hint * SECOND, Math::max);
 				}
 			}
 			else {
 				this.successes.incrementAndGet();
+				this.completions.add(now - firstRequestNanos());
 			}
 			exchange.sendResponseHeaders(status, body.length);
 			try (OutputStream out = exchange.getResponseBody()) {

@@ -42,6 +42,57 @@ enum FleetScript {
 			"""),
 
 	/**
+	 * Exchanges tokens with an instance that decides its retries without a round trip (on an event loop): adds what it
+	 * gives back (leased tokens its retries did not need, or got back by succeeding) to the provider's and the global
+	 * bucket, then leases it up to the tokens it wants, from both buckets or neither, and records what it now holds
+	 * (leased tokens pooled or in flight) under its id, so the fleet knows how many tokens may yet come back. KEYS:
+	 * provider bucket, global bucket, the provider's leases (a hash, instance id to tokens held), the members' sorted
+	 * set. ARGV: key TTL ms, provider capacity, provider refill/s, global capacity, global refill/s, tokens given back,
+	 * tokens wanted, instance id, tokens it holds after the give. Returns {tokens leased, provider tokens, global
+	 * tokens, tokens the fleet's members hold}; a bucket that is not valid is {@value #BAD}, and nothing is given or
+	 * leased. Leases of instances no longer counted as members are dropped: their tokens stay spent.
+	 */
+	LEASE(Lua.BUCKETS + """
+			local ttl = tonumber(ARGV[1])
+			local pcap, prefill = tonumber(ARGV[2]), tonumber(ARGV[3])
+			local gcap, grefill = tonumber(ARGV[4]), tonumber(ARGV[5])
+			local p = level(KEYS[1], pcap, prefill)
+			local g = level(KEYS[2], gcap, grefill)
+			if p == nil or g == nil then
+			  return {'0', shown(p), shown(g), '0'}
+			end
+			local give = tonumber(ARGV[6])
+			p = math.min(pcap, p + give)
+			g = math.min(gcap, g + give)
+			local grant = math.max(0, math.min(tonumber(ARGV[7]), math.floor(p), math.floor(g)))
+			p = p - grant
+			g = g - grant
+			store(KEYS[1], p, pcap, prefill, ttl)
+			store(KEYS[2], g, gcap, grefill, ttl)
+			local out = 0
+			local kind = redis.call('TYPE', KEYS[3]).ok
+			if kind == 'none' or kind == 'hash' then
+			  local held = tonumber(ARGV[9]) + grant
+			  if held > 0 then
+			    redis.call('HSET', KEYS[3], ARGV[8], tostring(held))
+			    redis.call('PEXPIRE', KEYS[3], ttl)
+			  else
+			    redis.call('HDEL', KEYS[3], ARGV[8])
+			  end
+			  local members = redis.call('TYPE', KEYS[4]).ok == 'zset'
+			  local all = redis.call('HGETALL', KEYS[3])
+			  for i = 1, #all, 2 do
+			    if all[i] == ARGV[8] or not members or redis.call('ZSCORE', KEYS[4], all[i]) then
+			      out = out + (tonumber(all[i + 1]) or 0)
+			    else
+			      redis.call('HDEL', KEYS[3], all[i])
+			    end
+			  end
+			end
+			return {tostring(grant), tostring(p), tostring(g), tostring(out)}
+			"""),
+
+	/**
 	 * Adds the batched deposits (and refunds, less what was spent locally) and reads every bucket, never below zero
 	 * nor above capacity. KEYS: global bucket, then each provider's bucket. ARGV: key TTL ms, global capacity,
 	 * refill/s, deposit, then capacity, refill/s, deposit per provider (a deposit may be negative). Returns {global
@@ -120,6 +171,61 @@ enum FleetScript {
 			"""),
 
 	/**
+	 * Claims the probe after a provider's fleet cooldown: the first instance to claim the probe of a cooldown instant
+	 * sends it; the others hold their requests until it is answered. The value is {@code until:owner}; a claim for a
+	 * later instant replaces one for an earlier instant, and the key expires {@code lease} after its instant, so a
+	 * claim whose owner went away stops holding anyone. KEYS: the probe key. ARGV: instance id, the cooldown's instant
+	 * (Redis microseconds), lease ms. Returns {owner, instant, Redis now}, or {@value #BAD} when the key is not the fleet's (it is
+	 * then left alone, and the caller probes for itself).
+	 */
+	CLAIM_PROBE(Lua.PROBES + """
+			local wanted = tonumber(ARGV[2])
+			local shown_now = string.format('%.0f', now)
+			local until_, owner = claim(KEYS[1])
+			if until_ == nil then
+			  return {'bad', 'bad', shown_now}
+			end
+			if owner ~= '' and until_ >= wanted then
+			  return {owner, string.format('%.0f', until_), shown_now}
+			end
+			local ttl = math.ceil((wanted - now) / 1000) + tonumber(ARGV[3])
+			if ttl < 1 then ttl = 1 end
+			redis.call('SET', KEYS[1], string.format('%.0f', wanted) .. ':' .. ARGV[1], 'PX', ttl)
+			return {ARGV[1], string.format('%.0f', wanted), shown_now}
+			"""),
+
+	/**
+	 * Reads the probe claims. KEYS: probe keys. Returns {instant or '' per key} (Redis microseconds; '' when no claim
+	 * stands), {@value #BAD} for a key that is not the fleet's.
+	 */
+	READ_PROBES(Lua.PROBES + """
+			local out = {}
+			for i = 1, #KEYS do
+			  local until_, owner = claim(KEYS[i])
+			  if until_ == nil then
+			    out[i] = 'bad'
+			  elseif owner == '' then
+			    out[i] = ''
+			  else
+			    out[i] = string.format('%.0f', until_)
+			  end
+			end
+			return out
+			"""),
+
+	/**
+	 * Reports the probe answered: removes the claim if it is still this instance's claim for that instant, so the
+	 * instances holding behind it go. KEYS: the probe key. ARGV: instance id, the instant. Returns {keys removed}.
+	 */
+	END_PROBE("""
+			local v = redis.call('GET', KEYS[1])
+			if v == ARGV[2] .. ':' .. ARGV[1] then
+			  return {tostring(redis.call('DEL', KEYS[1]))}
+			end
+			return {'0'}
+			"""),
+
+	/**
 	 * Ends a provider's fleet cooldown: an operator's reset. KEYS: the cooldown. Returns {keys removed}.
 	 */
 	END_COOLDOWN("""
@@ -192,6 +298,25 @@ enum FleetScript {
 				    ttl = math.min(ttl, math.ceil((cap - tokens) / refill * 1000) + 1000)
 				  end
 				  redis.call('PEXPIRE', key, ttl)
+				end
+				""";
+
+		/**
+		 * A probe claim at a key: (instant, owner); (0, '') when there is none; nil when the key holds anything but
+		 * {@code instant:owner}.
+		 */
+		static final String PROBES = NOW + """
+				local function claim(key)
+				  local kind = redis.call('TYPE', key).ok
+				  if kind == 'none' then return 0, '' end
+				  if kind ~= 'string' then return nil, nil end
+				  local value = redis.call('GET', key)
+				  local sep = string.find(value, ':', 1, true)
+				  if sep == nil then return nil, nil end
+				  local until_ = tonumber(string.sub(value, 1, sep - 1))
+				  local owner = string.sub(value, sep + 1)
+				  if until_ == nil or until_ ~= until_ or owner == '' then return nil, nil end
+				  return until_, owner
 				end
 				""";
 

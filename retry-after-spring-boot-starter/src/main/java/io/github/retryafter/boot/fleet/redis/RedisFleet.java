@@ -262,6 +262,16 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 	 * @param name a configured provider name, or a fixed name
 	 * @return the key's bytes
 	 */
+	/** The sorted set of the fleet's members, scored by their last heartbeat. */
+	byte[] membersKey() {
+		return this.membersKey.clone();
+	}
+
+	/** This instance's identity among the fleet's members, as the scripts store it. */
+	byte[] instanceId() {
+		return this.instanceId.clone();
+	}
+
 	byte[] key(String kind, String name) {
 		return ("{" + this.settings.keyPrefix() + "}:" + kind + ":" + name).getBytes(StandardCharsets.UTF_8);
 	}

@@ -16,6 +16,7 @@ import java.util.function.Function;
 
 import io.github.retryafter.Ticker;
 import io.github.retryafter.boot.fleet.FleetCooldown;
+import io.github.retryafter.pacing.ProbeArbiter;
 import io.github.retryafter.pacing.ProviderGate;
 
 /**
@@ -52,7 +53,12 @@ public final class RedisProviderCooldown implements FleetCooldown, RedisFleet.Pa
 	/** The cap of a provider whose cap is not given: the default {@code max-wait}. */
 	public static final Duration DEFAULT_CAP = Duration.ofSeconds(30);
 
+	/** How long the other instances wait for a probe's answer when the provider's attempt timeout is not given. */
+	public static final Duration DEFAULT_PROBE_LEASE = Duration.ofSeconds(10);
+
 	private static final byte[] EXPIRY_MARGIN_MILLIS = "1000".getBytes(StandardCharsets.US_ASCII);
+
+	private final byte[] instanceId;
 
 	private final RedisFleet fleet;
 
@@ -64,6 +70,8 @@ public final class RedisProviderCooldown implements FleetCooldown, RedisFleet.Pa
 	private final List<Entry> order;
 
 	private final byte[][] keys;
+
+	private final byte[][] probeKeys;
 
 	private final AtomicBoolean publishing = new AtomicBoolean();
 
@@ -80,26 +88,49 @@ public final class RedisProviderCooldown implements FleetCooldown, RedisFleet.Pa
 	}
 
 	/**
-	 * Creates the cooldown and registers it with the fleet; it does nothing until {@link #attach attached} to the
-	 * engines' gates.
+	 * Creates the cooldown and registers it with the fleet, each provider's probe lease {@link #DEFAULT_PROBE_LEASE};
+	 * it does nothing until {@link #attach attached} to the engines' gates.
 	 * @param fleet the fleet's link to Redis
 	 * @param caps each configured provider's longest cooldown, by name: only these are shared through Redis
 	 * @param ticker the engines' monotonic clock
 	 */
 	public RedisProviderCooldown(RedisFleet fleet, Map<String, Duration> caps, Ticker ticker) {
+		this(fleet, caps, Map.of(), ticker);
+	}
+
+	/**
+	 * Creates the cooldown and registers it with the fleet; it does nothing until {@link #attach attached} to the
+	 * engines' gates.
+	 * @param fleet the fleet's link to Redis
+	 * @param caps each configured provider's longest cooldown, by name: only these are shared through Redis
+	 * @param probeLeases how long, at most, the fleet's other instances wait for the answer of a provider's probe
+	 * after its cooldown (its attempt timeout), by name; {@link #DEFAULT_PROBE_LEASE} for a provider not named
+	 * @param ticker the engines' monotonic clock
+	 */
+	public RedisProviderCooldown(RedisFleet fleet, Map<String, Duration> caps, Map<String, Duration> probeLeases,
+			Ticker ticker) {
 		this.fleet = Objects.requireNonNull(fleet, "fleet");
 		this.ticker = Objects.requireNonNull(ticker, "ticker");
+		this.instanceId = fleet.instanceId();
 		Map<String, Entry> entries = new LinkedHashMap<>();
 		caps.forEach((provider, cap) -> {
 			if (cap.isNegative() || cap.isZero()) {
 				throw new IllegalArgumentException("the cooldown cap of '" + provider + "' must be positive but was "
 						+ cap);
 			}
-			entries.put(provider, new Entry(provider, fleet.key("cooldown", provider), cap, ticker.read()));
+			Duration lease = probeLeases.getOrDefault(provider, DEFAULT_PROBE_LEASE);
+			if (lease.isNegative() || lease.isZero()) {
+				throw new IllegalArgumentException("the probe lease of '" + provider + "' must be positive but was "
+						+ lease);
+			}
+			entries.put(provider, new Entry(provider, fleet.key("cooldown", provider), fleet.key("probe", provider),
+					cap, lease, ticker.read()));
 		});
+		entries.values().forEach((entry) -> entry.arbiter = (gate) -> requestProbe(entry, gate));
 		this.entries = Map.copyOf(entries);
 		this.order = List.copyOf(entries.values());
 		this.keys = this.order.stream().map((entry) -> entry.key).toArray(byte[][]::new);
+		this.probeKeys = this.order.stream().map((entry) -> entry.probeKey).toArray(byte[][]::new);
 		fleet.register(this);
 	}
 
@@ -135,6 +166,7 @@ public final class RedisProviderCooldown implements FleetCooldown, RedisFleet.Pa
 			this.fleet.submit(() -> {
 				this.publishing.set(false);
 				pushClosedGates();
+				endAnsweredProbes();
 			});
 		}
 	}
@@ -174,6 +206,95 @@ public final class RedisProviderCooldown implements FleetCooldown, RedisFleet.Pa
 		pushClosedGates();
 		if (this.keys.length > 0) {
 			readCooldowns();
+			endAnsweredProbes();
+			followProbes();
+		}
+		double share = 1.0 / this.fleet.instances();
+		for (Entry entry : this.order) {
+			this.gates.apply(entry.provider).ifPresent((gate) -> {
+				gate.share(share);
+				gate.arbiter(entry.arbiter);
+			});
+		}
+	}
+
+	/**
+	 * The {@link ProbeArbiter} of a configured provider's gate: on the background thread, claims the probe after the
+	 * fleet's latest cooldown of the provider ({@link FleetScript#CLAIM_PROBE}); the first instance whose request is
+	 * ready after the cooldown gets it and probes, the others follow its probe until its claim is removed on its
+	 * answer or its lease (the provider's attempt timeout) ends. A cooldown the fleet never knew of, Redis away, or a
+	 * key that is not the fleet's: this instance probes for itself.
+	 */
+	private void requestProbe(Entry entry, ProviderGate gate) {
+		this.fleet.submit(() -> {
+			long until = entry.fleetUntil;
+			if (!this.fleet.onRedis() || until == Long.MIN_VALUE) {
+				gate.probeGranted();
+				return;
+			}
+			Optional<List<Object>> reply = this.fleet.execute(FleetScript.CLAIM_PROBE, new byte[][] { entry.probeKey },
+					this.instanceId, ascii(until), ascii(entry.leaseMicros / 1000));
+			long received = this.ticker.read();
+			Optional<String> owner = reply.flatMap((values) -> Replies.text(values, 0));
+			OptionalLong claimed = reply.map((values) -> Replies.whole(values, 1)).orElse(OptionalLong.empty());
+			OptionalLong redisNow = reply.map((values) -> Replies.whole(values, 2)).orElse(OptionalLong.empty());
+			if (owner.isEmpty() || claimed.isEmpty() || redisNow.isEmpty()
+					|| owner.get().equals(new String(this.instanceId, StandardCharsets.UTF_8))) {
+				if (claimed.isPresent() && owner.isPresent()) {
+					entry.owned = claimed.getAsLong();
+				}
+				gate.probeGranted();
+				return;
+			}
+			long expires = received
+					+ Math.min(claimed.getAsLong() - redisNow.getAsLong() + entry.leaseMicros, entry.capMicros + entry.leaseMicros) * 1000;
+			if (gate.followProbe(expires)) {
+				entry.following = claimed.getAsLong();
+			}
+		});
+	}
+
+	/** Removes the claims of probes this instance sent that have their answer, so the fleet's other instances go. */
+	private void endAnsweredProbes() {
+		for (Entry entry : this.order) {
+			long owned = entry.owned;
+			if (owned == Long.MIN_VALUE) {
+				continue;
+			}
+			Optional<ProviderGate> gate = this.gates.apply(entry.provider);
+			if (gate.isEmpty() || (!gate.get().probePending() && gate.get().cooldownRemaining().isZero())) {
+				entry.owned = Long.MIN_VALUE;
+				this.fleet.execute(FleetScript.END_PROBE, new byte[][] { entry.probeKey }, this.instanceId,
+						ascii(owned));
+			}
+		}
+	}
+
+	/** Lets the requests held behind another instance's probe go once its claim is gone: the probe has its answer. */
+	private void followProbes() {
+		boolean any = false;
+		for (Entry entry : this.order) {
+			any |= entry.following != Long.MIN_VALUE;
+		}
+		if (!any) {
+			return;
+		}
+		Optional<List<Object>> reply = this.fleet.execute(FleetScript.READ_PROBES, this.probeKeys);
+		if (reply.isEmpty()) {
+			return;
+		}
+		for (int i = 0; i < this.order.size(); i++) {
+			Entry entry = this.order.get(i);
+			long following = entry.following;
+			if (following == Long.MIN_VALUE) {
+				continue;
+			}
+			OptionalLong standing = Replies.whole(reply.get(), i);
+			if (standing.isEmpty() || standing.getAsLong() != following) {
+				// answered (the owner removed its claim), expired, replaced by a later cooldown's, or not the fleet's
+				entry.following = Long.MIN_VALUE;
+				this.gates.apply(entry.provider).ifPresent(ProviderGate::fleetProbeAnswered);
+			}
 		}
 	}
 
@@ -247,7 +368,8 @@ public final class RedisProviderCooldown implements FleetCooldown, RedisFleet.Pa
 			return;
 		}
 		valid(entry);
-		learn(entry, redisNow.getAsLong(), stored.getAsLong(), this.ticker.read());
+		long received = this.ticker.read();
+		learn(entry, redisNow.getAsLong(), stored.getAsLong(), received);
 	}
 
 	/**
@@ -260,6 +382,7 @@ public final class RedisProviderCooldown implements FleetCooldown, RedisFleet.Pa
 		if (remainingMicros <= 0) {
 			return;
 		}
+		entry.fleetUntil = Math.max(entry.fleetUntil, untilMicros);
 		long instant = received + remainingMicros * 1000;
 		if (instant - entry.known.get() > 0) {
 			this.gates.apply(entry.provider).ifPresent((gate) -> {
@@ -302,16 +425,32 @@ public final class RedisProviderCooldown implements FleetCooldown, RedisFleet.Pa
 
 		private final byte[] key;
 
+		private final byte[] probeKey;
+
 		private final long capMicros;
+
+		private final long leaseMicros;
+
+		// the latest fleet cooldown instant learned (Redis microseconds), and the instant whose probe this instance
+		// owns or follows (Long.MIN_VALUE none); written on the fleet's thread (and at attach, before it runs)
+		private volatile long fleetUntil = Long.MIN_VALUE;
+
+		private volatile long owned = Long.MIN_VALUE;
+
+		private volatile long following = Long.MIN_VALUE;
+
+		private ProbeArbiter arbiter;
 
 		private final AtomicBoolean bad = new AtomicBoolean();
 
 		private final AtomicLong known;
 
-		Entry(String provider, byte[] key, Duration cap, long now) {
+		Entry(String provider, byte[] key, byte[] probeKey, Duration cap, Duration lease, long now) {
 			this.provider = provider;
 			this.key = key;
+			this.probeKey = probeKey;
 			this.capMicros = Math.max(1, cap.toNanos() / 1000);
+			this.leaseMicros = Math.max(1, lease.toNanos() / 1000);
 			this.known = new AtomicLong(now);
 		}
 

@@ -1,6 +1,7 @@
 package io.github.retryafter.boot.fleet.redis;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -9,6 +10,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -54,6 +56,15 @@ import io.github.retryafter.budget.TokenBucketRetryBudget;
 public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participant {
 
 	private static final double NANOS_PER_SECOND = 1_000_000_000.0;
+
+	/** The most tokens one exchange leases: a few retries' worth, so no instance sits on the fleet's tokens. */
+	static final long MAX_LEASE = 4;
+
+	/**
+	 * How long pooled tokens stay with an instance after one of its retries found none: long enough for the waiting
+	 * retries to ask again (at most every 100 ms), short enough that tokens no retry here wants soon go back.
+	 */
+	static final Duration KEEP_FOR = Duration.ofMillis(200);
 
 	private final RedisFleet fleet;
 
@@ -105,11 +116,13 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 		this.globalSettings = Objects.requireNonNull(global, "global");
 		this.providerSettings = Map.copyOf(providers);
 		long now = ticker.read();
-		this.global = new Bucket(global, fleet.key("budget", "global"), now);
+		this.global = new Bucket(global, fleet.key("budget", "global"), fleet.key("leases", "global"), now);
 		Map<String, Bucket> buckets = new LinkedHashMap<>();
 		// the global bucket's key is "prefix:budget:global"; a provider of that name gets a distinct key
-		providers.forEach((name, settings) -> buckets.put(name, new Bucket(settings,
-				fleet.key("budget", "global".equals(name) ? "provider-global" : name), now)));
+		providers.forEach((name, settings) -> {
+			String key = "global".equals(name) ? "provider-global" : name;
+			buckets.put(name, new Bucket(settings, fleet.key("budget", key), fleet.key("leases", key), now));
+		});
 		this.providers = Map.copyOf(buckets);
 		this.ttlMillis = number(fleet.settings().keyTtl().toMillis());
 		TokenBucketRetryBudget.Builder builder = TokenBucketRetryBudget.builder()
@@ -127,12 +140,26 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 		if (bucket == null) {
 			return this.unconfigured.tryAcquire(provider);
 		}
-		if (shared(bucket) && takeUnflushedRefund(bucket)) {
-			// the token a successful retry gave back has not reached Redis yet: this retry takes it over, so tokens
-			// that wait for the next flush are never what refuses a retry, and the fleet's count is unchanged
+		boolean taken = take(bucket);
+		if (taken) {
+			bucket.inFlight.incrementAndGet();
+		}
+		return taken;
+	}
+
+	private boolean take(Bucket bucket) {
+		if (takeFromPool(bucket)) {
+			// a token leased from the fleet, or given back by a retry here that succeeded, not yet returned: this
+			// retry takes it, and the fleet's count is unchanged
 			return true;
 		}
-		if (shared(bucket) && RedisFleet.mayBlock()) {
+		if (shared(bucket) && !RedisFleet.mayBlock() && this.fleet.instances() > 1) {
+			// no round trip on an event loop, and other instances share the bucket: ask the fleet for a token and let
+			// the retry wait for it (alone, an instance's share is the whole bucket, and it decides on it at once)
+			wantToken(bucket);
+			return false;
+		}
+		if (shared(bucket)) {
 			Optional<List<Object>> reply = this.fleet.execute(FleetScript.ACQUIRE,
 					new byte[][] { bucket.key, this.global.key }, this.ttlMillis, number(bucket.settings.capacity()),
 					number(bucket.settings.refillPerSecond()), number(this.globalSettings.capacity()),
@@ -177,9 +204,16 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 		Bucket bucket = configured(provider);
 		if (bucket == null) {
 			this.unconfigured.refund(provider);
+			return;
 		}
-		else if (shared(bucket)) {
-			bucket.refunds.incrementAndGet();
+		bucket.landed();
+		if (shared(bucket)) {
+			// the token goes back to this instance's pool at once, for its next retry, and to the fleet with the next
+			// exchange unless a retry here has wanted one lately
+			synchronized (this.lock) {
+				bucket.pool++;
+			}
+			requestExchange(bucket);
 		}
 		else {
 			gainLocally(bucket, 1, 1);
@@ -193,14 +227,17 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 			return this.unconfigured.availableTokens(provider);
 		}
 		long now = this.ticker.read();
+		long pooled;
+		synchronized (this.lock) {
+			pooled = bucket.pool;
+		}
 		if (shared(bucket)) {
-			// refunds waiting for the next flush are tokens this instance holds: a retry would take one of them first
-			long unflushed = bucket.refunds.get();
-			return Math.min(Math.min(bucket.settings.capacity(), bucket.estimate(now) + unflushed),
-					this.global.estimate(now) + unflushedRefunds());
+			// tokens in this instance's pool are this instance's: a retry takes one of them first
+			return Math.min(Math.min(bucket.settings.capacity(), bucket.estimate(now) + pooled),
+					this.global.estimate(now) + pooled);
 		}
 		synchronized (this.lock) {
-			return Math.min(share(bucket, now), share(this.global, now));
+			return Math.min(share(bucket, now), share(this.global, now)) + pooled;
 		}
 	}
 
@@ -227,6 +264,41 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 		else {
 			refund(scope.provider());
 		}
+	}
+
+	@Override
+	public void settle(Scope scope) {
+		Bucket bucket = scope.perOrigin() ? null : configured(scope.provider());
+		if (bucket == null) {
+			this.unconfigured.settle(scope);
+		}
+		else {
+			bucket.landed();
+		}
+	}
+
+	/**
+	 * Returns how many of this instance's retries to {@code scope} hold a token while in flight: a retry that finds
+	 * this instance's share empty waits for their answers, which give tokens back (see {@link RetryBudget}).
+	 * @param scope the provider, and the origin when the provider keeps its state per origin
+	 * @return the count
+	 */
+	@Override
+	public int retriesInFlight(Scope scope) {
+		Bucket bucket = scope.perOrigin() ? null : configured(scope.provider());
+		if (bucket == null) {
+			return this.unconfigured.retriesInFlight(scope);
+		}
+		int inFlight = bucket.inFlight.get();
+		if (!shared(bucket)) {
+			return inFlight;
+		}
+		// a lease on its way, a fleet bucket that had tokens at the last reading, or tokens the fleet's other
+		// instances hold (pooled or in flight) may each still give this retry a token
+		long now = this.ticker.read();
+		boolean fleetMayGive = bucket.exchangePending.get() || bucket.fleetHeld > inFlight
+				|| Math.min(bucket.estimate(now), this.global.estimate(now)) >= 1;
+		return inFlight + (fleetMayGive ? 1 : 0);
 	}
 
 	@Override
@@ -297,9 +369,8 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 		for (int i = 1; i < order.size(); i++) {
 			Bucket bucket = order.get(i);
 			long successes = bucket.successes.sumThenReset();
-			long refunds = bucket.refunds.getAndSet(0);
-			gained[i] = successes * bucket.settings.depositRatio() + refunds;
-			gained[0] += successes * this.globalSettings.depositRatio() + refunds;
+			gained[i] = successes * bucket.settings.depositRatio();
+			gained[0] += successes * this.globalSettings.depositRatio();
 		}
 		synchronized (this.lock) {
 			for (int i = 0; i < order.size(); i++) {
@@ -331,11 +402,22 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 				}
 			}
 		}
+		// pooled tokens that no retry here wanted lately go back to the fleet
+		for (Bucket bucket : this.providers.values()) {
+			boolean pooled;
+			synchronized (this.lock) {
+				pooled = bucket.pool > 0;
+			}
+			if (pooled && shared(bucket) && bucket.exchangePending.compareAndSet(false, true)) {
+				exchangeNow(bucket);
+			}
+		}
 	}
 
 	@Override
 	public void onFallback() {
-		// each bucket's share carries on from the last reading: nothing is refilled by falling back
+		// each bucket's share carries on from the last reading: nothing is refilled by falling back; tokens leased
+		// before stay in this instance's pool, for its retries, and go back to the fleet once it is back
 	}
 
 	@Override
@@ -347,26 +429,89 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 		sync();
 	}
 
-	/** Takes one refund that has not been flushed yet, if there is one. */
-	private static boolean takeUnflushedRefund(Bucket bucket) {
-		long pending;
-		do {
-			pending = bucket.refunds.get();
-			if (pending <= 0) {
+	/** Takes one token from this instance's pool (leased from the fleet, or given back here), if there is one. */
+	private boolean takeFromPool(Bucket bucket) {
+		synchronized (this.lock) {
+			if (bucket.pool < 1) {
 				return false;
 			}
+			bucket.pool--;
+			return true;
 		}
-		while (!bucket.refunds.compareAndSet(pending, pending - 1));
-		return true;
 	}
 
-	/** The refunds of every provider not yet sent: each also belongs to the global bucket. */
-	private long unflushedRefunds() {
-		long total = 0;
-		for (Bucket bucket : this.providers.values()) {
-			total += bucket.refunds.get();
+	/** A retry on an event loop found no token here: the next exchange asks the fleet for one. */
+	private void wantToken(Bucket bucket) {
+		synchronized (this.lock) {
+			bucket.wanted++;
+			bucket.lastWantedAt = this.ticker.read();
 		}
-		return total;
+		requestExchange(bucket);
+	}
+
+	/** Asks the background thread for an exchange of {@code bucket}'s tokens with the fleet; at most one at a time. */
+	private void requestExchange(Bucket bucket) {
+		if (this.fleet.onRedis() && bucket.exchangePending.compareAndSet(false, true)) {
+			this.fleet.submit(() -> exchangeNow(bucket));
+		}
+	}
+
+	/** Runs an exchange on the background thread, then another if retries here still want tokens the fleet has. */
+	private void exchangeNow(Bucket bucket) {
+		try {
+			exchange(bucket);
+		}
+		finally {
+			bucket.exchangePending.set(false);
+		}
+		boolean again;
+		synchronized (this.lock) {
+			again = bucket.wanted > 0;
+		}
+		long now = this.ticker.read();
+		if (again && Math.min(bucket.estimate(now), this.global.estimate(now)) >= 1) {
+			requestExchange(bucket);
+		}
+	}
+
+	/**
+	 * One round trip ({@link FleetScript#LEASE}): gives back the pooled tokens no retry here wanted within
+	 * {@link #KEEP_FOR}, asks for a token per retry that found none (at most {@link #MAX_LEASE}), and records what this
+	 * instance holds. What could not be given back (Redis away, a key that is not the fleet's) stays in the pool.
+	 */
+	private void exchange(Bucket bucket) {
+		long now = this.ticker.read();
+		long give;
+		long want;
+		long held;
+		synchronized (this.lock) {
+			boolean demand = bucket.wanted > 0 || now - bucket.lastWantedAt <= KEEP_FOR.toNanos();
+			long keep = demand ? bucket.pool : 0;
+			give = bucket.pool - keep;
+			want = Math.min(MAX_LEASE, Math.max(0, bucket.wanted - keep));
+			bucket.pool = keep;
+			bucket.wanted = 0;
+			held = bucket.pool + bucket.inFlight.get();
+		}
+		if (give == 0 && want == 0 && held == bucket.lastHeld) {
+			return;
+		}
+		Optional<List<Object>> reply = this.fleet.execute(FleetScript.LEASE,
+				new byte[][] { bucket.key, this.global.key, bucket.leasesKey, this.fleet.membersKey() }, this.ttlMillis,
+				number(bucket.settings.capacity()), number(bucket.settings.refillPerSecond()),
+				number(this.globalSettings.capacity()), number(this.globalSettings.refillPerSecond()), number(give),
+				number(want), this.fleet.instanceId(), number(held));
+		long received = this.ticker.read();
+		boolean applied = reply.isPresent() && read(bucket, Replies.decimal(reply.get(), 1), received)
+				& read(this.global, Replies.decimal(reply.get(), 2), received);
+		long granted = applied ? Replies.whole(reply.get(), 0).orElse(0) : 0;
+		synchronized (this.lock) {
+			bucket.pool += (applied ? 0 : give) + granted;
+		}
+		if (applied) {
+			bucket.lastHeld = held + granted;
+			bucket.fleetHeld = Replies.whole(reply.get(), 3).orElse(0);
+		}
 	}
 
 	private Bucket configured(String provider) {
@@ -480,11 +625,27 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 
 		private final LongAdder successes = new LongAdder();
 
-		// refunds of successful retries not yet sent to Redis: tokens this instance holds, which its next retry to the
-		// provider takes over (at most one per retry that succeeded since the last flush)
-		private final AtomicLong refunds = new AtomicLong();
+		// guarded by the budget's lock: tokens leased from the fleet or given back by retries here that succeeded, not
+		// yet returned; the retries here that found none since the last exchange, and when the last did
+		private long pool;
+
+		private long wanted;
+
+		private long lastWantedAt = Long.MIN_VALUE / 2;
+
+		// at most one exchange at a time; what this instance held and what the fleet's members held at the last one
+		private final AtomicBoolean exchangePending = new AtomicBoolean();
+
+		private volatile long lastHeld;
+
+		private volatile long fleetHeld;
+
+		private final byte[] leasesKey;
 
 		private final AtomicBoolean bad = new AtomicBoolean();
+
+		// this instance's retries that took a token and have no answer yet
+		private final AtomicInteger inFlight = new AtomicInteger();
 
 		private volatile Reading reading;
 
@@ -494,15 +655,20 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 
 		private double debt;
 
-		Bucket(BudgetSettings settings, byte[] key, long now) {
+		Bucket(BudgetSettings settings, byte[] key, byte[] leasesKey, long now) {
 			this.settings = settings;
 			this.key = key;
+			this.leasesKey = leasesKey;
 			this.share = settings.capacity();
 			this.shareAt = now;
 		}
 
 		void forget() {
 			this.reading = null;
+		}
+
+		void landed() {
+			this.inFlight.updateAndGet((count) -> (count > 0) ? count - 1 : 0);
 		}
 
 		/** The last reading plus the floor's refill since, capped; a bucket never read is full. */

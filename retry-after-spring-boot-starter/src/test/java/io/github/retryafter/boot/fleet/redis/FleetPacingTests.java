@@ -1,0 +1,184 @@
+package io.github.retryafter.boot.fleet.redis;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.http.client.autoconfigure.HttpClientAutoConfiguration;
+import org.springframework.boot.http.client.autoconfigure.reactive.ReactiveHttpClientAutoConfiguration;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.webclient.autoconfigure.WebClientAutoConfiguration;
+import org.springframework.web.reactive.function.client.WebClient;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import io.github.retryafter.boot.RetryAfterAttributes;
+import io.github.retryafter.boot.RetryOutcome;
+import io.github.retryafter.boot.autoconfigure.RetryAfterAutoConfiguration;
+import io.github.retryafter.boot.autoconfigure.RetryAfterFleetAutoConfiguration;
+import io.github.retryafter.boot.autoconfigure.RetryAfterWebClientAutoConfiguration;
+import io.github.retryafter.boot.testing.RateLimitedProvider;
+import io.github.retryafter.boot.testing.RedisServer;
+import io.github.retryafter.engine.Outcome;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A fleet sharing one {@code redis-server} does as well as one instance (issue 17): application contexts with the
+ * starter and its defaults (the retry budget's 20 tokens per provider included), sharing one key prefix, send
+ * operations dealt round-robin, all started together, to a loopback provider that is down for its outage
+ * ({@code 503 Retry-After}) and then admits 400 requests a second with a burst of 40 ({@code 429 Retry-After: 1}
+ * beyond that), judged on its own clock. Asserted: every operation succeeds but at most 0.5%, no request arrives
+ * before the instant a refusal of the same operation named, at most 2.2 attempts per operation. Reported (printed
+ * and written to {@code target/fleet-pacing-N.txt}): the completion percentiles beside the bound that honours every
+ * hint (nobody succeeds before the first hint instant at or after the recovery; from then on the provider admits its
+ * burst and its rate).
+ * <p>
+ * The default build runs one instance and four on 1,000 operations behind a 1 s outage ({@code Retry-After: 1});
+ * {@code -Dfleet.instances=16 -Dfleet.operations=2000 -Dfleet.outage=3000 -Dfleet.outage-hint=2} runs the
+ * issue's own workload on another fleet.
+ */
+class FleetPacingTests {
+
+	@RegisterExtension
+	static final RedisServer redis = new RedisServer();
+
+	private static final AtomicInteger fleets = new AtomicInteger();
+
+	private static final double RATE = 400;
+
+	private static final int BURST = 40;
+
+	private final String prefix = "pacing-" + fleets.incrementAndGet();
+
+	private final int operations = Integer.getInteger("fleet.operations", 1000);
+
+	private final long outageMillis = Long.getLong("fleet.outage", 2000);
+
+	private final int outageHint = Integer.getInteger("fleet.outage-hint", 1);
+
+	private final RateLimitedProvider provider = new RateLimitedProvider(this.outageMillis, this.outageHint, RATE, BURST,
+			1);
+
+	private final ApplicationContextRunner instance = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class,
+				RetryAfterFleetAutoConfiguration.class, RetryAfterAutoConfiguration.class,
+				RetryAfterWebClientAutoConfiguration.class, HttpClientAutoConfiguration.class,
+				ReactiveHttpClientAutoConfiguration.class, WebClientAutoConfiguration.class))
+		.withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + redis.port(),
+				"retry.after.fleet.store=redis", "retry.after.fleet.key-prefix=" + this.prefix,
+				"retry.after.providers.pacing.hosts=127.0.0.1", "retry.after.fleet.command-timeout=1s",
+				"retry.after.max-attempts=6", "retry.after.deadline=30s");
+
+	@AfterEach
+	void stop() {
+		this.provider.close();
+	}
+
+	@Test
+	void oneInstanceDrainsTheBacklogAtTheProvidersRate() throws IOException {
+		runFleet(1);
+	}
+
+	@Test
+	void fourInstancesSharingTheStoreDoAsWellAsOne() throws IOException {
+		runFleet(Integer.getInteger("fleet.instances", 4));
+	}
+
+	private void runFleet(int instances) throws IOException {
+		Map<String, Integer> outcomes = new ConcurrentHashMap<>();
+		List<String> reasons = new CopyOnWriteArrayList<>();
+		List<Integer> statuses = new ArrayList<>();
+		withInstances(instances, new ArrayList<>(), (contexts) -> {
+			List<WebClient> clients = contexts.stream()
+				.map((context) -> context.getBean(WebClient.Builder.class).build())
+				.toList();
+			statuses.addAll(Flux.range(0, this.operations)
+				.flatMap((i) -> clients.get(i % instances)
+					.get()
+					.uri(this.provider.uri("/items/" + i))
+					.header(RateLimitedProvider.OPERATION, "op-" + i)
+					.attributes(RetryAfterAttributes.onOutcome((outcome) -> count(outcome, outcomes, reasons)))
+					.exchangeToMono((response) -> response.releaseBody().thenReturn(response.statusCode().value()))
+					.onErrorResume((ex) -> Mono.just(-1)), this.operations)
+				.collectList()
+				.block(Duration.ofSeconds(60)));
+		});
+		List<Long> done = new ArrayList<>(this.provider.completionNanos());
+		done.sort(null);
+		double successRate = (double) this.provider.successes() / this.operations;
+		double attemptsPerOperation = (double) this.provider.requests() / this.operations;
+		String report = String.format(Locale.ROOT,
+				"fleet of %d on redis: %d operations, %.1f%% success, outcomes %s, %.2f attempts per operation, %d "
+						+ "early; done p50 %.2f s (bound %.2f s, %.2fx), p99 %.2f s (bound %.2f s, %.2fx)%n%s%n",
+				instances, this.operations, 100 * successRate, new TreeMap<>(outcomes), attemptsPerOperation,
+				this.provider.earlyArrivals(), seconds(percentile(done, 0.50)), bound(0.50), seconds(percentile(done, 0.50)) / bound(0.50),
+				seconds(percentile(done, 0.99)), bound(0.99), seconds(percentile(done, 0.99)) / bound(0.99),
+				String.join(System.lineSeparator(), reasons));
+		System.out.print(report);
+		Files.writeString(Path.of("target", "fleet-pacing-" + instances + ".txt"), report);
+		assertThat(statuses).hasSize(this.operations);
+		assertThat(this.provider.earlyArrivals()).as("requests before the server's instant").isZero();
+		assertThat(successRate).as("operations that succeeded").isGreaterThanOrEqualTo(0.995);
+		assertThat(attemptsPerOperation).as("attempts the server saw per operation").isLessThanOrEqualTo(2.2);
+	}
+
+	/**
+	 * The completion time of the operation at quantile {@code q} if every operation honoured every hint and the
+	 * provider admitted each as soon as it could: the first hint instant at or after the recovery, then the burst at
+	 * once and the rest at the provider's rate.
+	 */
+	private double bound(double q) {
+		double back = Math.ceil(this.outageMillis / 1000.0 / this.outageHint) * this.outageHint;
+		double rank = Math.ceil(q * this.operations);
+		return back + Math.max(0, rank - BURST) / RATE;
+	}
+
+	private static double percentile(List<Long> sorted, double q) {
+		if (sorted.isEmpty()) {
+			return Double.NaN;
+		}
+		int index = (int) Math.min(sorted.size() - 1, Math.max(0, Math.ceil(q * sorted.size()) - 1));
+		return sorted.get(index);
+	}
+
+	private static double seconds(double nanos) {
+		return nanos / 1e9;
+	}
+
+	private void withInstances(int remaining, List<AssertableApplicationContext> started,
+			Consumer<List<AssertableApplicationContext>> body) {
+		if (remaining == 0) {
+			body.accept(List.copyOf(started));
+			return;
+		}
+		this.instance.run((context) -> {
+			started.add(context);
+			withInstances(remaining - 1, started, body);
+		});
+	}
+
+	private static void count(RetryOutcome outcome, Map<String, Integer> outcomes, List<String> reasons) {
+		outcomes.merge(outcome.outcome().name(), 1, Integer::sum);
+		if (outcome.outcome() != Outcome.SUCCESS && reasons.size() < 5) {
+			reasons.add(outcome.attempts() + " attempts: " + outcome.reason());
+		}
+	}
+
+}

@@ -1,0 +1,92 @@
+package io.github.retryafter.simulator;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import io.github.retryafter.engine.Outcome;
+import io.github.retryafter.simulator.FleetStoreSimulation.Backlog;
+import io.github.retryafter.simulator.FleetStoreSimulation.Mode;
+import io.github.retryafter.simulator.FleetStoreSimulation.Result;
+import io.github.retryafter.simulator.FleetStoreSimulation.Store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+/**
+ * Issue 17 in the simulator: instances sharing a modelled store collapse as the loopback fleet did before the fix
+ * and, with the fleet's share of the rate, one probe per fleet and tokens leased by demand, do as well as one
+ * instance, for 1, 4 and 16 instances on four seeds.
+ */
+class FleetStoreSimulationTests {
+
+	private static final Backlog BACKLOG = Backlog.issue17();
+
+	@Test
+	void theBoundIsTheFirstHintInstantAfterTheRecoveryThenTheBurstAndTheRate() {
+		// 3 s down with Retry-After: 2, so nobody is back before 4 s; then 40 at once and 400 a second
+		assertThat(BACKLOG.bound(0.50)).isEqualTo(Duration.ofMillis(6400));
+		assertThat(BACKLOG.bound(0.99)).isEqualTo(Duration.ofMillis(8850));
+	}
+
+	@Test
+	void theStoreAsItWasReproducesTheCollapseOfFourAndSixteenInstances() {
+		Result four = FleetStoreSimulation.run(BACKLOG, 4, Store.DEFAULTS, Mode.STORE_BEFORE, 1);
+		Result sixteen = FleetStoreSimulation.run(BACKLOG, 16, Store.DEFAULTS, Mode.STORE_BEFORE, 1);
+		assertThat(four.successRate()).isLessThan(0.2);
+		assertThat(sixteen.successRate()).isLessThan(0.05);
+		assertThat(four.outcomes()).containsKey(Outcome.BUDGET_EXHAUSTED);
+		// one instance on the same store is fine: the collapse is the fleet's
+		assertThat(FleetStoreSimulation.run(BACKLOG, 1, Store.DEFAULTS, Mode.STORE_BEFORE, 1).successRate())
+			.isEqualTo(1.0);
+	}
+
+	@Test
+	void aFleetSharingTheStoreDoesAsWellAsOneInstanceOnEverySeed() {
+		List<String> report = new ArrayList<>();
+		for (int instances : new int[] { 1, 4, 16 }) {
+			for (long seed = 1; seed <= 4; seed++) {
+				Result result = FleetStoreSimulation.run(BACKLOG, instances, Store.DEFAULTS, Mode.STORE, seed);
+				report.add("seed " + seed + ": " + result.line());
+				assertThat(result.successRate()).as(result.line()).isGreaterThanOrEqualTo(0.995);
+				assertThat(result.attemptsPerOperation()).as(result.line()).isLessThanOrEqualTo(2.2);
+				assertThat(result.early()).as(result.line()).isZero();
+				assertThat(result.p50Ratio()).as(result.line()).isLessThanOrEqualTo(1.15);
+				assertThat(result.p99Ratio()).as(result.line()).isLessThanOrEqualTo(1.15);
+				assertThat((double) result.failedRetries()).as("the budget's promise, fleet-wide: " + result.line())
+					.isLessThanOrEqualTo(result.failedRetryBound());
+			}
+		}
+		System.out.println(String.join(System.lineSeparator(), report));
+	}
+
+	@Test
+	void aSlowerStoreStillKeepsEveryOperationAndThePromise() {
+		Store slow = new Store(Duration.ofMillis(200), Duration.ofMillis(10));
+		for (int instances : new int[] { 4, 16 }) {
+			Result result = FleetStoreSimulation.run(BACKLOG, instances, slow, Mode.STORE, 1);
+			System.out.println("slow store: " + result.line());
+			assertThat(result.successRate()).as(result.line()).isGreaterThanOrEqualTo(0.995);
+			assertThat(result.early()).isZero();
+			assertThat((double) result.failedRetries()).isLessThanOrEqualTo(result.failedRetryBound());
+		}
+	}
+
+	@Test
+	void theSameSeedGivesTheSameRunToTheNanosecond() {
+		Result first = FleetStoreSimulation.run(BACKLOG, 4, Store.DEFAULTS, Mode.STORE, 7);
+		Result second = FleetStoreSimulation.run(BACKLOG, 4, Store.DEFAULTS, Mode.STORE, 7);
+		assertThat(second).isEqualTo(first);
+	}
+
+	@Test
+	void aFleetNeedsAnInstanceAndAStoreAPositiveFlushInterval() {
+		assertThatIllegalArgumentException().isThrownBy(() -> FleetStoreSimulation.run(BACKLOG, 0, Store.DEFAULTS,
+				Mode.STORE, 1)).withMessageContaining("at least one instance");
+		assertThatIllegalArgumentException().isThrownBy(() -> new Store(Duration.ZERO, Duration.ZERO))
+			.withMessageContaining("positive flush interval");
+	}
+
+}
