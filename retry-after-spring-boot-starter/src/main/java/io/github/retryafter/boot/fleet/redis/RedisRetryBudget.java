@@ -295,10 +295,8 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 		}
 		// a lease on its way, a fleet bucket that had tokens at the last reading, or tokens the fleet's other
 		// instances hold (pooled or in flight) may each still give this retry a token
-		long now = this.ticker.read();
-		boolean fleetMayGive = bucket.exchangePending.get() || bucket.fleetHeld > inFlight
-				|| Math.min(bucket.estimate(now), this.global.estimate(now)) >= 1;
-		return inFlight + (fleetMayGive ? 1 : 0);
+		boolean mayGive = bucket.exchangePending.get() || fleetMayGive(bucket);
+		return inFlight + (mayGive ? 1 : 0);
 	}
 
 	@Override
@@ -402,13 +400,14 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 				}
 			}
 		}
-		// pooled tokens that no retry here wanted lately go back to the fleet
+		// pooled tokens that no retry here wanted lately go back to the fleet, and the fleet learns what this instance
+		// holds once it changed (a retry here failed or ended)
 		for (Bucket bucket : this.providers.values()) {
-			boolean pooled;
+			boolean changed;
 			synchronized (this.lock) {
-				pooled = bucket.pool > 0;
+				changed = bucket.pool > 0 || bucket.pool + bucket.inFlight.get() != bucket.lastHeld;
 			}
-			if (pooled && shared(bucket) && bucket.exchangePending.compareAndSet(false, true)) {
+			if (changed && shared(bucket) && bucket.exchangePending.compareAndSet(false, true)) {
 				exchangeNow(bucket);
 			}
 		}
@@ -440,13 +439,27 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 		}
 	}
 
-	/** A retry on an event loop found no token here: the next exchange asks the fleet for one. */
+	/**
+	 * A retry on an event loop found no token here: the next exchange asks the fleet for one, if the fleet may have
+	 * one to give (otherwise the retry gives up rather than ask again and again).
+	 */
 	private void wantToken(Bucket bucket) {
 		synchronized (this.lock) {
 			bucket.wanted++;
 			bucket.lastWantedAt = this.ticker.read();
 		}
-		requestExchange(bucket);
+		if (fleetMayGive(bucket)) {
+			requestExchange(bucket);
+		}
+	}
+
+	/**
+	 * Whether the fleet may give this instance a token: the bucket (and the global bucket) had one at the last reading,
+	 * with the refill since, or other instances hold tokens on lease that they may give back.
+	 */
+	private boolean fleetMayGive(Bucket bucket) {
+		long now = this.ticker.read();
+		return Math.min(bucket.estimate(now), this.global.estimate(now)) >= 1 || bucket.fleetHeld > bucket.lastHeld;
 	}
 
 	/** Asks the background thread for an exchange of {@code bucket}'s tokens with the fleet; at most one at a time. */
@@ -468,8 +481,7 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 		synchronized (this.lock) {
 			again = bucket.wanted > 0;
 		}
-		long now = this.ticker.read();
-		if (again && Math.min(bucket.estimate(now), this.global.estimate(now)) >= 1) {
+		if (again && fleetMayGive(bucket)) {
 			requestExchange(bucket);
 		}
 	}

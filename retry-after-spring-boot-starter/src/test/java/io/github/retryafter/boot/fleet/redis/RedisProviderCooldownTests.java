@@ -86,6 +86,48 @@ class RedisProviderCooldownTests {
 		b.close();
 	}
 
+	@Test
+	void afterTheFleetsCooldownOneInstanceProbesAndTheOthersWaitForItsAnswer() throws IOException {
+		Instance a = new Instance();
+		Instance b = new Instance();
+		Instance c = new Instance();
+		long end = System.nanoTime() + Duration.ofMillis(300).toNanos();
+		a.gate.closeUntil(end);
+		a.cooldown.publish();
+		await().atMost(Duration.ofSeconds(1)).until(() -> !b.remaining().isZero() && !c.remaining().isZero());
+		// each instance counts the fleet and paces at its share of the provider
+		await().atMost(Duration.ofSeconds(1)).until(() -> b.gate.share() == 1.0 / 3);
+		await().until(() -> System.nanoTime() - a.gate.cooldownUntilNanos() > 0
+				&& System.nanoTime() - b.gate.cooldownUntilNanos() > 0 && System.nanoTime() - c.gate.cooldownUntilNanos() > 0);
+		// b's request is ready first: it asks the fleet, and is held until the fleet has decided
+		assertThat(admit(b)).isInstanceOf(ProviderGate.Admission.Hold.class);
+		await().atMost(Duration.ofSeconds(1)).until(() -> admit(b) == ProviderGate.Admission.PROBE);
+		assertThat(redis.command("GET", "{" + this.prefix + "}:probe:default")).contains(":");
+		// a and c follow b's probe: held, not probing
+		await().atMost(Duration.ofSeconds(1)).until(() -> {
+			admit(a);
+			admit(c);
+			return a.gate.probing() && c.gate.probing();
+		});
+		assertThat(admit(a)).isInstanceOf(ProviderGate.Admission.Hold.class);
+		assertThat(admit(c)).isInstanceOf(ProviderGate.Admission.Hold.class);
+		// b's probe is answered: its claim goes, and a and c learn it within a flush interval or two
+		b.gate.probeAnswered();
+		b.cooldown.publish();
+		await().atMost(Duration.ofSeconds(1)).until(() -> admit(a) == ProviderGate.Admission.GO
+				&& admit(c) == ProviderGate.Admission.GO);
+		assertThat(redis.command("EXISTS", "{" + this.prefix + "}:probe:default")).contains("0");
+		a.close();
+		b.close();
+		c.close();
+	}
+
+	private static ProviderGate.Admission admit(Instance instance) {
+		long now = System.nanoTime();
+		return instance.gate.admit(false, now, now + Duration.ofSeconds(30).toNanos(), null,
+				Duration.ofSeconds(10).toNanos());
+	}
+
 	private String key() {
 		return "{" + this.prefix + "}:cooldown:default";
 	}

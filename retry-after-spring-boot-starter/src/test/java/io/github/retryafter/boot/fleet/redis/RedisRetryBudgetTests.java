@@ -22,6 +22,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import io.github.retryafter.Cancellation;
 import io.github.retryafter.HeaderSource;
+import io.github.retryafter.Scope;
 import io.github.retryafter.boot.RetryAfterProviders;
 import io.github.retryafter.boot.actuate.RetryAfterEndpoint;
 import io.github.retryafter.boot.actuate.RetryAfterFleetHealthIndicator;
@@ -138,6 +139,43 @@ class RedisRetryBudgetTests {
 				assertThat(onRedis(first).fallbacks()).isZero();
 				assertThat(redis.command("HGET", "{" + this.prefix + "}:budget:default", "t")).contains("0");
 			}));
+	}
+
+	@Test
+	void onEventLoopsTwoInstancesLeaseTheBucketsTokensByDemandAndNeverMoreThanItHolds() {
+		String[] small = { "retry.after.budget.capacity=2", "retry.after.budget.refill-per-second=0" };
+		Scope scope = Scope.provider("default");
+		this.contextRunner.withPropertyValues(small).run((first) -> this.contextRunner.withPropertyValues(small)
+			.run((second) -> {
+				RedisFleet fleet = onRedis(first);
+				onRedis(second);
+				await().atMost(Duration.ofSeconds(2)).until(() -> fleet.instances() == 2);
+				RetryBudget a = first.getBean(RetryBudget.class);
+				RetryBudget b = second.getBean(RetryBudget.class);
+				// no round trip on an event loop: the first ask finds no token here and starts a lease
+				assertThat(onEventLoop(() -> a.tryAcquire(scope))).isFalse();
+				assertThat(a.retriesInFlight(scope)).as("a lease is on its way: the retry waits").isPositive();
+				await().atMost(Duration.ofSeconds(2)).until(() -> onEventLoop(() -> a.tryAcquire(scope)));
+				// b leases what a does not hold: never more than the bucket's two tokens between them
+				await().atMost(Duration.ofSeconds(2)).until(() -> onEventLoop(() -> b.tryAcquire(scope)));
+				assertThat(onEventLoop(() -> a.tryAcquire(scope)) || onEventLoop(() -> b.tryAcquire(scope))).isFalse();
+				assertThat(redis.command("HGET", "{" + this.prefix + "}:budget:default", "t")).contains("0");
+				// a's retry succeeds: its token goes to a's pool at once, for a's next retry
+				a.refund(scope);
+				assertThat(onEventLoop(() -> a.tryAcquire(scope))).isTrue();
+				// b's retry fails: its token stays spent, and with nothing in flight nor on lease b gives up
+				b.settle(scope);
+				a.settle(scope);
+				await().atMost(Duration.ofSeconds(2)).until(() -> !onEventLoop(() -> b.tryAcquire(scope))
+						&& b.retriesInFlight(scope) == 0);
+				assertThat(redis.command("HGET", "{" + this.prefix + "}:budget:default", "t")).contains("0");
+			}));
+	}
+
+	private static boolean onEventLoop(java.util.concurrent.Callable<Boolean> decision) {
+		return reactor.core.publisher.Mono.fromCallable(decision)
+			.subscribeOn(reactor.core.scheduler.Schedulers.parallel())
+			.block(Duration.ofSeconds(5));
 	}
 
 	@Test
