@@ -514,6 +514,11 @@ public final class RetryEngine {
 		return this.listener;
 	}
 
+	/** Whether any listener wants events: without one, operations build none. */
+	boolean listening() {
+		return this.listener != RetryListener.NOOP;
+	}
+
 	static String describe(AttemptOutcome outcome) {
 		if (outcome instanceof AttemptOutcome.Response response) {
 			return "status " + response.status();
