@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import io.micrometer.observation.Observation;
@@ -19,6 +20,7 @@ import org.springframework.web.reactive.function.client.ClientResponse;
 import org.springframework.web.reactive.function.client.ExchangeFilterFunction;
 import org.springframework.web.reactive.function.client.ExchangeFunction;
 import reactor.core.CoreSubscriber;
+import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Operators;
 import reactor.core.scheduler.Scheduler;
@@ -26,6 +28,7 @@ import reactor.core.scheduler.Scheduler;
 import io.github.retryafter.Cancellation;
 import io.github.retryafter.HeaderSource;
 import io.github.retryafter.Ticker;
+import io.github.retryafter.boot.AttemptTimeouts;
 import io.github.retryafter.boot.ProviderSettings;
 import io.github.retryafter.boot.RetryAfterOperations;
 import io.github.retryafter.boot.RetryAfterOperations.Prepared;
@@ -78,6 +81,9 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 
 	private final Scheduler scheduler;
 
+	/** The bounds of this filter's attempts in flight, on the scheduler and the ticker. */
+	private final AttemptTimeouts timeouts;
+
 	/**
 	 * Creates the filter.
 	 * @param operations prepares the operation of each request
@@ -88,6 +94,10 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 		this.operations = Objects.requireNonNull(operations, "operations");
 		this.ticker = Objects.requireNonNull(ticker, "ticker");
 		this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+		this.timeouts = new AttemptTimeouts(ticker, (task, delayNanos) -> {
+			Disposable wake = scheduler.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+			return wake::dispose;
+		});
 	}
 
 	@Override
@@ -228,13 +238,8 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 			}
 			AttemptObservation observed = observation;
 			long sentAt = RetryAfterExchangeFilterFunction.this.ticker.read();
-			return this.next.exchange(attemptRequest)
-				.map(this::arrived)
-				.timeout(proceed.timeout(), RetryAfterExchangeFilterFunction.this.scheduler)
-				.doOnNext((result) -> observed.response(result.response().statusCode().value()))
-				.doOnError(observed::failure)
-				.doOnCancel(observed::stop)
-				.onErrorResume(ex -> Mono.just(Result.failure(ex)))
+			return new TimedExchange(this.next.exchange(attemptRequest), proceed.timeout(),
+					RetryAfterExchangeFilterFunction.this.timeouts, observed, this::arrived)
 				.flatMap(result -> (result.response() != null) ? onResponse(result.response(), sentAt)
 						: onFailure(result.failure(), sentAt));
 		}
@@ -244,7 +249,7 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 		 * firing, a cancel): from here exactly one of {@link #onResponse}, {@link #onFailure} (the timeout won) and
 		 * {@link #cancel()} claims it, under the monitor, and the one that does not deliver it releases it.
 		 */
-		private Result arrived(ClientResponse response) {
+		private void arrived(ClientResponse response) {
 			synchronized (this) {
 				if (this.cancelled) {
 					Drain.discard(response);
@@ -253,7 +258,6 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 					this.arrived = response;
 				}
 			}
-			return Result.response(response);
 		}
 
 		/** Releases the response that arrived and was not claimed; call holding the monitor. */
@@ -510,18 +514,6 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 				.headers((target) -> target.addAll(this.headers))
 				.request(this.request)
 				.build();
-		}
-
-	}
-
-	private record Result(ClientResponse response, Throwable failure) {
-
-		static Result response(ClientResponse response) {
-			return new Result(response, null);
-		}
-
-		static Result failure(Throwable failure) {
-			return new Result(null, failure);
 		}
 
 	}
