@@ -16,6 +16,7 @@ import io.micrometer.observation.Observation;
 
 import io.github.retryafter.Cancellation;
 import io.github.retryafter.JitterMode;
+import io.github.retryafter.Scope;
 import io.github.retryafter.boot.RetryAfterAttributes.RequestOptions;
 import io.github.retryafter.boot.RetryAfterProviders.Provider;
 import io.github.retryafter.boot.observation.RetryAfterObservations;
@@ -47,6 +48,9 @@ public final class RetryAfterOperations {
 
 	private static final Set<String> KEYED_METHODS = Set.of("POST", "PATCH");
 
+	/** How many hosts' scopes are kept at most. */
+	static final int MAX_CACHED_HOSTS = 1024;
+
 	private final RetryAfterProviders providers;
 
 	private final String instanceKey;
@@ -56,6 +60,10 @@ public final class RetryAfterOperations {
 	private final AtomicLong sequence = new AtomicLong();
 
 	private final Set<Cancellation> pending = ConcurrentHashMap.newKeySet();
+
+	// per request host (lower case): its scope, and the plain operation last built for it, so a request to a host seen
+	// before builds neither; at most MAX_CACHED_HOSTS, then emptied and filled afresh (a cache: a miss only costs a build)
+	private final ConcurrentHashMap<String, HostScope> hosts = new ConcurrentHashMap<>();
 
 	private volatile boolean closed;
 
@@ -122,10 +130,46 @@ public final class RetryAfterOperations {
 		}
 		boolean replayable = (bodySize == BODY_RECORDED_WHEN_SENT)
 				|| (bodySize >= 0 && bodySize <= settings.maxReplayBodyBytes());
-		OperationSpec spec = new OperationSpec(provider.scope(uri, host), upperMethod, key, options.deadline(),
-				jitterKey(settings, key), replayable, Optional.ofNullable(host));
+		OperationSpec spec = spec(provider, uri, host, upperMethod, key, options, jitterKey(settings, key),
+				replayable);
 		boolean disabled = options.disabled() || this.closed;
 		return new Prepared(provider, spec, keyToAdd.map(value -> Map.entry(headerName, value)), options, disabled);
+	}
+
+	/**
+	 * Returns the request's operation: the one built for the last plain request (no key, no deadline of its own, no
+	 * keyed jitter, a body that can be replayed) of the same method to the same origin when this is one, else a new one.
+	 */
+	private OperationSpec spec(Provider provider, URI uri, String host, String method, Optional<String> key,
+			RequestOptions options, Optional<String> jitterKey, boolean replayable) {
+		boolean plain = key.isEmpty() && options.deadline().isEmpty() && jitterKey.isEmpty() && replayable;
+		if (host == null) {
+			return new OperationSpec(provider.scope(uri, null), method, key, options.deadline(), jitterKey, replayable,
+					Optional.empty());
+		}
+		String scheme = RetryAfterProviders.scheme(uri);
+		int port = RetryAfterProviders.port(uri, scheme);
+		HostScope cached = this.hosts.get(host);
+		if (cached == null || !cached.isFor(provider, scheme, port)) {
+			cached = new HostScope(provider, scheme, port, provider.scope(scheme, host, port), Optional.of(host), null);
+			remember(host, cached);
+		}
+		if (plain && cached.plain() != null && cached.plain().method().equals(method)) {
+			return cached.plain();
+		}
+		OperationSpec spec = new OperationSpec(cached.scope(), method, key, options.deadline(), jitterKey, replayable,
+				cached.host());
+		if (plain) {
+			remember(host, cached.withPlain(spec));
+		}
+		return spec;
+	}
+
+	private void remember(String host, HostScope scope) {
+		if (this.hosts.size() >= MAX_CACHED_HOSTS && !this.hosts.containsKey(host)) {
+			this.hosts.clear();
+		}
+		this.hosts.put(host, scope);
 	}
 
 	/**
@@ -176,6 +220,29 @@ public final class RetryAfterOperations {
 		for (Cancellation cancellation : this.pending) {
 			cancellation.cancel();
 		}
+	}
+
+	/**
+	 * What one host's requests share: the scope of its origin and the last plain operation sent to it.
+	 *
+	 * @param provider the provider the scope is of
+	 * @param scheme the origin's scheme
+	 * @param port the origin's port
+	 * @param scope the scope
+	 * @param host the host, as operations carry it
+	 * @param plain the last operation without key, own deadline or keyed jitter, and replayable; {@code null} if none
+	 */
+	private record HostScope(Provider provider, String scheme, int port, Scope scope, Optional<String> host,
+			OperationSpec plain) {
+
+		boolean isFor(Provider provider, String scheme, int port) {
+			return this.provider == provider && this.port == port && this.scheme.equals(scheme);
+		}
+
+		HostScope withPlain(OperationSpec plain) {
+			return new HostScope(this.provider, this.scheme, this.port, this.scope, this.host, plain);
+		}
+
 	}
 
 	/**
