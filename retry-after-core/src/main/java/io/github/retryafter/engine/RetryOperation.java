@@ -73,8 +73,6 @@ public final class RetryOperation {
 
 	private Duration latestTimeout;
 
-	private long latestRemainingNanos;
-
 	private double latestTokensBefore;
 
 	private double latestTokensAfter;
@@ -208,16 +206,16 @@ public final class RetryOperation {
 		this.latestKind = kind;
 		this.latestStartedAtNanos = now;
 		this.latestTimeout = timeout;
-		this.latestRemainingNanos = this.deadlineNanos - now;
 		this.latestTokensBefore = before;
 		this.latestTokensAfter = after;
 		this.latestDecision = null;
 		if (this.engine.listening()) {
 			this.engine.listener()
 				.onAttempt(new AttemptEvent(this.spec, next, kind, this.spec.idempotencyKey(), timeout,
-						Duration.ofNanos(this.latestRemainingNanos), before, after, elapsedAt(now)));
+						Duration.ofNanos(this.deadlineNanos - now), before, after, elapsedAt(now)));
 		}
-		return new Permit.Proceed(next, timeout);
+		return (next == 1 && timeout == policy.attemptTimeout()) ? this.engine.firstProceed()
+				: new Permit.Proceed(next, timeout);
 	}
 
 	/**
@@ -233,12 +231,15 @@ public final class RetryOperation {
 		Objects.requireNonNull(outcome, "outcome");
 		requireInFlight("afterAttempt()");
 		this.lastOutcome = outcome;
-		OperationState state = new OperationState(this.spec, this.attempts, this.startedAtNanos, this.deadlineNanos,
-				this.totalWait, this.cancellation.isCancelled());
 		Classification classification = this.engine.classify(outcome);
-		this.engine.observe(state, outcome, classification);
+		// a success ends the operation whatever its state (the engine's first rule), so it needs none
+		OperationState state = (classification == Classification.SUCCESS) ? null
+				: new OperationState(this.spec, this.attempts, this.startedAtNanos, this.deadlineNanos, this.totalWait,
+						this.cancellation.isCancelled());
+		this.engine.observe(this.spec, this.attempts, outcome, classification);
 		endProbe(true);
-		RetryEngine.Evaluation evaluation = this.engine.evaluate(state, outcome, classification);
+		RetryEngine.Evaluation evaluation = (state == null) ? RetryEngine.SUCCEEDED
+				: this.engine.evaluate(state, outcome, classification);
 		long now = this.engine.ticker().read();
 		Decision decision = evaluation.decision();
 		this.latestEndedAtNanos = now;
@@ -435,7 +436,7 @@ public final class RetryOperation {
 	private AttemptRecord latestRecord() {
 		boolean ended = this.latestDecision != null;
 		return new AttemptRecord(this.attempts, this.latestKind, elapsedAt(this.latestStartedAtNanos),
-				this.latestTimeout, Duration.ofNanos(this.latestRemainingNanos), this.latestTokensBefore,
+				this.latestTimeout, Duration.ofNanos(this.deadlineNanos - this.latestStartedAtNanos), this.latestTokensBefore,
 				this.latestTokensAfter, ended ? Optional.of(this.lastOutcome) : Optional.empty(),
 				ended ? Optional.of(elapsedAt(this.latestEndedAtNanos)) : Optional.empty(),
 				Optional.ofNullable(this.latestDecision));
