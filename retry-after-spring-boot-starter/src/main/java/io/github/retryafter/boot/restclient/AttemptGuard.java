@@ -66,20 +66,31 @@ final class AttemptGuard extends AttemptTimeouts.Timeout {
 	 * @throws IOException what it threw
 	 */
 	<T> T call(IoCall<T> call) throws IOException {
-		synchronized (this) {
-			this.blocked = Thread.currentThread();
-		}
+		enter();
 		try {
 			return call.run();
 		}
 		finally {
-			synchronized (this) {
-				this.blocked = null;
-				if (this.interrupted) {
-					this.interrupted = false;
-					Thread.interrupted();
-				}
-			}
+			exit();
+		}
+	}
+
+	/**
+	 * Makes the calling thread interruptible by the guard, until {@link #exit()}: {@link #call} without a lambda to
+	 * allocate, for the paths every request takes.
+	 */
+	synchronized void enter() {
+		this.blocked = Thread.currentThread();
+	}
+
+	/**
+	 * Ends {@link #enter()}: the guard no longer interrupts the thread, and an interrupt it sent is cleared.
+	 */
+	synchronized void exit() {
+		this.blocked = null;
+		if (this.interrupted) {
+			this.interrupted = false;
+			Thread.interrupted();
 		}
 	}
 

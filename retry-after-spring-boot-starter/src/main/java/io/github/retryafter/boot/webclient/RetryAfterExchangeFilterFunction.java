@@ -10,6 +10,7 @@ import java.util.concurrent.TimeoutException;
 
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.contextpropagation.ObservationThreadLocalAccessor;
+import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscription;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpRequest;
@@ -103,15 +104,17 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 	@Override
 	public Mono<ClientResponse> filter(ClientRequest request, ExchangeFunction next) {
 		boolean bodyless = request.body() == BodyInserters.empty();
-		Prepared prepared = this.operations.prepare(request.method().name(), request.url(),
-				request.headers()::getFirst, request.attributes(),
+		Prepared prepared = this.operations.prepare(request.method().name(), request.url(), request.headers(),
+				HttpHeaders::getFirst, request.attributes(),
 				bodyless ? 0 : RetryAfterOperations.BODY_RECORDED_WHEN_SENT);
 		if (prepared.disabled()) {
 			return next.exchange(request);
 		}
-		ClientRequest keyed = prepared.headerToAdd()
-			.map(header -> ClientRequest.from(request).header(header.getKey(), header.getValue()).build())
-			.orElse(request);
+		ClientRequest keyed = request;
+		if (prepared.headerToAdd().isPresent()) {
+			Map.Entry<String, String> header = prepared.headerToAdd().get();
+			keyed = ClientRequest.from(request).header(header.getKey(), header.getValue()).build();
+		}
 		return new OperationMono(prepared, keyed, next, bodyless);
 	}
 
@@ -144,7 +147,7 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 					: new RecordedBody(this.prepared.provider().settings().maxReplayBodyBytes());
 			Run run = new Run(actual, this.prepared, started, this.request, this.next, body);
 			actual.onSubscribe(run);
-			Mono<ClientResponse> attempts;
+			Publisher<ClientResponse> attempts;
 			try {
 				attempts = run.attempt(null);
 			}
@@ -164,9 +167,8 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 	 * {@link RetryOperation}, which is not thread-safe, is made holding this object's monitor, so a cancel from
 	 * the caller's thread cannot interleave with a response being decided on an event loop.
 	 */
-	private final class Run extends Operators.MonoSubscriber<ClientResponse, ClientResponse> {
-
-		private final RetryOperation operation;
+	private final class Run extends Operators.MonoSubscriber<ClientResponse, ClientResponse>
+			implements TimedExchange.Owner {
 
 		private final Started started;
 
@@ -176,10 +178,6 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 
 		/** The first attempt's body as written; {@code null} for a request without a body. */
 		private final RecordedBody body;
-
-		private final RetryPolicy policy;
-
-		private final long maxDrainBytes;
 
 		private volatile Subscription upstream;
 
@@ -192,13 +190,22 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 		Run(CoreSubscriber<? super ClientResponse> actual, Prepared prepared, Started started,
 				ClientRequest request, ExchangeFunction next, RecordedBody body) {
 			super(actual);
-			this.policy = prepared.provider().engine().policy();
-			this.maxDrainBytes = prepared.provider().settings().maxDrainBytes();
 			this.started = started;
-			this.operation = started.operation();
 			this.request = request;
 			this.next = next;
 			this.body = body;
+		}
+
+		private RetryOperation operation() {
+			return this.started.operation();
+		}
+
+		private RetryPolicy policy() {
+			return this.started.prepared().provider().engine().policy();
+		}
+
+		private long maxDrainBytes() {
+			return this.started.prepared().provider().settings().maxDrainBytes();
 		}
 
 		/**
@@ -206,13 +213,13 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 		 * @param previous the status and headers of the previous failed response, returned (with an empty body) if
 		 * the engine refuses this attempt: the original's body was released before the wait
 		 */
-		Mono<ClientResponse> attempt(FailedResponse previous) {
+		Publisher<ClientResponse> attempt(FailedResponse previous) {
 			Permit permit;
 			synchronized (this) {
 				if (this.cancelled) {
 					return Mono.empty();
 				}
-				permit = this.operation.beforeAttempt();
+				permit = operation().beforeAttempt();
 			}
 			if (permit instanceof Permit.Refused refused) {
 				return stopped(refused.stop(), (previous != null) ? previous.toResponse() : null, null);
@@ -221,7 +228,7 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 				this.started.observation()
 					.waiting(Duration.ofNanos(wait.notBeforeNanos() - RetryAfterExchangeFilterFunction.this.ticker.read()),
 							"GATE");
-				return waitUntil(wait.notBeforeNanos()).then(Mono.defer(() -> attempt(previous)));
+				return waitUntil(wait.notBeforeNanos()).then(Mono.defer(() -> Mono.fromDirect(attempt(previous))));
 			}
 			Permit.Proceed proceed = (Permit.Proceed) permit;
 			OperationObservation operationObservation = this.started.observation();
@@ -239,9 +246,7 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 			AttemptObservation observed = observation;
 			long sentAt = RetryAfterExchangeFilterFunction.this.ticker.read();
 			return new TimedExchange(this.next.exchange(attemptRequest), proceed.timeout(),
-					RetryAfterExchangeFilterFunction.this.timeouts, observed, this::arrived)
-				.flatMap(result -> (result.response() != null) ? onResponse(result.response(), sentAt)
-						: onFailure(result.failure(), sentAt));
+					RetryAfterExchangeFilterFunction.this.timeouts, observed, this, sentAt);
 		}
 
 		/**
@@ -249,7 +254,8 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 		 * firing, a cancel): from here exactly one of {@link #onResponse}, {@link #onFailure} (the timeout won) and
 		 * {@link #cancel()} claims it, under the monitor, and the one that does not deliver it releases it.
 		 */
-		private void arrived(ClientResponse response) {
+		@Override
+		public void arrived(ClientResponse response) {
 			synchronized (this) {
 				if (this.cancelled) {
 					Drain.discard(response);
@@ -277,7 +283,8 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 			return (attempt == 1) ? this.body.recording(this.request) : this.body.replaying(this.request);
 		}
 
-		private Mono<ClientResponse> onResponse(ClientResponse response, long sentAt) {
+		@Override
+		public Mono<ClientResponse> onResponse(ClientResponse response, long sentAt) {
 			long receivedAt = RetryAfterExchangeFilterFunction.this.ticker.read();
 			Decision decision;
 			try {
@@ -289,7 +296,8 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 					HeaderSource headers = response.headers().asHttpHeaders()::getOrEmpty;
 					AttemptOutcome outcome = new AttemptOutcome.Response(response.statusCode().value(), headers,
 							sentAt, receivedAt);
-					decision = unreplayable(outcome).orElseGet(() -> this.operation.afterAttempt(outcome));
+					Optional<Decision> stop = unreplayable(outcome);
+					decision = stop.isPresent() ? stop.get() : operation().afterAttempt(outcome);
 				}
 			}
 			catch (RuntimeException | Error ex) {
@@ -300,12 +308,13 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 				this.started.observation().waiting(retry.delay(), retry.source().name());
 				FailedResponse failed = FailedResponse.of(response);
 				return drain(response, retry.notBeforeNanos()).then(waitUntil(retry.notBeforeNanos()))
-					.then(Mono.defer(() -> attempt(failed)));
+					.then(Mono.defer(() -> Mono.fromDirect(attempt(failed))));
 			}
 			return stopped((Decision.Stop) decision, response, null);
 		}
 
-		private Mono<ClientResponse> onFailure(Throwable failure, long sentAt) {
+		@Override
+		public Mono<ClientResponse> onFailure(Throwable failure, long sentAt) {
 			Decision decision;
 			synchronized (this) {
 				releaseUnclaimed();
@@ -316,12 +325,12 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 				Optional<FailureKind> kind = FailureKind.classify(failure);
 				AttemptOutcome outcome = kind.map((k) -> new AttemptOutcome.Failure(k, failure, sentAt, failedAt))
 					.orElse(null);
-				decision = unreplayable(outcome)
-					.orElseGet(() -> this.operation.afterFailure(failure, kind, sentAt, failedAt));
+				Optional<Decision> stop = unreplayable(outcome);
+				decision = stop.isPresent() ? stop.get() : operation().afterFailure(failure, kind, sentAt, failedAt);
 			}
 			if (decision instanceof Decision.Retry retry) {
 				this.started.observation().waiting(retry.delay(), retry.source().name());
-				return waitUntil(retry.notBeforeNanos()).then(Mono.defer(() -> attempt(null)));
+				return waitUntil(retry.notBeforeNanos()).then(Mono.defer(() -> Mono.fromDirect(attempt(null))));
 			}
 			return stopped((Decision.Stop) decision, null, failure);
 		}
@@ -341,13 +350,13 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 			if (problem.isEmpty()) {
 				return Optional.empty();
 			}
-			boolean replaySafe = this.policy.isRetryableMethod(this.operation.spec().method())
-					|| this.operation.idempotencyKey().isPresent();
-			if (!replaySafe || this.policy.classifier().classify(outcome) != Classification.RETRYABLE) {
+			boolean replaySafe = policy().isRetryableMethod(operation().spec().method())
+					|| operation().idempotencyKey().isPresent();
+			if (!replaySafe || policy().classifier().classify(outcome) != Classification.RETRYABLE) {
 				return Optional.empty();
 			}
-			return Optional.of(this.operation.stop(Outcome.NOT_RETRYABLE,
-					describe(outcome) + " on attempt " + this.operation.attempts() + " is not retried: " + problem.get()));
+			return Optional.of(operation().stop(Outcome.NOT_RETRYABLE,
+					describe(outcome) + " on attempt " + operation().attempts() + " is not retried: " + problem.get()));
 		}
 
 		/**
@@ -357,7 +366,7 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 		private Mono<Void> drain(ClientResponse response, long notBeforeNanos) {
 			Duration untilDue = Duration.ofNanos(Math.max(0, notBeforeNanos - RetryAfterExchangeFilterFunction.this.ticker.read()));
 			Duration window = (untilDue.compareTo(DRAIN_TIMEOUT) < 0) ? untilDue : DRAIN_TIMEOUT;
-			return Drain.of(response, this.maxDrainBytes, window,
+			return Drain.of(response, maxDrainBytes(), window,
 					RetryAfterExchangeFilterFunction.this.scheduler);
 		}
 
@@ -390,7 +399,7 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 		 */
 		private ClientResponse bounded(ClientResponse response) {
 			Ticker ticker = RetryAfterExchangeFilterFunction.this.ticker;
-			long endNanos = Math.max(this.operation.deadlineNanos(), ticker.read() + FINAL_BODY_GRACE.toNanos());
+			long endNanos = Math.max(operation().deadlineNanos(), ticker.read() + FINAL_BODY_GRACE.toNanos());
 			Mono<Long> end = Mono.defer(() -> Mono.delay(Duration.ofNanos(Math.max(0, endNanos - ticker.read())),
 					RetryAfterExchangeFilterFunction.this.scheduler));
 			return response.mutate()
@@ -477,7 +486,7 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 				releaseUnclaimed();
 				if (!this.cancelled) {
 					this.cancelled = true;
-					this.operation.cancel();
+					operation().cancel();
 				}
 			}
 			super.cancel();

@@ -1,10 +1,13 @@
 package io.github.retryafter.boot.webclient;
 
 import java.time.Duration;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
-import java.util.function.Consumer;
+import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 
+import org.reactivestreams.Publisher;
+import org.reactivestreams.Subscriber;
 import org.reactivestreams.Subscription;
 import org.springframework.web.reactive.function.client.ClientResponse;
 import reactor.core.CoreSubscriber;
@@ -16,15 +19,30 @@ import io.github.retryafter.boot.AttemptTimeouts;
 import io.github.retryafter.boot.observation.RetryAfterObservations.AttemptObservation;
 
 /**
- * One attempt's exchange, bounded by the attempt's time and observed: it emits one {@link Result}, the response or
- * what failed (a {@link TimeoutException} when the bound came first), or completes empty if the exchange did. One
- * operator and one subscriber in place of a chain of map, timeout, three peeks and an error resume, and its bound
- * costs a link in {@link AttemptTimeouts}, not a scheduled task: an attempt answered in time schedules nothing.
+ * One attempt: its exchange, bounded by the attempt's time and observed, then what its owner makes of the result
+ * (the final response delivered, or the wait and the next attempt). One object, the publisher, its subscription, the
+ * subscriber to the exchange and the attempt's bound at once, in place of a chain of map, timeout, three peeks, an
+ * error resume and a flat map; its bound costs a link in {@link AttemptTimeouts}, not a scheduled task, so an attempt
+ * answered in time schedules nothing.
  * <p>
- * The response is handed to {@code arrived} as it leaves the exchange, before the bound may drop it, so that its
- * owner can release it whichever way the attempt ends. Subscribed once.
+ * The response is handed to {@link Owner#arrived} as it leaves the exchange, before the bound may drop it, so that
+ * its owner can release it whichever way the attempt ends. Whichever of the exchange's signal, the bound and a cancel
+ * comes first ends the attempt; the others do nothing. When the bound comes first the exchange is cancelled and the
+ * owner is given the same {@link TimeoutException} Reactor's {@code timeout} operator raises. What the owner returns
+ * is relayed to the attempt's subscriber. Subscribed once: the owner makes a new one per attempt.
  */
-final class TimedExchange extends Mono<TimedExchange.Result> {
+final class TimedExchange extends AttemptTimeouts.Timeout
+		implements Publisher<ClientResponse>, CoreSubscriber<ClientResponse>, Subscription {
+
+	private static final AtomicIntegerFieldUpdater<TimedExchange> STATE = AtomicIntegerFieldUpdater
+		.newUpdater(TimedExchange.class, "state");
+
+	private static final AtomicReferenceFieldUpdater<TimedExchange, Subscription> NEXT = AtomicReferenceFieldUpdater
+		.newUpdater(TimedExchange.class, Subscription.class, "next");
+
+	private static final int RUNNING = 0;
+
+	private static final int ENDED = 1;
 
 	private final Mono<ClientResponse> exchange;
 
@@ -34,7 +52,18 @@ final class TimedExchange extends Mono<TimedExchange.Result> {
 
 	private final AttemptObservation observation;
 
-	private final Consumer<ClientResponse> arrived;
+	private final Owner owner;
+
+	private final long sentAtNanos;
+
+	private CoreSubscriber<? super ClientResponse> actual;
+
+	private Subscription upstream;
+
+	private volatile int state;
+
+	/** The subscription to what the owner returned; cancelled (and so refused) once the subscriber cancels. */
+	private volatile Subscription next;
 
 	/**
 	 * Creates the attempt.
@@ -42,158 +71,219 @@ final class TimedExchange extends Mono<TimedExchange.Result> {
 	 * @param bound the time the attempt is given
 	 * @param timeouts where the bound is armed
 	 * @param observation told of the response, the failure, or a cancel
-	 * @param arrived takes ownership of the response as it arrives
+	 * @param owner takes the response as it arrives, and says what follows the attempt
+	 * @param sentAtNanos when the attempt was sent, on the owner's ticker
 	 */
 	TimedExchange(Mono<ClientResponse> exchange, Duration bound, AttemptTimeouts timeouts,
-			AttemptObservation observation, Consumer<ClientResponse> arrived) {
+			AttemptObservation observation, Owner owner, long sentAtNanos) {
 		this.exchange = exchange;
 		this.bound = bound;
 		this.timeouts = timeouts;
 		this.observation = observation;
-		this.arrived = arrived;
+		this.owner = owner;
+		this.sentAtNanos = sentAtNanos;
 	}
 
 	@Override
-	public void subscribe(CoreSubscriber<? super Result> actual) {
-		this.exchange.subscribe(new Attempt(actual, this));
+	public void subscribe(Subscriber<? super ClientResponse> subscriber) {
+		this.actual = Operators.toCoreSubscriber(subscriber);
+		this.exchange.subscribe(this);
 	}
 
 	/**
-	 * What an attempt ended with: a response, or what it threw.
-	 *
-	 * @param response the response, {@code null} if it failed
-	 * @param failure what failed, {@code null} if a response arrived
+	 * The operation an attempt belongs to.
 	 */
-	record Result(ClientResponse response, Throwable failure) {
+	interface Owner {
 
-		static Result response(ClientResponse response) {
-			return new Result(response, null);
-		}
+		/**
+		 * Takes ownership of the response as it leaves the exchange.
+		 * @param response the response
+		 */
+		void arrived(ClientResponse response);
 
-		static Result failure(Throwable failure) {
-			return new Result(null, failure);
-		}
+		/**
+		 * Says what follows a response.
+		 * @param response the response
+		 * @param sentAtNanos when its attempt was sent
+		 * @return what the attempt's subscriber gets next
+		 */
+		Mono<ClientResponse> onResponse(ClientResponse response, long sentAtNanos);
+
+		/**
+		 * Says what follows a failed attempt.
+		 * @param failure what failed
+		 * @param sentAtNanos when the attempt was sent
+		 * @return what the attempt's subscriber gets next
+		 */
+		Mono<ClientResponse> onFailure(Throwable failure, long sentAtNanos);
 
 	}
 
+	@Override
+	public Context currentContext() {
+		return this.actual.currentContext();
+	}
+
+	@Override
+	public void onSubscribe(Subscription subscription) {
+		if (Operators.validate(this.upstream, subscription)) {
+			this.upstream = subscription;
+			this.actual.onSubscribe(this);
+			if (this.state == RUNNING) {
+				this.timeouts.arm(this, this.bound);
+				if (this.state != RUNNING) {
+					this.timeouts.disarm(this);
+				}
+			}
+		}
+	}
+
+	@Override
+	public void onNext(ClientResponse response) {
+		this.owner.arrived(response);
+		if (!end()) {
+			Operators.onNextDropped(response, currentContext());
+			return;
+		}
+		try {
+			this.observation.response(response.statusCode().value());
+		}
+		catch (RuntimeException ex) {
+			failed(ex);
+			return;
+		}
+		Mono<ClientResponse> then;
+		try {
+			then = this.owner.onResponse(response, this.sentAtNanos);
+		}
+		catch (Throwable ex) {
+			this.actual.onError(Operators.onOperatorError(null, ex, null, currentContext()));
+			return;
+		}
+		relay(then);
+	}
+
+	@Override
+	public void onError(Throwable failure) {
+		if (!end()) {
+			Operators.onErrorDropped(failure, currentContext());
+			return;
+		}
+		failed(failure);
+	}
+
+	@Override
+	public void onComplete() {
+		if (end()) {
+			this.actual.onComplete();
+		}
+	}
+
+	/** The bound came first: the exchange is cancelled and the attempt fails as Reactor's timeout would. */
+	@Override
+	protected void expired() {
+		if (STATE.compareAndSet(this, RUNNING, ENDED)) {
+			this.upstream.cancel();
+			failed(new TimeoutException("Did not observe any item or terminal signal within "
+					+ this.bound.toMillis() + "ms in 'map' (and no fallback has been configured)"));
+		}
+	}
+
+	@Override
+	public void request(long n) {
+		this.upstream.request(n);
+	}
+
+	@Override
+	public void cancel() {
+		if (end()) {
+			this.upstream.cancel();
+		}
+		else {
+			Operators.terminate(NEXT, this);
+		}
+		this.observation.stop();
+	}
+
+	/** Ends the attempt, disarming its bound, if nothing else ended it first. */
+	private boolean end() {
+		if (!STATE.compareAndSet(this, RUNNING, ENDED)) {
+			return false;
+		}
+		this.timeouts.disarm(this);
+		return true;
+	}
+
+	private void failed(Throwable failure) {
+		this.observation.failure(failure);
+		Mono<ClientResponse> then;
+		try {
+			then = this.owner.onFailure(failure, this.sentAtNanos);
+		}
+		catch (Throwable ex) {
+			this.actual.onError(Operators.onOperatorError(null, ex, null, currentContext()));
+			return;
+		}
+		relay(then);
+	}
+
 	/**
-	 * The subscriber to the exchange, the subscription of the attempt's subscriber, and the attempt's bound. Whichever
-	 * of the exchange's signal, the bound and a cancel comes first ends the attempt; the others do nothing.
+	 * Relays what the owner returned: at once when it is a value or nothing (the final response was delivered
+	 * by the owner itself, the common case), else by subscribing to it.
 	 */
-	private static final class Attempt extends AttemptTimeouts.Timeout
-			implements CoreSubscriber<ClientResponse>, Subscription {
+	private void relay(Mono<ClientResponse> then) {
+		if (then instanceof Callable<?> callable) {
+			Object value;
+			try {
+				value = callable.call();
+			}
+			catch (Throwable ex) {
+				this.actual.onError(Operators.onOperatorError(null, ex, null, currentContext()));
+				return;
+			}
+			if (value != null) {
+				this.actual.onNext((ClientResponse) value);
+			}
+			this.actual.onComplete();
+			return;
+		}
+		then.subscribe(new Next(this));
+	}
 
-		private static final AtomicIntegerFieldUpdater<Attempt> STATE = AtomicIntegerFieldUpdater
-			.newUpdater(Attempt.class, "state");
-
-		private static final int RUNNING = 0;
-
-		private static final int ENDED = 1;
-
-		private final CoreSubscriber<? super Result> actual;
+	/** Relays the signals of what the owner returned to the attempt's subscriber. */
+	private static final class Next implements CoreSubscriber<ClientResponse> {
 
 		private final TimedExchange attempt;
 
-		private Subscription upstream;
-
-		private volatile int state;
-
-		Attempt(CoreSubscriber<? super Result> actual, TimedExchange attempt) {
-			this.actual = actual;
+		Next(TimedExchange attempt) {
 			this.attempt = attempt;
 		}
 
 		@Override
 		public Context currentContext() {
-			return this.actual.currentContext();
+			return this.attempt.actual.currentContext();
 		}
 
 		@Override
 		public void onSubscribe(Subscription subscription) {
-			if (Operators.validate(this.upstream, subscription)) {
-				this.upstream = subscription;
-				this.actual.onSubscribe(this);
-				if (this.state == RUNNING) {
-					this.attempt.timeouts.arm(this, this.attempt.bound);
-					if (this.state != RUNNING) {
-						this.attempt.timeouts.disarm(this);
-					}
-				}
+			if (Operators.setOnce(TimedExchange.NEXT, this.attempt, subscription)) {
+				subscription.request(Long.MAX_VALUE);
 			}
 		}
 
 		@Override
 		public void onNext(ClientResponse response) {
-			this.attempt.arrived.accept(response);
-			if (!end()) {
-				Operators.onNextDropped(response, currentContext());
-				return;
-			}
-			Result result;
-			try {
-				this.attempt.observation.response(response.statusCode().value());
-				result = Result.response(response);
-			}
-			catch (RuntimeException ex) {
-				this.attempt.observation.failure(ex);
-				result = Result.failure(ex);
-			}
-			this.actual.onNext(result);
-			this.actual.onComplete();
+			this.attempt.actual.onNext(response);
 		}
 
 		@Override
 		public void onError(Throwable failure) {
-			if (!end()) {
-				Operators.onErrorDropped(failure, currentContext());
-				return;
-			}
-			failed(failure);
+			this.attempt.actual.onError(failure);
 		}
 
 		@Override
 		public void onComplete() {
-			if (end()) {
-				this.actual.onComplete();
-			}
-		}
-
-		/** The bound came first: the exchange is cancelled and the attempt fails as Reactor's timeout would. */
-		@Override
-		protected void expired() {
-			if (STATE.compareAndSet(this, RUNNING, ENDED)) {
-				this.upstream.cancel();
-				failed(new TimeoutException("Did not observe any item or terminal signal within "
-						+ this.attempt.bound.toMillis() + "ms in 'map' (and no fallback has been configured)"));
-			}
-		}
-
-		@Override
-		public void request(long n) {
-			this.upstream.request(n);
-		}
-
-		@Override
-		public void cancel() {
-			if (end()) {
-				this.upstream.cancel();
-				this.attempt.observation.stop();
-			}
-		}
-
-		/** Ends the attempt, disarming its bound, if nothing else ended it first. */
-		private boolean end() {
-			if (!STATE.compareAndSet(this, RUNNING, ENDED)) {
-				return false;
-			}
-			this.attempt.timeouts.disarm(this);
-			return true;
-		}
-
-		private void failed(Throwable failure) {
-			this.attempt.observation.failure(failure);
-			this.actual.onNext(Result.failure(failure));
-			this.actual.onComplete();
+			this.attempt.actual.onComplete();
 		}
 
 	}
