@@ -91,6 +91,23 @@ public final class RetryAfterPlanner {
 	}
 
 	/**
+	 * Returns the random source {@link JitterMode#RANDOM} draws from.
+	 * @return the random source
+	 */
+	public RandomSource random() {
+		return this.random;
+	}
+
+	/**
+	 * Returns the client's wall clock, read only to report skew, to estimate {@link RetryPlan#estimatedWallAt()} and
+	 * for {@link OnMissingDate#TRUST_CLIENT_CLOCK}.
+	 * @return the wall clock
+	 */
+	public InstantSource wallClock() {
+		return this.wallClock;
+	}
+
+	/**
 	 * Plans the wait for the first attempt's response, received now, with no jitter key.
 	 * @param headers the response's header fields
 	 * @return the plan, or empty when the response has no {@code Retry-After} field (the server gave no instruction)

@@ -18,8 +18,8 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Threads;
 
 /**
- * The provider gate under contention: the shipped lock-free {@link ProviderGate} (an {@code AtomicLong} cooldown and
- * an immutable rate state swapped by compare-and-set) against {@link LockedProviderGate} (the same state in plain
+ * The provider gate under contention: the shipped {@link ProviderGate} (an {@code AtomicLong} cooldown and
+ * an immutable rate state read without a lock, replaced under a writers' lock) against {@link LockedProviderGate} (the same state in plain
  * fields behind one monitor per gate), with 1, 2 and 4 threads, all on one provider or spread over 16 gates. Each
  * operation is what the engine does per attempt with pacing on and a successful answer: {@code RetryOperation} reads
  * the ticker and calls {@code admit(fresh, now, latestStart, held)}, then {@code RetryEngine.observe} calls
@@ -82,7 +82,7 @@ public class GateContentionBenchmark {
 			for (int i = 0; i < this.providers; i++) {
 				long now = this.ticker.read();
 				this.shipped[i] = new ProviderGate("provider-" + i, settings, this.ticker);
-				this.locked[i] = new LockedProviderGate("provider-" + i, settings, now);
+				this.locked[i] = new LockedProviderGate("provider-" + i, settings, this.ticker);
 				if (paced) {
 					now = this.ticker.read();
 					this.shipped[i].onThrottle(now, now);

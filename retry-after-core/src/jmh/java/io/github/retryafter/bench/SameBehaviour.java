@@ -71,7 +71,7 @@ final class SameBehaviour {
 			PacingSettings settings = PacingSettings.builder().mode(mode).maxRate(50).burst(2).build();
 			long[] now = { 5_000_000_000L };
 			ProviderGate shipped = new ProviderGate("p", settings, () -> now[0]);
-			LockedProviderGate locked = new LockedProviderGate("p", settings, now[0]);
+			LockedProviderGate locked = new LockedProviderGate("p", settings, () -> now[0]);
 			Admission.Hold[] heldA = new Admission.Hold[8];
 			Admission.Hold[] heldB = new Admission.Hold[8];
 			SplittableRandom random = new SplittableRandom(11);
@@ -99,6 +99,12 @@ final class SameBehaviour {
 					locked.onSuccess(now[0]);
 					a = shipped.rate();
 					b = locked.rate();
+				}
+				else if (op == 5) {
+					shipped.probeAnswered();
+					locked.probeAnswered();
+					a = shipped.probing();
+					b = locked.probing();
 				}
 				else {
 					int client = random.nextInt(8);

@@ -293,6 +293,11 @@ public final class TokenBucketRetryBudget implements RetryBudget {
 			}
 			while (true) {
 				Level current = this.level.get();
+				if (current.tokens() >= this.settings.capacity()) {
+					// full: the level stays full whatever its stamp (time only moves it on), so nothing is written and
+					// the success path of a healthy provider allocates nothing and contends on nothing
+					return;
+				}
 				Level next = new Level(Math.min(this.settings.capacity(), tokensAt(current, now) + amount),
 						readingAt(current, now));
 				if (this.level.compareAndSet(current, next)) {
@@ -328,10 +333,7 @@ public final class TokenBucketRetryBudget implements RetryBudget {
 		 * @throws IllegalArgumentException if {@code maxOrigins} is below 1
 		 */
 		public Builder maxOrigins(int maxOrigins) {
-			if (maxOrigins < 1) {
-				throw new IllegalArgumentException("maxOrigins must be at least 1 but was " + maxOrigins);
-			}
-			this.maxOrigins = maxOrigins;
+			this.maxOrigins = BoundedLru.checkCapacity(maxOrigins, "maxOrigins");
 			return this;
 		}
 

@@ -95,6 +95,9 @@ public final class RetryEngine {
 
 	private final RetryAfterPlanner gatePlanner;
 
+	/** The permit of every first attempt with the whole attempt timeout to spare: one, shared. */
+	private final Permit.Proceed firstProceed;
+
 	// one per provider name: bounded by configuration (names never come from URLs)
 	private final ConcurrentHashMap<String, ProviderGate> gates = new ConcurrentHashMap<>();
 
@@ -104,22 +107,19 @@ public final class RetryEngine {
 	private RetryEngine(Builder builder) {
 		this.policy = builder.policy;
 		this.budget = builder.budget;
-		this.ticker = builder.ticker;
-		this.random = builder.random;
+		// the clocks and the random source are the planner's: set on the builder's planner builder, read back here
+		this.planner = builder.planner.options(this.policy.hintMode().plannerOptions(this.policy.planner())).build();
+		this.ticker = this.planner.ticker();
+		this.random = this.planner.random();
 		this.listener = RetryListener.guarded(builder.listener);
 		this.originGates = new BoundedLru<>(builder.maxOrigins,
 				(scope) -> new ProviderGate(scope, this.policy.pacing(), this.ticker));
-		this.planner = RetryAfterPlanner.builder()
-			.options(this.policy.hintMode().plannerOptions(this.policy.planner()))
-			.random(this.random)
-			.ticker(this.ticker)
-			.wallClock(builder.wallClock)
-			.build();
+		this.firstProceed = new Permit.Proceed(1, this.policy.attemptTimeout());
 		this.gatePlanner = RetryAfterPlanner.builder()
 			.options(this.policy.planner().toBuilder().jitter(JitterMode.NONE).maxWait(null).build())
 			.random(() -> 0.0)
 			.ticker(this.ticker)
-			.wallClock(builder.wallClock)
+			.wallClock(this.planner.wallClock())
 			.build();
 	}
 
@@ -212,12 +212,25 @@ public final class RetryEngine {
 	 * @param classification the policy's classification of {@code outcome}
 	 */
 	void observe(OperationState state, AttemptOutcome outcome, Classification classification) {
+		observe(state.spec(), state.attempts(), outcome, classification);
+	}
+
+	/**
+	 * Reports an attempt's outcome to its provider's gate, as {@link #observe(OperationState, AttemptOutcome,
+	 * Classification)} does, for an operation whose state is not needed: what the gate is told depends only on the
+	 * operation and its attempt count.
+	 * @param spec the operation
+	 * @param attempts how many attempts it made, including this one
+	 * @param outcome what the attempt produced
+	 * @param classification the policy's classification of {@code outcome}
+	 */
+	void observe(OperationSpec spec, int attempts, AttemptOutcome outcome, Classification classification) {
 		if (!this.policy.pacing().enabled() || !(outcome instanceof AttemptOutcome.Response response)) {
 			return;
 		}
-		ProviderGate gate = gate(state.spec().scope());
+		ProviderGate gate = gate(spec.scope());
 		if (this.policy.pacing().rateLimitFields()) {
-			observeRateLimitFields(gate, state, response);
+			observeRateLimitFields(gate, spec, attempts, response);
 		}
 		int status = response.status();
 		boolean throttle = status == 429 || status == 503;
@@ -228,7 +241,7 @@ public final class RetryEngine {
 		if ((throttle || classification == Classification.RETRYABLE)
 				&& !response.headers().values("Retry-After").isEmpty()) {
 			try {
-				this.gatePlanner.plan(response.headers(), PlanRequest.forAttempt(state.attempts()))
+				this.gatePlanner.plan(response.headers(), PlanRequest.forAttempt(attempts))
 					.filter((plan) -> !gate.absorbs(status, Optional.of(plan.floor())))
 					.ifPresent((plan) -> gate.closeUntil(plan.deadlineNanos()));
 			}
@@ -247,10 +260,11 @@ public final class RetryEngine {
 	 * the reset, measured from receipt and capped at the planner's max wait (the deadline without one). Unusable fields
 	 * are reported to the listener and ignored.
 	 */
-	private void observeRateLimitFields(ProviderGate gate, OperationState state, AttemptOutcome.Response response) {
+	private void observeRateLimitFields(ProviderGate gate, OperationSpec spec, int attempts,
+			AttemptOutcome.Response response) {
 		RateLimitFields fields = RateLimitFields.read(response.headers());
 		for (RateLimitFields.Problem problem : fields.problems()) {
-			this.listener.onRateLimitFieldIgnored(new RateLimitFieldEvent(state.spec(), state.attempts(), problem));
+			this.listener.onRateLimitFieldIgnored(new RateLimitFieldEvent(spec, attempts, problem));
 		}
 		if (fields.remaining().isEmpty()) {
 			return;
@@ -308,7 +322,7 @@ public final class RetryEngine {
 	}
 
 	/** The success path's evaluation, shared: success is the common case and its reason needs no numbers. */
-	private static final Evaluation SUCCEEDED = Evaluation.stop(Outcome.SUCCESS, "the attempt succeeded", false);
+	static final Evaluation SUCCEEDED = Evaluation.stop(Outcome.SUCCESS, "the attempt succeeded", false);
 
 	/** Classifies an attempt's outcome with the policy's classifier, once per attempt. */
 	Classification classify(AttemptOutcome outcome) {
@@ -518,6 +532,16 @@ public final class RetryEngine {
 		return this.listener;
 	}
 
+	/** The permit of a first attempt given the policy's whole attempt timeout, shared by every operation. */
+	Permit.Proceed firstProceed() {
+		return this.firstProceed;
+	}
+
+	/** Whether any listener wants events: without one, operations build none. */
+	boolean listening() {
+		return this.listener != RetryListener.NOOP;
+	}
+
 	static String describe(AttemptOutcome outcome) {
 		if (outcome instanceof AttemptOutcome.Response response) {
 			return "status " + response.status();
@@ -547,11 +571,8 @@ public final class RetryEngine {
 
 		private RetryBudget budget = RetryBudget.unlimited();
 
-		private Ticker ticker = Ticker.system();
-
-		private InstantSource wallClock = InstantSource.system();
-
-		private RandomSource random = RandomSource.threadLocal();
+		/** Holds the ticker, the wall clock and the random source (its defaults are the engine's). */
+		private final RetryAfterPlanner.Builder planner = RetryAfterPlanner.builder();
 
 		private RetryListener listener = RetryListener.NOOP;
 
@@ -567,10 +588,7 @@ public final class RetryEngine {
 		 * @throws IllegalArgumentException if {@code maxOrigins} is below 1
 		 */
 		public Builder maxOrigins(int maxOrigins) {
-			if (maxOrigins < 1) {
-				throw new IllegalArgumentException("maxOrigins must be at least 1 but was " + maxOrigins);
-			}
-			this.maxOrigins = maxOrigins;
+			this.maxOrigins = BoundedLru.checkCapacity(maxOrigins, "maxOrigins");
 			return this;
 		}
 
@@ -600,7 +618,7 @@ public final class RetryEngine {
 		 * @return this builder
 		 */
 		public Builder ticker(Ticker ticker) {
-			this.ticker = Objects.requireNonNull(ticker, "ticker");
+			this.planner.ticker(ticker);
 			return this;
 		}
 
@@ -610,7 +628,7 @@ public final class RetryEngine {
 		 * @return this builder
 		 */
 		public Builder wallClock(InstantSource wallClock) {
-			this.wallClock = Objects.requireNonNull(wallClock, "wallClock");
+			this.planner.wallClock(wallClock);
 			return this;
 		}
 
@@ -620,7 +638,7 @@ public final class RetryEngine {
 		 * @return this builder
 		 */
 		public Builder random(RandomSource random) {
-			this.random = Objects.requireNonNull(random, "random");
+			this.planner.random(random);
 			return this;
 		}
 

@@ -67,7 +67,10 @@ public interface RetryListener {
 	 * @return a listener, thread-safe if each of {@code listeners} is
 	 */
 	static RetryListener composite(List<? extends RetryListener> listeners) {
-		RetryListener[] all = listeners.toArray(new RetryListener[0]);
+		// NOOP members do nothing, so leaving them out changes nothing; with none left the engine skips its events
+		RetryListener[] all = listeners.stream()
+			.filter((listener) -> listener != NOOP)
+			.toArray(RetryListener[]::new);
 		if (all.length == 0) {
 			return NOOP;
 		}

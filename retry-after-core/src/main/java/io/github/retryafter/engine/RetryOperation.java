@@ -70,7 +70,25 @@ public final class RetryOperation {
 
 	private final long deadlineNanos;
 
-	private final List<AttemptRecord> trace = new ArrayList<>();
+	// the attempts before the latest; allocated only when a second attempt starts (a first that succeeds needs none)
+	private List<AttemptRecord> earlier;
+
+	// the latest attempt, kept as fields and made into an AttemptRecord only when asked for (trace()) or superseded
+	private AttemptKind latestKind;
+
+	private long latestStartedAtNanos;
+
+	private Duration latestTimeout;
+
+	private double latestTokensBefore;
+
+	private double latestTokensAfter;
+
+	/** When the latest attempt's outcome was recorded; meaningful only once {@link #lastOutcome} is its outcome. */
+	private long latestEndedAtNanos;
+
+	/** What the engine decided after the latest attempt; {@code null} while it is in flight or if it never ended. */
+	private Decision latestDecision;
 
 	private Phase phase = Phase.READY;
 
@@ -79,8 +97,6 @@ public final class RetryOperation {
 	private Duration totalWait = Duration.ZERO;
 
 	private Decision.Retry pendingRetry;
-
-	private AttemptRecord inFlight;
 
 	private AttemptOutcome lastOutcome;
 
@@ -153,8 +169,9 @@ public final class RetryOperation {
 			return new Permit.Refused(finish(Outcome.DEADLINE_EXCEEDED, reason));
 		}
 		Scope scope = this.spec.scope();
-		Duration usable = Duration.ofNanos(available);
-		Duration timeout = (policy.attemptTimeout().compareTo(usable) <= 0) ? policy.attemptTimeout() : usable;
+		// the policy's own Duration unless less is left: no Duration is made for a request with time to spare
+		Duration timeout = (policy.attemptTimeout().toNanos() <= available) ? policy.attemptTimeout()
+				: Duration.ofNanos(available);
 		long latestStart = this.deadlineNanos - policy.deadlineReserve().toNanos() - policy.minAttemptTime().toNanos() - 1;
 		if (policy.pacing().enabled() && !keepsAdmission(now)) {
 			ProviderGate gate = this.engine.gate(scope);
@@ -208,16 +225,28 @@ public final class RetryOperation {
 			this.admittedBy = null;
 			after = this.engine.budget().availableTokens(scope);
 		}
-		Duration remaining = Duration.ofNanos(this.deadlineNanos - now);
+		if (this.attempts > 0) {
+			if (this.earlier == null) {
+				this.earlier = new ArrayList<>();
+			}
+			this.earlier.add(latestRecord());
+		}
 		this.attempts = next;
 		this.phase = Phase.IN_FLIGHT;
 		this.pendingRetry = null;
-		this.inFlight = new AttemptRecord(next, kind, elapsedAt(now), timeout, remaining, before, after,
-				Optional.empty(), Optional.empty(), Optional.empty());
-		this.engine.listener()
-			.onAttempt(new AttemptEvent(this.spec, next, kind, this.spec.idempotencyKey(), timeout, remaining, before,
-					after, elapsedAt(now)));
-		return new Permit.Proceed(next, timeout);
+		this.latestKind = kind;
+		this.latestStartedAtNanos = now;
+		this.latestTimeout = timeout;
+		this.latestTokensBefore = before;
+		this.latestTokensAfter = after;
+		this.latestDecision = null;
+		if (this.engine.listening()) {
+			this.engine.listener()
+				.onAttempt(new AttemptEvent(this.spec, next, kind, this.spec.idempotencyKey(), timeout,
+						Duration.ofNanos(this.deadlineNanos - now), before, after, elapsedAt(now)));
+		}
+		return (next == 1 && timeout == policy.attemptTimeout()) ? this.engine.firstProceed()
+				: new Permit.Proceed(next, timeout);
 	}
 
 	/**
@@ -263,23 +292,23 @@ public final class RetryOperation {
 		Objects.requireNonNull(outcome, "outcome");
 		requireInFlight("afterAttempt()");
 		this.lastOutcome = outcome;
-		OperationState state = new OperationState(this.spec, this.attempts, this.startedAtNanos, this.deadlineNanos,
-				this.totalWait, this.cancellation.isCancelled());
 		Classification classification = this.engine.classify(outcome);
-		this.engine.observe(state, outcome, classification);
+		// a success ends the operation whatever its state (the engine's first rule), so it needs none
+		OperationState state = (classification == Classification.SUCCESS) ? null
+				: new OperationState(this.spec, this.attempts, this.startedAtNanos, this.deadlineNanos, this.totalWait,
+						this.cancellation.isCancelled());
+		this.engine.observe(this.spec, this.attempts, outcome, classification);
 		endProbe(true);
 		if (this.tokenHeld && classification != Classification.SUCCESS) {
 			// before the engine peeks at the budget: this retry's own token is spent, no longer in flight
 			settleToken();
 		}
-		RetryEngine.Evaluation evaluation = this.engine.evaluate(state, outcome, classification);
+		RetryEngine.Evaluation evaluation = (state == null) ? RetryEngine.SUCCEEDED
+				: this.engine.evaluate(state, outcome, classification);
 		long now = this.engine.ticker().read();
 		Decision decision = evaluation.decision();
-		AttemptRecord record = this.inFlight;
-		this.trace.add(new AttemptRecord(record.attempt(), record.kind(), record.startedAt(), record.timeout(),
-				record.remainingDeadline(), record.tokensBefore(), record.tokensAfter(), Optional.of(outcome),
-				Optional.of(elapsedAt(now)), Optional.of(decision)));
-		this.inFlight = null;
+		this.latestEndedAtNanos = now;
+		this.latestDecision = decision;
 		if (decision instanceof Decision.Retry retry) {
 			this.totalWait = this.totalWait.plus(retry.delay());
 			this.pendingRetry = retry;
@@ -288,10 +317,12 @@ public final class RetryOperation {
 				.ifPresent((ex) -> refusal(Optional.empty(), Optional.of(ex.code()),
 						"unusable Retry-After after attempt " + this.attempts + " treated as absent: " + ex.getMessage(),
 						now));
-			this.engine.listener()
-				.onRetryScheduled(new RetryScheduledEvent(this.spec, this.attempts, outcome, retry,
-						Duration.ofNanos(Math.max(0, this.deadlineNanos - retry.notBeforeNanos())), this.totalWait,
-						this.engine.budget().availableTokens(this.spec.scope()), elapsedAt(now)));
+			if (this.engine.listening()) {
+				this.engine.listener()
+					.onRetryScheduled(new RetryScheduledEvent(this.spec, this.attempts, outcome, retry,
+							Duration.ofNanos(Math.max(0, this.deadlineNanos - retry.notBeforeNanos())), this.totalWait,
+							this.engine.budget().availableTokens(this.spec.scope()), elapsedAt(now)));
+			}
 			return retry;
 		}
 		Decision.Stop stop = (Decision.Stop) decision;
@@ -307,7 +338,7 @@ public final class RetryOperation {
 				this.engine.budget().refund(this.spec.scope());
 			}
 		}
-		return finish(stop.outcome(), stop.reason());
+		return finish(stop);
 	}
 
 	/**
@@ -452,16 +483,38 @@ public final class RetryOperation {
 	 * @return the attempts
 	 */
 	public List<AttemptRecord> trace() {
-		return List.copyOf(this.trace);
+		// the latest attempt is in the trace once it ended, or once the operation ended while it was in flight
+		boolean latest = this.attempts > 0 && (this.latestDecision != null || this.phase == Phase.FINISHED);
+		List<AttemptRecord> before = (this.earlier != null) ? this.earlier : List.of();
+		if (!latest) {
+			return List.copyOf(before);
+		}
+		List<AttemptRecord> all = new ArrayList<>(before.size() + 1);
+		all.addAll(before);
+		all.add(latestRecord());
+		return List.copyOf(all);
+	}
+
+	/**
+	 * The latest attempt as a record: without outcome, end and decision while it is in flight, or when the
+	 * operation was ended while it was.
+	 */
+	private AttemptRecord latestRecord() {
+		boolean ended = this.latestDecision != null;
+		return new AttemptRecord(this.attempts, this.latestKind, elapsedAt(this.latestStartedAtNanos),
+				this.latestTimeout, Duration.ofNanos(this.deadlineNanos - this.latestStartedAtNanos), this.latestTokensBefore,
+				this.latestTokensAfter, ended ? Optional.of(this.lastOutcome) : Optional.empty(),
+				ended ? Optional.of(elapsedAt(this.latestEndedAtNanos)) : Optional.empty(),
+				Optional.ofNullable(this.latestDecision));
 	}
 
 	private Decision.Stop finish(Outcome outcome, String reason) {
+		return finish(new Decision.Stop(outcome, reason));
+	}
+
+	private Decision.Stop finish(Decision.Stop stop) {
 		long now = this.engine.ticker().read();
-		if (this.inFlight != null) {
-			this.trace.add(this.inFlight);
-			this.inFlight = null;
-		}
-		this.finalStop = new Decision.Stop(outcome, reason);
+		this.finalStop = stop;
 		this.phase = Phase.FINISHED;
 		leaveQueue();
 		endProbe(false);
@@ -470,9 +523,11 @@ public final class RetryOperation {
 		}
 		this.held = null;
 		this.pendingRetry = null;
-		this.engine.listener()
-			.onOperationFinished(new OperationFinishedEvent(this.spec, outcome, reason, this.attempts, this.totalWait,
-					elapsedAt(now), Optional.ofNullable(this.lastOutcome)));
+		if (this.engine.listening()) {
+			this.engine.listener()
+				.onOperationFinished(new OperationFinishedEvent(this.spec, stop.outcome(), stop.reason(),
+						this.attempts, this.totalWait, elapsedAt(now), Optional.ofNullable(this.lastOutcome)));
+		}
 		return this.finalStop;
 	}
 
@@ -493,7 +548,7 @@ public final class RetryOperation {
 			ProviderGate gate = this.probing;
 			this.probing = null;
 			gate.probeAnswered();
-			if (answered && gate.cooldownRemaining().isZero()) {
+			if (answered && gate.cooldownRemaining().isZero() && this.engine.listening()) {
 				long now = this.engine.ticker().read();
 				this.engine.listener()
 					.onCooldownEnded(new CooldownEndedEvent(this.spec, gate.scope(), this.attempts, elapsedAt(now)));
@@ -515,6 +570,9 @@ public final class RetryOperation {
 	}
 
 	private void refusal(Optional<Outcome> stop, Optional<RetryAfterError> hintError, String reason, long now) {
+		if (!this.engine.listening()) {
+			return;
+		}
 		this.engine.listener()
 			.onRefusal(new RefusalEvent(this.spec, this.attempts, stop, hintError, reason,
 					Duration.ofNanos(Math.max(0, this.deadlineNanos - now)),

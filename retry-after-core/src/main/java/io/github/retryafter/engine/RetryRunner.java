@@ -36,8 +36,9 @@ public final class RetryRunner {
 	private final FailureClassifier failureClassifier;
 
 	private RetryRunner(RetryEngine engine, RetryLoop loop, FailureClassifier failureClassifier) {
-		this.engine = Objects.requireNonNull(engine, "engine");
-		this.loop = Objects.requireNonNull(loop, "loop");
+		// the engine and the loop come from of() and this runner, which have used both already
+		this.engine = engine;
+		this.loop = loop;
 		this.failureClassifier = Objects.requireNonNull(failureClassifier, "failureClassifier");
 	}
 

@@ -44,11 +44,22 @@ public final class BoundedLru<K, V> {
 	 * @throws IllegalArgumentException if {@code capacity} is below 1
 	 */
 	public BoundedLru(int capacity, Function<K, V> factory) {
-		if (capacity < 1) {
-			throw new IllegalArgumentException("capacity must be at least 1 but was " + capacity);
-		}
-		this.capacity = capacity;
+		this.capacity = checkCapacity(capacity, "capacity");
 		this.factory = Objects.requireNonNull(factory, "factory");
+	}
+
+	/**
+	 * Checks a bound given for one of these maps (the {@code maxOrigins} of the builders that make one).
+	 * @param capacity the bound
+	 * @param name what the caller calls it, for the message
+	 * @return {@code capacity}
+	 * @throws IllegalArgumentException if {@code capacity} is below 1
+	 */
+	public static int checkCapacity(int capacity, String name) {
+		if (capacity < 1) {
+			throw new IllegalArgumentException(name + " must be at least 1 but was " + capacity);
+		}
+		return capacity;
 	}
 
 	/**

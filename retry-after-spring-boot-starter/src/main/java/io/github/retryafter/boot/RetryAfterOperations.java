@@ -9,6 +9,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
@@ -16,6 +17,7 @@ import io.micrometer.observation.Observation;
 
 import io.github.retryafter.Cancellation;
 import io.github.retryafter.JitterMode;
+import io.github.retryafter.Scope;
 import io.github.retryafter.boot.RetryAfterAttributes.RequestOptions;
 import io.github.retryafter.boot.RetryAfterProviders.Provider;
 import io.github.retryafter.boot.observation.RetryAfterObservations;
@@ -47,6 +49,9 @@ public final class RetryAfterOperations {
 
 	private static final Set<String> KEYED_METHODS = Set.of("POST", "PATCH");
 
+	/** How many hosts' scopes are kept at most. */
+	static final int MAX_CACHED_HOSTS = 1024;
+
 	private final RetryAfterProviders providers;
 
 	private final String instanceKey;
@@ -56,6 +61,13 @@ public final class RetryAfterOperations {
 	private final AtomicLong sequence = new AtomicLong();
 
 	private final Set<Cancellation> pending = ConcurrentHashMap.newKeySet();
+
+	// per request host (lower case): its scope, and the plain operation last built for it, so a request to a host seen
+	// before builds neither; at most MAX_CACHED_HOSTS, then emptied and filled afresh (a cache: a miss only costs a build)
+	private final ConcurrentHashMap<String, HostScope> hosts = new ConcurrentHashMap<>();
+
+	// per configured idempotency-key header name (one per provider at most): the name in lower case
+	private final ConcurrentHashMap<String, String> lowerCase = new ConcurrentHashMap<>();
 
 	private volatile boolean closed;
 
@@ -93,7 +105,8 @@ public final class RetryAfterOperations {
 	 * Prepares the operation for one request.
 	 * @param method the HTTP method
 	 * @param uri the request URI
-	 * @param header reads the first value of a request header, or {@code null}
+	 * @param header reads the first value of a request header, or {@code null}; asked with the name in lower case, as
+	 * HTTP field names are case-insensitive (so Spring's {@code HttpHeaders} looks it up without lowering it again)
 	 * @param attributes the request's attributes
 	 * @param bodySize the size of the buffered body in bytes ({@code 0} for a request without a body),
 	 * {@link #BODY_NOT_REPLAYABLE}, or {@link #BODY_RECORDED_WHEN_SENT}
@@ -103,6 +116,29 @@ public final class RetryAfterOperations {
 	 */
 	public Prepared prepare(String method, URI uri, Function<String, String> header, Map<String, Object> attributes,
 			long bodySize) {
+		Objects.requireNonNull(header, "header");
+		return prepare(method, uri, header, Function::apply, attributes, bodySize);
+	}
+
+	/**
+	 * Prepares the operation for one request, reading its header fields with {@code header}: the same as
+	 * {@link #prepare(String, URI, Function, Map, long)}, for an adapter that passes its request's headers and a
+	 * method reference that captures nothing ({@code HttpHeaders::getFirst}), so no reader is made per request.
+	 * @param <H> the type of the request's header fields
+	 * @param method the HTTP method
+	 * @param uri the request URI
+	 * @param headers the request's header fields
+	 * @param header reads the first value of a header field from {@code headers}, or {@code null}; asked with the
+	 * name in lower case
+	 * @param attributes the request's attributes
+	 * @param bodySize the size of the buffered body in bytes ({@code 0} for a request without a body),
+	 * {@link #BODY_NOT_REPLAYABLE}, or {@link #BODY_RECORDED_WHEN_SENT}
+	 * @return the prepared operation
+	 * @throws IllegalArgumentException if an attribute is unusable ({@link RetryAfterAttributes#read}): nothing may
+	 * be sent
+	 */
+	public <H> Prepared prepare(String method, URI uri, H headers, BiFunction<? super H, String, String> header,
+			Map<String, Object> attributes, long bodySize) {
 		RequestOptions options = RetryAfterAttributes.read(attributes);
 		// the host is read once: it picks the provider, keys a per-origin scope and names the request in logs
 		String host = RetryAfterProviders.host(uri);
@@ -111,8 +147,9 @@ public final class RetryAfterOperations {
 		ProviderSettings settings = provider.settings();
 		String upperMethod = method.toUpperCase(Locale.ROOT);
 		String headerName = settings.policy().idempotencyKeyHeader();
-		String existing = header.apply(headerName);
-		Optional<String> key = Optional.ofNullable(existing).or(options::idempotencyKey);
+		String lookup = this.lowerCase.computeIfAbsent(headerName, RetryAfterOperations::lowerCase);
+		String existing = header.apply(headers, lookup);
+		Optional<String> key = (existing != null) ? Optional.of(existing) : options.idempotencyKey();
 		Optional<String> keyToAdd = Optional.empty();
 		if (existing == null) {
 			if (key.isEmpty() && settings.idempotencyKeyEnabled() && KEYED_METHODS.contains(upperMethod)) {
@@ -122,10 +159,52 @@ public final class RetryAfterOperations {
 		}
 		boolean replayable = (bodySize == BODY_RECORDED_WHEN_SENT)
 				|| (bodySize >= 0 && bodySize <= settings.maxReplayBodyBytes());
-		OperationSpec spec = new OperationSpec(provider.scope(uri, host), upperMethod, key, options.deadline(),
-				jitterKey(settings, key), replayable, Optional.ofNullable(host));
+		OperationSpec spec = spec(provider, uri, host, upperMethod, key, options, jitterKey(settings, key),
+				replayable);
 		boolean disabled = options.disabled() || this.closed;
-		return new Prepared(provider, spec, keyToAdd.map(value -> Map.entry(headerName, value)), options, disabled);
+		Optional<Map.Entry<String, String>> headerToAdd = keyToAdd.isPresent()
+				? Optional.of(Map.entry(headerName, keyToAdd.get())) : Optional.empty();
+		return new Prepared(provider, spec, headerToAdd, options, disabled);
+	}
+
+	/**
+	 * Returns the request's operation: the one built for the last plain request (no key, no deadline of its own, no
+	 * keyed jitter, a body that can be replayed) of the same method to the same origin when this is one, else a new one.
+	 */
+	private OperationSpec spec(Provider provider, URI uri, String host, String method, Optional<String> key,
+			RequestOptions options, Optional<String> jitterKey, boolean replayable) {
+		boolean plain = key.isEmpty() && options.deadline().isEmpty() && jitterKey.isEmpty() && replayable;
+		if (host == null) {
+			return new OperationSpec(provider.scope(uri, null), method, key, options.deadline(), jitterKey, replayable,
+					Optional.empty());
+		}
+		String scheme = RetryAfterProviders.scheme(uri);
+		int port = RetryAfterProviders.port(uri, scheme);
+		HostScope cached = this.hosts.get(host);
+		if (cached == null || !cached.isFor(provider, scheme, port)) {
+			cached = new HostScope(provider, scheme, port, provider.scope(scheme, host, port), Optional.of(host), null);
+			remember(host, cached);
+		}
+		if (plain && cached.plain() != null && cached.plain().method().equals(method)) {
+			return cached.plain();
+		}
+		OperationSpec spec = new OperationSpec(cached.scope(), method, key, options.deadline(), jitterKey, replayable,
+				cached.host());
+		if (plain) {
+			remember(host, cached.withPlain(spec));
+		}
+		return spec;
+	}
+
+	private static String lowerCase(String name) {
+		return name.toLowerCase(Locale.ROOT);
+	}
+
+	private void remember(String host, HostScope scope) {
+		if (this.hosts.size() >= MAX_CACHED_HOSTS && !this.hosts.containsKey(host)) {
+			this.hosts.clear();
+		}
+		this.hosts.put(host, scope);
 	}
 
 	/**
@@ -165,7 +244,7 @@ public final class RetryAfterOperations {
 		RetryOperation operation = prepared.provider().engine().start(prepared.spec(), cancellation);
 		OperationObservation observation = this.observations.start(prepared.provider().name(),
 				prepared.spec().method(), uri.getHost(), parent);
-		return new Started(this, prepared, operation, cancellation, observation);
+		return new Started(this, prepared, operation, observation);
 	}
 
 	/**
@@ -176,6 +255,29 @@ public final class RetryAfterOperations {
 		for (Cancellation cancellation : this.pending) {
 			cancellation.cancel();
 		}
+	}
+
+	/**
+	 * What one host's requests share: the scope of its origin and the last plain operation sent to it.
+	 *
+	 * @param provider the provider the scope is of
+	 * @param scheme the origin's scheme
+	 * @param port the origin's port
+	 * @param scope the scope
+	 * @param host the host, as operations carry it
+	 * @param plain the last operation without key, own deadline or keyed jitter, and replayable; {@code null} if none
+	 */
+	private record HostScope(Provider provider, String scheme, int port, Scope scope, Optional<String> host,
+			OperationSpec plain) {
+
+		boolean isFor(Provider provider, String scheme, int port) {
+			return this.provider == provider && this.port == port && this.scheme.equals(scheme);
+		}
+
+		HostScope withPlain(OperationSpec plain) {
+			return new HostScope(this.provider, this.scheme, this.port, this.scope, this.host, plain);
+		}
+
 	}
 
 	/**
@@ -203,19 +305,24 @@ public final class RetryAfterOperations {
 
 		private final RetryOperation operation;
 
-		private final Cancellation cancellation;
-
 		private final OperationObservation observation;
 
 		private volatile boolean tracked;
 
-		Started(RetryAfterOperations owner, Prepared prepared, RetryOperation operation, Cancellation cancellation,
+		Started(RetryAfterOperations owner, Prepared prepared, RetryOperation operation,
 				OperationObservation observation) {
 			this.owner = owner;
 			this.prepared = prepared;
 			this.operation = operation;
-			this.cancellation = cancellation;
 			this.observation = observation;
+		}
+
+		/**
+		 * Returns the request as it was prepared: its provider, operation and options.
+		 * @return the prepared request
+		 */
+		public Prepared prepared() {
+			return this.prepared;
 		}
 
 		/**
@@ -239,7 +346,7 @@ public final class RetryAfterOperations {
 		 * @return the cancellation
 		 */
 		public Cancellation cancellation() {
-			return this.cancellation;
+			return this.operation.cancellation();
 		}
 
 		/**
@@ -272,9 +379,9 @@ public final class RetryAfterOperations {
 		public void beforeWait() {
 			if (!this.tracked) {
 				this.tracked = true;
-				this.owner.pending.add(this.cancellation);
+				this.owner.pending.add(cancellation());
 				if (this.owner.closed) {
-					this.cancellation.cancel();
+					cancellation().cancel();
 				}
 			}
 		}
@@ -284,7 +391,7 @@ public final class RetryAfterOperations {
 		 */
 		public void end() {
 			if (this.tracked) {
-				this.owner.pending.remove(this.cancellation);
+				this.owner.pending.remove(cancellation());
 			}
 			this.observation.stop();
 		}

@@ -149,12 +149,22 @@ public final class RetryAfterProviders {
 
 	/** The origin of {@code uri}, whose host ({@link #host}) was read already. */
 	static String origin(URI uri, String host) {
-		String scheme = (uri.getScheme() != null) ? uri.getScheme().toLowerCase(Locale.ROOT) : "http";
-		int port = port(uri, scheme);
+		String scheme = scheme(uri);
+		return origin(scheme, host, port(uri, scheme));
+	}
+
+	/** The origin {@code scheme://host:port}, or {@code scheme://} without a host. */
+	static String origin(String scheme, String host, int port) {
 		return (host == null) ? scheme + "://" : scheme + "://" + host + ":" + port;
 	}
 
-	private static int port(URI uri, String scheme) {
+	/** The URI's scheme in lower case, {@code http} if it has none. */
+	static String scheme(URI uri) {
+		return (uri.getScheme() != null) ? uri.getScheme().toLowerCase(Locale.ROOT) : "http";
+	}
+
+	/** The URI's port, or its scheme's default. */
+	static int port(URI uri, String scheme) {
 		if (uri.getPort() >= 0) {
 			return uri.getPort();
 		}
@@ -222,7 +232,13 @@ public final class RetryAfterProviders {
 
 		/** The scope of a request to {@code uri}, whose host ({@link RetryAfterProviders#host}) was read already. */
 		Scope scope(URI uri, String host) {
-			return (this.settings.scope() == StateScope.ORIGIN) ? Scope.origin(name(), origin(uri, host))
+			String scheme = scheme(uri);
+			return scope(scheme, host, port(uri, scheme));
+		}
+
+		/** The scope of a request to the origin of {@code scheme}, {@code host} and {@code port}. */
+		Scope scope(String scheme, String host, int port) {
+			return (this.settings.scope() == StateScope.ORIGIN) ? Scope.origin(name(), origin(scheme, host, port))
 					: Scope.provider(name());
 		}
 

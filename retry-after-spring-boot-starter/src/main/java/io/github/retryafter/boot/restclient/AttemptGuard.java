@@ -3,7 +3,8 @@ package io.github.retryafter.boot.restclient;
 import java.io.IOException;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
-import java.util.concurrent.ScheduledFuture;
+
+import io.github.retryafter.boot.AttemptTimeouts;
 
 /**
  * Bounds one RestClient attempt on the real clock, from sending it until its response is closed or read to the end.
@@ -17,15 +18,13 @@ import java.util.concurrent.ScheduledFuture;
  * Thread-safe: the calling thread and the watchdog's meet under the guard's lock; the interrupt is sent under it, so
  * a call that has left the guard is never interrupted by it.
  */
-final class AttemptGuard implements Runnable {
+final class AttemptGuard extends AttemptTimeouts.Timeout {
 
 	private final int attempt;
 
 	private final Duration bound;
 
 	// All below guarded by this.
-
-	private ScheduledFuture<?> timer;
 
 	private long firesAtNanos;
 
@@ -54,7 +53,7 @@ final class AttemptGuard implements Runnable {
 		AttemptGuard guard = new AttemptGuard(attempt, bound);
 		synchronized (guard) {
 			guard.firesAtNanos = System.nanoTime() + Math.min(Watchdog.nanos(bound), Long.MAX_VALUE / 4);
-			guard.timer = Watchdog.schedule(guard, bound);
+			Watchdog.TIMEOUTS.arm(guard, Watchdog.nanos(bound));
 		}
 		return guard;
 	}
@@ -67,20 +66,31 @@ final class AttemptGuard implements Runnable {
 	 * @throws IOException what it threw
 	 */
 	<T> T call(IoCall<T> call) throws IOException {
-		synchronized (this) {
-			this.blocked = Thread.currentThread();
-		}
+		enter();
 		try {
 			return call.run();
 		}
 		finally {
-			synchronized (this) {
-				this.blocked = null;
-				if (this.interrupted) {
-					this.interrupted = false;
-					Thread.interrupted();
-				}
-			}
+			exit();
+		}
+	}
+
+	/**
+	 * Makes the calling thread interruptible by the guard, until {@link #exit()}: {@link #call} without a lambda to
+	 * allocate, for the paths every request takes.
+	 */
+	synchronized void enter() {
+		this.blocked = Thread.currentThread();
+	}
+
+	/**
+	 * Ends {@link #enter()}: the guard no longer interrupts the thread, and an interrupt it sent is cleared.
+	 */
+	synchronized void exit() {
+		this.blocked = null;
+		if (this.interrupted) {
+			this.interrupted = false;
+			Thread.interrupted();
 		}
 	}
 
@@ -94,9 +104,8 @@ final class AttemptGuard implements Runnable {
 		}
 		long at = System.nanoTime() + Watchdog.nanos(within);
 		if (at - this.firesAtNanos < 0) {
-			this.timer.cancel(false);
 			this.firesAtNanos = at;
-			this.timer = Watchdog.schedule(this, within);
+			Watchdog.TIMEOUTS.arm(this, Watchdog.nanos(within));
 		}
 	}
 
@@ -124,9 +133,7 @@ final class AttemptGuard implements Runnable {
 	 */
 	synchronized void disarm() {
 		this.over = true;
-		if (this.timer != null) {
-			this.timer.cancel(false);
-		}
+		Watchdog.TIMEOUTS.disarm(this);
 	}
 
 	/**
@@ -153,7 +160,7 @@ final class AttemptGuard implements Runnable {
 	}
 
 	@Override
-	public synchronized void run() {
+	protected synchronized void expired() {
 		if (!this.over && !this.fired) {
 			fire();
 		}

@@ -3,11 +3,14 @@ package io.github.retryafter.boot.restclient;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Duration;
+import java.util.List;
 
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.client.ClientHttpResponse;
 import org.springframework.util.ClassUtils;
+
+import io.github.retryafter.HeaderSource;
 
 /**
  * A response whose attempt is still bounded by its {@link AttemptGuard}: reading its body, and closing it (Spring's
@@ -22,7 +25,7 @@ import org.springframework.util.ClassUtils;
  * Used by one thread at a time, like any {@link ClientHttpResponse}; the guard's watchdog reaches it only under the
  * guard's lock.
  */
-final class GuardedResponse implements ClientHttpResponse {
+final class GuardedResponse implements ClientHttpResponse, HeaderSource {
 
 	private static final boolean HTTP_COMPONENTS_PRESENT = ClassUtils.isPresent(
 			"org.apache.hc.core5.http.io.EofSensorInputStream", GuardedResponse.class.getClassLoader());
@@ -58,6 +61,12 @@ final class GuardedResponse implements ClientHttpResponse {
 		return this.response.getHeaders();
 	}
 
+	/** The response's header fields, for the engine: the response itself is its header source. */
+	@Override
+	public List<String> values(String name) {
+		return this.response.getHeaders().getOrEmpty(name);
+	}
+
 	@Override
 	public InputStream getBody() throws IOException {
 		if (this.body == null) {
@@ -71,16 +80,12 @@ final class GuardedResponse implements ClientHttpResponse {
 	 */
 	@Override
 	public void close() {
+		this.guard.enter();
 		try {
-			this.guard.call(() -> {
-				this.response.close();
-				return null;
-			});
-		}
-		catch (IOException ex) {
-			// ClientHttpResponse.close() throws nothing checked: nothing to report.
+			this.response.close();
 		}
 		finally {
+			this.guard.exit();
 			this.guard.disarm();
 		}
 	}

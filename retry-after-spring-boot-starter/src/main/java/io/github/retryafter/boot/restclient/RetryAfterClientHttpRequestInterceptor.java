@@ -24,6 +24,7 @@ import io.github.retryafter.boot.RetryAfterOperations;
 import io.github.retryafter.boot.RetryAfterOperations.Prepared;
 import io.github.retryafter.boot.RetryAfterOperations.Started;
 import io.github.retryafter.boot.observation.RetryAfterObservations.AttemptObservation;
+import io.github.retryafter.boot.observation.RetryAfterObservations.OperationObservation;
 import io.github.retryafter.engine.Decision;
 import io.github.retryafter.engine.Permit;
 import io.github.retryafter.engine.RetryLoop;
@@ -77,8 +78,8 @@ public final class RetryAfterClientHttpRequestInterceptor implements ClientHttpR
 	@Override
 	public ClientHttpResponse intercept(HttpRequest request, byte[] body, ClientHttpRequestExecution execution)
 			throws IOException {
-		Prepared prepared = this.operations.prepare(request.getMethod().name(), request.getURI(),
-				request.getHeaders()::getFirst, request.getAttributes(), body.length);
+		Prepared prepared = this.operations.prepare(request.getMethod().name(), request.getURI(), request.getHeaders(),
+				HttpHeaders::getFirst, request.getAttributes(), body.length);
 		if (prepared.disabled()) {
 			return execution.execute(request, body);
 		}
@@ -89,8 +90,7 @@ public final class RetryAfterClientHttpRequestInterceptor implements ClientHttpR
 		Started started = this.operations.start(prepared, request.getURI());
 		// the operation is the current observation while it runs: its attempts nest in it, its logs carry it
 		try (Observation.Scope scope = started.observation().observation().openScope()) {
-			return this.loop.run(started.operation(), new Call(started, request, body, execution,
-					prepared.provider().settings().maxDrainBytes(), this.ticker));
+			return this.loop.run(started.operation(), new Call(started, request, body, execution, this.ticker));
 		}
 		catch (StatusUnreadable ex) {
 			throw ex.getCause();
@@ -106,7 +106,7 @@ public final class RetryAfterClientHttpRequestInterceptor implements ClientHttpR
 	 * of the loop unchecked and thrown as it was.
 	 */
 	private record Call(Started started, HttpRequest request, byte[] body, ClientHttpRequestExecution execution,
-			long maxDrainBytes, Ticker ticker) implements RetryLoop.Exchange<ClientHttpResponse, ClientHttpResponse, IOException> {
+			Ticker ticker) implements RetryLoop.Exchange<ClientHttpResponse, ClientHttpResponse, IOException> {
 
 		/**
 		 * Sends the request once under a guard armed for the attempt's time, observed from sending until its status
@@ -114,8 +114,10 @@ public final class RetryAfterClientHttpRequestInterceptor implements ClientHttpR
 		 */
 		@Override
 		public ClientHttpResponse send(Permit.Proceed proceed) throws IOException {
-			AttemptObservation observation = this.started.observation()
-				.attempt(proceed.attempt(), this.request.getHeaders()::set);
+			OperationObservation operation = this.started.observation();
+			// without an observation there are no trace headers to write: no writer is made for them
+			AttemptObservation observation = operation.isObserved()
+					? operation.attempt(proceed.attempt(), this.request.getHeaders()::set) : AttemptObservation.none();
 			try {
 				ClientHttpResponse response = guarded(proceed);
 				observation.response(response.getStatusCode().value());
@@ -131,7 +133,13 @@ public final class RetryAfterClientHttpRequestInterceptor implements ClientHttpR
 			AttemptGuard guard = AttemptGuard.arm(proceed.attempt(), proceed.timeout());
 			ClientHttpResponse raw;
 			try {
-				raw = guard.call(() -> this.execution.execute(this.request, this.body));
+				guard.enter();
+				try {
+					raw = this.execution.execute(this.request, this.body);
+				}
+				finally {
+					guard.exit();
+				}
 			}
 			catch (IOException | RuntimeException ex) {
 				guard.disarm();
@@ -167,7 +175,7 @@ public final class RetryAfterClientHttpRequestInterceptor implements ClientHttpR
 
 		@Override
 		public HeaderSource headers(ClientHttpResponse response) {
-			return response.getHeaders()::getOrEmpty;
+			return (response instanceof GuardedResponse guarded) ? guarded : response.getHeaders()::getOrEmpty;
 		}
 
 		@Override
@@ -191,7 +199,7 @@ public final class RetryAfterClientHttpRequestInterceptor implements ClientHttpR
 		public void discard(ClientHttpResponse response, Duration drainWithin) {
 			if (response instanceof GuardedResponse guarded) {
 				Duration within = (drainWithin.compareTo(DRAIN_TIMEOUT) < 0) ? drainWithin : DRAIN_TIMEOUT;
-				guarded.discard(within, this.maxDrainBytes);
+				guarded.discard(within, this.started.prepared().provider().settings().maxDrainBytes());
 			}
 			else {
 				response.close();

@@ -5,28 +5,26 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
+import io.github.retryafter.boot.AttemptTimeouts;
+
 /**
  * The one scheduler that fires every RestClient attempt's bound ({@link AttemptGuard}): a single daemon thread for
- * the whole JVM, not a thread per request. Its tasks only close streams and interrupt threads, which do not block,
- * so one thread keeps up with any number of requests. A task cancelled before it fires is removed at once, so the
- * queue holds at most one task per attempt in flight or response not yet closed. Thread-safe.
+ * the whole JVM, not a thread per request, woken through {@link AttemptTimeouts} only when a bound is due before the
+ * wake-up already planned, so an attempt that ends in time schedules nothing. Its tasks only close streams and
+ * interrupt threads, which do not block, so one thread keeps up with any number of requests. Thread-safe.
  */
 final class Watchdog {
 
-	/** JVM-wide, one daemon thread; its queue holds one task per guarded attempt or open response, no more. */
+	/** JVM-wide, one daemon thread; its queue holds the one planned wake-up (and any it replaced, cancelled). */
 	private static final ScheduledThreadPoolExecutor SCHEDULER = scheduler();
 
-	private Watchdog() {
-	}
+	/** JVM-wide: one entry per guarded attempt or open response, no more. */
+	static final AttemptTimeouts TIMEOUTS = new AttemptTimeouts(System::nanoTime, (task, delayNanos) -> {
+		ScheduledFuture<?> wake = SCHEDULER.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+		return () -> wake.cancel(false);
+	});
 
-	/**
-	 * Runs {@code task} once {@code delay} has passed on the real clock, unless cancelled first.
-	 * @param task what to do at the bound; must not block
-	 * @param delay how long from now
-	 * @return the handle to cancel it with
-	 */
-	static ScheduledFuture<?> schedule(Runnable task, Duration delay) {
-		return SCHEDULER.schedule(task, nanos(delay), TimeUnit.NANOSECONDS);
+	private Watchdog() {
 	}
 
 	/**

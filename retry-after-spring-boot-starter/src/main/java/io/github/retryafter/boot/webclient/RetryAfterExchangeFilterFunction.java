@@ -5,10 +5,12 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.contextpropagation.ObservationThreadLocalAccessor;
+import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscription;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpRequest;
@@ -19,6 +21,7 @@ import org.springframework.web.reactive.function.client.ClientResponse;
 import org.springframework.web.reactive.function.client.ExchangeFilterFunction;
 import org.springframework.web.reactive.function.client.ExchangeFunction;
 import reactor.core.CoreSubscriber;
+import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Operators;
 import reactor.core.scheduler.Scheduler;
@@ -26,6 +29,7 @@ import reactor.core.scheduler.Scheduler;
 import io.github.retryafter.Cancellation;
 import io.github.retryafter.HeaderSource;
 import io.github.retryafter.Ticker;
+import io.github.retryafter.boot.AttemptTimeouts;
 import io.github.retryafter.boot.ProviderSettings;
 import io.github.retryafter.boot.RetryAfterOperations;
 import io.github.retryafter.boot.RetryAfterOperations.Prepared;
@@ -78,6 +82,9 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 
 	private final Scheduler scheduler;
 
+	/** The bounds of this filter's attempts in flight, on the scheduler and the ticker. */
+	private final AttemptTimeouts timeouts;
+
 	/**
 	 * Creates the filter.
 	 * @param operations prepares the operation of each request
@@ -88,20 +95,26 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 		this.operations = Objects.requireNonNull(operations, "operations");
 		this.ticker = Objects.requireNonNull(ticker, "ticker");
 		this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+		this.timeouts = new AttemptTimeouts(ticker, (task, delayNanos) -> {
+			Disposable wake = scheduler.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+			return wake::dispose;
+		});
 	}
 
 	@Override
 	public Mono<ClientResponse> filter(ClientRequest request, ExchangeFunction next) {
 		boolean bodyless = request.body() == BodyInserters.empty();
-		Prepared prepared = this.operations.prepare(request.method().name(), request.url(),
-				request.headers()::getFirst, request.attributes(),
+		Prepared prepared = this.operations.prepare(request.method().name(), request.url(), request.headers(),
+				HttpHeaders::getFirst, request.attributes(),
 				bodyless ? 0 : RetryAfterOperations.BODY_RECORDED_WHEN_SENT);
 		if (prepared.disabled()) {
 			return next.exchange(request);
 		}
-		ClientRequest keyed = prepared.headerToAdd()
-			.map(header -> ClientRequest.from(request).header(header.getKey(), header.getValue()).build())
-			.orElse(request);
+		ClientRequest keyed = request;
+		if (prepared.headerToAdd().isPresent()) {
+			Map.Entry<String, String> header = prepared.headerToAdd().get();
+			keyed = ClientRequest.from(request).header(header.getKey(), header.getValue()).build();
+		}
 		return new OperationMono(prepared, keyed, next, bodyless);
 	}
 
@@ -134,7 +147,7 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 					: new RecordedBody(this.prepared.provider().settings().maxReplayBodyBytes());
 			Run run = new Run(actual, this.prepared, started, this.request, this.next, body);
 			actual.onSubscribe(run);
-			Mono<ClientResponse> attempts;
+			Publisher<ClientResponse> attempts;
 			try {
 				attempts = run.attempt(null);
 			}
@@ -154,9 +167,8 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 	 * {@link RetryOperation}, which is not thread-safe, is made holding this object's monitor, so a cancel from
 	 * the caller's thread cannot interleave with a response being decided on an event loop.
 	 */
-	private final class Run extends Operators.MonoSubscriber<ClientResponse, ClientResponse> {
-
-		private final RetryOperation operation;
+	private final class Run extends Operators.MonoSubscriber<ClientResponse, ClientResponse>
+			implements TimedExchange.Owner {
 
 		private final Started started;
 
@@ -166,10 +178,6 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 
 		/** The first attempt's body as written; {@code null} for a request without a body. */
 		private final RecordedBody body;
-
-		private final RetryPolicy policy;
-
-		private final long maxDrainBytes;
 
 		private volatile Subscription upstream;
 
@@ -182,13 +190,22 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 		Run(CoreSubscriber<? super ClientResponse> actual, Prepared prepared, Started started,
 				ClientRequest request, ExchangeFunction next, RecordedBody body) {
 			super(actual);
-			this.policy = prepared.provider().engine().policy();
-			this.maxDrainBytes = prepared.provider().settings().maxDrainBytes();
 			this.started = started;
-			this.operation = started.operation();
 			this.request = request;
 			this.next = next;
 			this.body = body;
+		}
+
+		private RetryOperation operation() {
+			return this.started.operation();
+		}
+
+		private RetryPolicy policy() {
+			return this.started.prepared().provider().engine().policy();
+		}
+
+		private long maxDrainBytes() {
+			return this.started.prepared().provider().settings().maxDrainBytes();
 		}
 
 		/**
@@ -196,13 +213,13 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 		 * @param previous the status and headers of the previous failed response, returned (with an empty body) if
 		 * the engine refuses this attempt: the original's body was released before the wait
 		 */
-		Mono<ClientResponse> attempt(FailedResponse previous) {
+		Publisher<ClientResponse> attempt(FailedResponse previous) {
 			Permit permit;
 			synchronized (this) {
 				if (this.cancelled) {
 					return Mono.empty();
 				}
-				permit = this.operation.beforeAttempt();
+				permit = operation().beforeAttempt();
 			}
 			if (permit instanceof Permit.Refused refused) {
 				return stopped(refused.stop(), (previous != null) ? previous.toResponse() : null, null);
@@ -211,7 +228,7 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 				this.started.observation()
 					.waiting(Duration.ofNanos(wait.notBeforeNanos() - RetryAfterExchangeFilterFunction.this.ticker.read()),
 							"GATE");
-				return waitUntil(wait.notBeforeNanos()).then(Mono.defer(() -> attempt(previous)));
+				return waitUntil(wait.notBeforeNanos()).then(Mono.defer(() -> Mono.fromDirect(attempt(previous))));
 			}
 			Permit.Proceed proceed = (Permit.Proceed) permit;
 			OperationObservation operationObservation = this.started.observation();
@@ -228,15 +245,8 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 			}
 			AttemptObservation observed = observation;
 			long sentAt = RetryAfterExchangeFilterFunction.this.ticker.read();
-			return this.next.exchange(attemptRequest)
-				.map(this::arrived)
-				.timeout(proceed.timeout(), RetryAfterExchangeFilterFunction.this.scheduler)
-				.doOnNext((result) -> observed.response(result.response().statusCode().value()))
-				.doOnError(observed::failure)
-				.doOnCancel(observed::stop)
-				.onErrorResume(ex -> Mono.just(Result.failure(ex)))
-				.flatMap(result -> (result.response() != null) ? onResponse(result.response(), sentAt)
-						: onFailure(result.failure(), sentAt));
+			return new TimedExchange(this.next.exchange(attemptRequest), proceed.timeout(),
+					RetryAfterExchangeFilterFunction.this.timeouts, observed, this, sentAt);
 		}
 
 		/**
@@ -244,7 +254,8 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 		 * firing, a cancel): from here exactly one of {@link #onResponse}, {@link #onFailure} (the timeout won) and
 		 * {@link #cancel()} claims it, under the monitor, and the one that does not deliver it releases it.
 		 */
-		private Result arrived(ClientResponse response) {
+		@Override
+		public void arrived(ClientResponse response) {
 			synchronized (this) {
 				if (this.cancelled) {
 					Drain.discard(response);
@@ -253,7 +264,6 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 					this.arrived = response;
 				}
 			}
-			return Result.response(response);
 		}
 
 		/** Releases the response that arrived and was not claimed; call holding the monitor. */
@@ -273,7 +283,8 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 			return (attempt == 1) ? this.body.recording(this.request) : this.body.replaying(this.request);
 		}
 
-		private Mono<ClientResponse> onResponse(ClientResponse response, long sentAt) {
+		@Override
+		public Mono<ClientResponse> onResponse(ClientResponse response, long sentAt) {
 			long receivedAt = RetryAfterExchangeFilterFunction.this.ticker.read();
 			Decision decision;
 			try {
@@ -285,7 +296,8 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 					HeaderSource headers = response.headers().asHttpHeaders()::getOrEmpty;
 					AttemptOutcome outcome = new AttemptOutcome.Response(response.statusCode().value(), headers,
 							sentAt, receivedAt);
-					decision = unreplayable(outcome).orElseGet(() -> this.operation.afterAttempt(outcome));
+					Optional<Decision> stop = unreplayable(outcome);
+					decision = stop.isPresent() ? stop.get() : operation().afterAttempt(outcome);
 				}
 			}
 			catch (RuntimeException | Error ex) {
@@ -296,12 +308,13 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 				this.started.observation().waiting(retry.delay(), retry.source().name());
 				FailedResponse failed = FailedResponse.of(response);
 				return drain(response, retry.notBeforeNanos()).then(waitUntil(retry.notBeforeNanos()))
-					.then(Mono.defer(() -> attempt(failed)));
+					.then(Mono.defer(() -> Mono.fromDirect(attempt(failed))));
 			}
 			return stopped((Decision.Stop) decision, response, null);
 		}
 
-		private Mono<ClientResponse> onFailure(Throwable failure, long sentAt) {
+		@Override
+		public Mono<ClientResponse> onFailure(Throwable failure, long sentAt) {
 			Decision decision;
 			synchronized (this) {
 				releaseUnclaimed();
@@ -312,12 +325,12 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 				Optional<FailureKind> kind = FailureKind.classify(failure);
 				AttemptOutcome outcome = kind.map((k) -> new AttemptOutcome.Failure(k, failure, sentAt, failedAt))
 					.orElse(null);
-				decision = unreplayable(outcome)
-					.orElseGet(() -> this.operation.afterFailure(failure, kind, sentAt, failedAt));
+				Optional<Decision> stop = unreplayable(outcome);
+				decision = stop.isPresent() ? stop.get() : operation().afterFailure(failure, kind, sentAt, failedAt);
 			}
 			if (decision instanceof Decision.Retry retry) {
 				this.started.observation().waiting(retry.delay(), retry.source().name());
-				return waitUntil(retry.notBeforeNanos()).then(Mono.defer(() -> attempt(null)));
+				return waitUntil(retry.notBeforeNanos()).then(Mono.defer(() -> Mono.fromDirect(attempt(null))));
 			}
 			return stopped((Decision.Stop) decision, null, failure);
 		}
@@ -337,13 +350,13 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 			if (problem.isEmpty()) {
 				return Optional.empty();
 			}
-			boolean replaySafe = this.policy.isRetryableMethod(this.operation.spec().method())
-					|| this.operation.idempotencyKey().isPresent();
-			if (!replaySafe || this.policy.classifier().classify(outcome) != Classification.RETRYABLE) {
+			boolean replaySafe = policy().isRetryableMethod(operation().spec().method())
+					|| operation().idempotencyKey().isPresent();
+			if (!replaySafe || policy().classifier().classify(outcome) != Classification.RETRYABLE) {
 				return Optional.empty();
 			}
-			return Optional.of(this.operation.stop(Outcome.NOT_RETRYABLE,
-					describe(outcome) + " on attempt " + this.operation.attempts() + " is not retried: " + problem.get()));
+			return Optional.of(operation().stop(Outcome.NOT_RETRYABLE,
+					describe(outcome) + " on attempt " + operation().attempts() + " is not retried: " + problem.get()));
 		}
 
 		/**
@@ -353,7 +366,7 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 		private Mono<Void> drain(ClientResponse response, long notBeforeNanos) {
 			Duration untilDue = Duration.ofNanos(Math.max(0, notBeforeNanos - RetryAfterExchangeFilterFunction.this.ticker.read()));
 			Duration window = (untilDue.compareTo(DRAIN_TIMEOUT) < 0) ? untilDue : DRAIN_TIMEOUT;
-			return Drain.of(response, this.maxDrainBytes, window,
+			return Drain.of(response, maxDrainBytes(), window,
 					RetryAfterExchangeFilterFunction.this.scheduler);
 		}
 
@@ -386,7 +399,7 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 		 */
 		private ClientResponse bounded(ClientResponse response) {
 			Ticker ticker = RetryAfterExchangeFilterFunction.this.ticker;
-			long endNanos = Math.max(this.operation.deadlineNanos(), ticker.read() + FINAL_BODY_GRACE.toNanos());
+			long endNanos = Math.max(operation().deadlineNanos(), ticker.read() + FINAL_BODY_GRACE.toNanos());
 			Mono<Long> end = Mono.defer(() -> Mono.delay(Duration.ofNanos(Math.max(0, endNanos - ticker.read())),
 					RetryAfterExchangeFilterFunction.this.scheduler));
 			return response.mutate()
@@ -473,7 +486,7 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 				releaseUnclaimed();
 				if (!this.cancelled) {
 					this.cancelled = true;
-					this.operation.cancel();
+					operation().cancel();
 				}
 			}
 			super.cancel();
@@ -510,18 +523,6 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 				.headers((target) -> target.addAll(this.headers))
 				.request(this.request)
 				.build();
-		}
-
-	}
-
-	private record Result(ClientResponse response, Throwable failure) {
-
-		static Result response(ClientResponse response) {
-			return new Result(response, null);
-		}
-
-		static Result failure(Throwable failure) {
-			return new Result(null, failure);
 		}
 
 	}

@@ -1,0 +1,230 @@
+package io.github.retryafter.boot;
+
+import java.time.Duration;
+import java.util.Objects;
+
+import io.github.retryafter.Ticker;
+
+/**
+ * Fires the bounds of attempts in flight from one scheduled wake-up, not from a task scheduled and cancelled per
+ * attempt: arming and disarming a bound only link and unlink it under a lock, and the scheduler is asked for a
+ * wake-up only when a bound is due before the one already planned. An attempt that ends within its bound, the
+ * common case, therefore schedules nothing and wakes no thread; the wake-up planned for an earlier attempt's bound
+ * sweeps whatever is armed when it comes, fires what is due on the ticker and plans the next. A wake-up that comes
+ * early only costs another one: nothing fires before its due reading of the ticker.
+ * <p>
+ * Used by both HTTP adapters: the RestClient interceptor on one daemon thread and the system clock, the WebClient
+ * filter on its Reactor scheduler and ticker (so virtual-time tests drive its bounds). Thread-safe.
+ */
+public final class AttemptTimeouts {
+
+	/** Bounds longer than this are held at it, so due readings never overflow. */
+	private static final long MAX_NANOS = Long.MAX_VALUE / 4;
+
+	private final Ticker ticker;
+
+	private final Scheduling scheduling;
+
+	private final Runnable sweep = this::sweep;
+
+	private final Object lock = new Object();
+
+	// All below guarded by lock. The bounds armed now, in arming order: one per attempt in flight, no more.
+
+	private Timeout first;
+
+	private Timeout last;
+
+	private boolean wakeScheduled;
+
+	private long wakeAtNanos;
+
+	private Runnable cancelWake;
+
+	/**
+	 * Creates the timeouts.
+	 * @param ticker the monotonic clock bounds are due on; the one the scheduler's delays run on
+	 * @param scheduling plans a wake-up
+	 */
+	public AttemptTimeouts(Ticker ticker, Scheduling scheduling) {
+		this.ticker = Objects.requireNonNull(ticker, "ticker");
+		this.scheduling = Objects.requireNonNull(scheduling, "scheduling");
+	}
+
+	/**
+	 * Arms {@code timeout} to fire once {@code boundNanos} have passed on the ticker, or moves it there if it is armed
+	 * already.
+	 * @param timeout what fires
+	 * @param boundNanos from now; zero or less fires at the next wake-up, at once
+	 */
+	public void arm(Timeout timeout, long boundNanos) {
+		synchronized (this.lock) {
+			if (timeout.armed) {
+				unlink(timeout);
+			}
+			long now = this.ticker.read();
+			timeout.dueNanos = now + Math.max(0, Math.min(boundNanos, MAX_NANOS));
+			link(timeout);
+			if (!this.wakeScheduled || timeout.dueNanos - this.wakeAtNanos < 0) {
+				if (this.cancelWake != null) {
+					this.cancelWake.run();
+				}
+				planWake(timeout.dueNanos, now);
+			}
+		}
+	}
+
+	/**
+	 * Arms {@code timeout} to fire once {@code bound} has passed on the ticker, or moves it there if it is armed
+	 * already.
+	 * @param timeout what fires
+	 * @param bound from now; zero or negative fires at the next wake-up, at once
+	 */
+	public void arm(Timeout timeout, Duration bound) {
+		long nanos = (bound.getSeconds() >= MAX_NANOS / 1_000_000_000L) ? MAX_NANOS : bound.toNanos();
+		arm(timeout, nanos);
+	}
+
+	/**
+	 * Disarms {@code timeout}: it will not fire, unless a sweep has taken it already.
+	 * @param timeout what no longer needs to fire
+	 * @return whether it was still armed
+	 */
+	public boolean disarm(Timeout timeout) {
+		synchronized (this.lock) {
+			if (!timeout.armed) {
+				return false;
+			}
+			unlink(timeout);
+			return true;
+		}
+	}
+
+	/** Fires every bound that is due, outside the lock, and plans the wake-up for the earliest left. */
+	private void sweep() {
+		Timeout due = null;
+		synchronized (this.lock) {
+			this.wakeScheduled = false;
+			this.cancelWake = null;
+			long now = this.ticker.read();
+			Timeout earliest = null;
+			for (Timeout each = this.first; each != null;) {
+				Timeout following = each.next;
+				if (each.dueNanos - now <= 0) {
+					unlink(each);
+					each.nextDue = due;
+					due = each;
+				}
+				else if (earliest == null || each.dueNanos - earliest.dueNanos < 0) {
+					earliest = each;
+				}
+				each = following;
+			}
+			if (earliest != null) {
+				planWake(earliest.dueNanos, now);
+			}
+		}
+		RuntimeException thrown = null;
+		while (due != null) {
+			Timeout firing = due;
+			due = firing.nextDue;
+			firing.nextDue = null;
+			try {
+				firing.expired();
+			}
+			catch (RuntimeException ex) {
+				// the others due still fire; the scheduler sees the first failure
+				if (thrown == null) {
+					thrown = ex;
+				}
+			}
+		}
+		if (thrown != null) {
+			throw thrown;
+		}
+	}
+
+	private void planWake(long atNanos, long now) {
+		this.wakeScheduled = true;
+		this.wakeAtNanos = atNanos;
+		this.cancelWake = this.scheduling.schedule(this.sweep, Math.max(0, atNanos - now));
+	}
+
+	private void link(Timeout timeout) {
+		timeout.armed = true;
+		timeout.previous = this.last;
+		timeout.next = null;
+		if (this.last == null) {
+			this.first = timeout;
+		}
+		else {
+			this.last.next = timeout;
+		}
+		this.last = timeout;
+	}
+
+	private void unlink(Timeout timeout) {
+		if (timeout.previous == null) {
+			this.first = timeout.next;
+		}
+		else {
+			timeout.previous.next = timeout.next;
+		}
+		if (timeout.next == null) {
+			this.last = timeout.previous;
+		}
+		else {
+			timeout.next.previous = timeout.previous;
+		}
+		timeout.previous = null;
+		timeout.next = null;
+		timeout.armed = false;
+	}
+
+	/**
+	 * Plans a wake-up.
+	 */
+	@FunctionalInterface
+	public interface Scheduling {
+
+		/**
+		 * Runs {@code task} once {@code delayNanos} have passed, unless cancelled first.
+		 * @param task what to run; it does not block
+		 * @param delayNanos from now, not negative
+		 * @return what cancels it
+		 */
+		Runnable schedule(Runnable task, long delayNanos);
+
+	}
+
+	/**
+	 * One attempt's bound: armed on at most one {@link AttemptTimeouts} at a time. Its links are guarded by that
+	 * object's lock.
+	 */
+	public abstract static class Timeout {
+
+		private Timeout previous;
+
+		private Timeout next;
+
+		private Timeout nextDue;
+
+		private boolean armed;
+
+		private long dueNanos;
+
+		/**
+		 * Creates a bound that is not armed.
+		 */
+		protected Timeout() {
+		}
+
+		/**
+		 * Called once the bound was reached while armed, on the scheduler's thread and outside any lock of the
+		 * timeouts'; it does not block.
+		 */
+		protected abstract void expired();
+
+	}
+
+}
