@@ -64,6 +64,9 @@ public final class FleetStoreSimulation {
 	/** How long leased tokens stay with an instance after one of its retries found none. */
 	private static final long KEEP_NANOS = 200_000_000L;
 
+	/** How long a token a successful retry gave back stays with its instance, for that instance's next retry. */
+	private static final long REFUND_KEEP_NANOS = 20_000_000L;
+
 	private FleetStoreSimulation() {
 	}
 
@@ -426,6 +429,8 @@ public final class FleetStoreSimulation {
 
 		long lastWantedAt = Long.MIN_VALUE / 2;
 
+		long lastRefundAt = Long.MIN_VALUE / 2;
+
 		boolean exchangePending;
 
 		// the cooldown's and the probe's side
@@ -494,6 +499,7 @@ public final class FleetStoreSimulation {
 			if (this.run.mode.coordinated) {
 				// back to the pool at once, and to the store on the next exchange unless a retry here takes it first
 				this.pool += 1;
+				this.lastRefundAt = this.run.now;
 				this.run.requestExchange(this);
 			}
 			else {
@@ -772,7 +778,8 @@ public final class FleetStoreSimulation {
 			}
 			instance.exchangePending = true;
 			// tokens stay here while retries here have found none lately: they take them when they ask again
-			boolean demand = instance.wanted > 0 || this.now - instance.lastWantedAt <= KEEP_NANOS;
+			boolean demand = instance.wanted > 0 || this.now - instance.lastWantedAt <= KEEP_NANOS
+					|| this.now - instance.lastRefundAt <= REFUND_KEEP_NANOS;
 			long keep = demand ? (long) Math.floor(instance.pool) : 0;
 			long returned = (long) Math.floor(instance.pool) - keep;
 			instance.pool -= returned;

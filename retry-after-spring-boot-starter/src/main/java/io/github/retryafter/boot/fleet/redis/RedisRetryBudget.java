@@ -66,6 +66,9 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 	 */
 	static final Duration KEEP_FOR = Duration.ofMillis(200);
 
+	/** How long a token a successful retry gave back stays with its instance, for that instance's next retry. */
+	static final Duration REFUND_KEEP_FOR = Duration.ofMillis(20);
+
 	private final RedisFleet fleet;
 
 	private final Ticker ticker;
@@ -212,6 +215,8 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 			// exchange unless a retry here has wanted one lately
 			synchronized (this.lock) {
 				bucket.pool++;
+				// a retry here just succeeded: the token stays a moment for this instance's next retry
+				bucket.lastRefundAt = this.ticker.read();
 			}
 			requestExchange(bucket);
 		}
@@ -497,7 +502,8 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 		long want;
 		long held;
 		synchronized (this.lock) {
-			boolean demand = bucket.wanted > 0 || now - bucket.lastWantedAt <= KEEP_FOR.toNanos();
+			boolean demand = bucket.wanted > 0 || now - bucket.lastWantedAt <= KEEP_FOR.toNanos()
+					|| now - bucket.lastRefundAt <= REFUND_KEEP_FOR.toNanos();
 			long keep = demand ? bucket.pool : 0;
 			give = bucket.pool - keep;
 			want = Math.min(MAX_LEASE, Math.max(0, bucket.wanted - keep));
@@ -644,6 +650,8 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 		private long wanted;
 
 		private long lastWantedAt = Long.MIN_VALUE / 2;
+
+		private long lastRefundAt = Long.MIN_VALUE / 2;
 
 		// at most one exchange at a time; what this instance held and what the fleet's members held at the last one
 		private final AtomicBoolean exchangePending = new AtomicBoolean();
