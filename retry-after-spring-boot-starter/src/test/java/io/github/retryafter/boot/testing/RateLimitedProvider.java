@@ -46,6 +46,13 @@ public final class RateLimitedProvider implements AutoCloseable {
 
 	private final int outageRetryAfterSeconds;
 
+	// null: delay-seconds; else HTTP-dates on true time plus this offset (zero: the JDK's server writes its own Date)
+	private final java.time.Duration clockOffset;
+
+	private final long wallAtStartNanos = java.time.Instant.now().toEpochMilli() * 1_000_000L;
+
+	private final long tickerAtStart = System.nanoTime();
+
 	// when each success arrived, nanos after the first request; at most one per request received
 	private final java.util.Queue<Long> completions = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
@@ -58,6 +65,10 @@ public final class RateLimitedProvider implements AutoCloseable {
 	private final AtomicInteger successes = new AtomicInteger();
 
 	private boolean started;
+
+	private long earliestReturn;
+
+	private boolean returnNamed;
 
 	private long firstRequest;
 
@@ -77,6 +88,23 @@ public final class RateLimitedProvider implements AutoCloseable {
 	 */
 	public RateLimitedProvider(long outageMillis, int outageRetryAfterSeconds, double perSecond, int burst,
 			int retryAfterSeconds) {
+		this(outageMillis, outageRetryAfterSeconds, perSecond, burst, retryAfterSeconds, null);
+	}
+
+	/**
+	 * A provider as above whose refusals name their instant as an HTTP-date: its {@code Date} (which the JDK's server
+	 * writes on true time, in whole seconds) plus the hint, at most a second earlier than the delay-seconds instant
+	 * would be. To try a client whose clock is off, offset the client's wall clock.
+	 */
+	public static RateLimitedProvider withHttpDates(long outageMillis, int outageRetryAfterSeconds, double perSecond,
+			int burst, int retryAfterSeconds) {
+		return new RateLimitedProvider(outageMillis, outageRetryAfterSeconds, perSecond, burst, retryAfterSeconds,
+				java.time.Duration.ZERO);
+	}
+
+	private RateLimitedProvider(long outageMillis, int outageRetryAfterSeconds, double perSecond, int burst,
+			int retryAfterSeconds, java.time.Duration clockOffset) {
+		this.clockOffset = clockOffset;
 		this.outageRetryAfterSeconds = outageRetryAfterSeconds;
 		this.outageNanos = TimeUnit.MILLISECONDS.toNanos(outageMillis);
 		this.perSecond = perSecond;
@@ -113,6 +141,21 @@ public final class RateLimitedProvider implements AutoCloseable {
 		return this.firstRequest;
 	}
 
+	/**
+	 * The first instant a refusal named at or after the end of the outage, nanos after the first request: nobody who
+	 * honours every hint succeeds before it. {@code Long.MAX_VALUE} if none did.
+	 */
+	public synchronized long earliestReturnNanos() {
+		return this.returnNamed ? this.earliestReturn - this.firstRequest : Long.MAX_VALUE;
+	}
+
+	private synchronized void recordNamed(long named) {
+		if (named - (this.firstRequest + this.outageNanos) >= 0 && (!this.returnNamed || named - this.earliestReturn < 0)) {
+			this.earliestReturn = named;
+			this.returnNamed = true;
+		}
+	}
+
 	/** When each success arrived, nanos after the first request, in arrival order. */
 	public java.util.List<Long> completionNanos() {
 		return java.util.List.copyOf(this.completions);
@@ -136,11 +179,23 @@ public final class RateLimitedProvider implements AutoCloseable {
 			byte[] body = ((status == 200) ? "ok" : "later").getBytes(StandardCharsets.UTF_8);
 			if (status != 200) {
 				int hint = (status == 503) ? this.outageRetryAfterSeconds : this.retryAfterSeconds;
-				exchange.getResponseHeaders().set("Retry-After", Integer.toString(hint));
-				if (operation != null) {
-					// delay-seconds count from the moment the response is generated: now, on this clock
-					this.notBefore.merge(operation, now + hint * SECOND, Math::max);
+				long named = now + hint * SECOND;
+				if (this.clockOffset == null) {
+					exchange.getResponseHeaders().set("Retry-After", Integer.toString(hint));
 				}
+				else {
+					// this server's clock, in whole seconds: Date, and Retry-After as Date plus the hint
+					long serverNanos = this.wallAtStartNanos + (now - this.tickerAtStart) + this.clockOffset.toNanos();
+					long dateSecond = Math.floorDiv(serverNanos, SECOND);
+					exchange.getResponseHeaders().set("Date", httpDate(dateSecond));
+					exchange.getResponseHeaders().set("Retry-After", httpDate(dateSecond + hint));
+					named = now - Math.floorMod(serverNanos, SECOND) + hint * SECOND;
+				}
+				if (operation != null) {
+					// the instant the refusal names, on this clock
+					this.notBefore.merge(operation, named, Math::max);
+				}
+				recordNamed(named);
 			}
 			else {
 				this.successes.incrementAndGet();
@@ -151,6 +206,15 @@ public final class RateLimitedProvider implements AutoCloseable {
 				out.write(body);
 			}
 		}
+	}
+
+	// IMF-fixdate: a two-digit day, unlike RFC_1123_DATE_TIME, which writes "1 Dec" and is refused by the planner
+	private static final java.time.format.DateTimeFormatter HTTP_DATE = java.time.format.DateTimeFormatter
+		.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", java.util.Locale.US)
+		.withZone(java.time.ZoneOffset.UTC);
+
+	private static String httpDate(long epochSecond) {
+		return HTTP_DATE.format(java.time.Instant.ofEpochSecond(epochSecond));
 	}
 
 	private synchronized int admit(long now) {
