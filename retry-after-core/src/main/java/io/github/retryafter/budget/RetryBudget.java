@@ -94,22 +94,23 @@ public interface RetryBudget {
 	/**
 	 * Reports that a retry to {@code scope} whose token was taken ended without success (it failed, timed out, or its
 	 * operation ended while it was in flight): its token stays spent, and it no longer counts in
-	 * {@link #retriesInFlight}. A retry that succeeded reports {@link #refund(Scope)} instead. Does nothing by default.
+	 * {@link #pendingTokens}. A retry that succeeded reports {@link #refund(Scope)} instead. Does nothing by default.
 	 * @param scope the provider, and the origin when the provider keeps its state per origin
 	 */
 	default void settle(Scope scope) {
 	}
 
 	/**
-	 * Returns how many retries to {@code scope} hold a token of this budget while their attempts are in flight: each
-	 * that succeeds gives its token back, so a retry that finds the bucket empty while some are in flight waits for
-	 * their answers instead of giving up (the engine bounds the wait by the retry's last useful start). Tokens in
-	 * flight are still spent, so the bound on failed retries is unchanged. Zero by default: a budget that does not count
-	 * them refuses at once.
+	 * Returns how many tokens may still come to a retry to {@code scope} that finds the budget empty now: those its
+	 * retries hold while their attempts are in flight (each that succeeds gives its token back), and, for a budget
+	 * shared by a fleet, one for a lease on its way or tokens other instances hold. While it is positive, the engine
+	 * lets such a retry wait for a token (bounded by the retry's last useful start) instead of giving up. Tokens in
+	 * flight are still spent, so the bound on failed retries is unchanged. Zero by default: a budget that does not
+	 * count them refuses at once.
 	 * @param scope the provider, and the origin when the provider keeps its state per origin
-	 * @return the retries in flight, never negative
+	 * @return the tokens that may still come, never negative
 	 */
-	default int retriesInFlight(Scope scope) {
+	default int pendingTokens(Scope scope) {
 		return 0;
 	}
 

@@ -146,7 +146,7 @@ public final class TokenBucketRetryBudget implements RetryBudget {
 	 * @return the count
 	 */
 	@Override
-	public int retriesInFlight(Scope scope) {
+	public int pendingTokens(Scope scope) {
 		return bucket(scope).inFlight.get();
 	}
 

@@ -481,7 +481,7 @@ public final class RetryEngine {
 	 */
 	private Optional<Evaluation> budgetExhausted(Scope scope, String why, Hint hint) {
 		double tokens = this.budget.availableTokens(scope);
-		if (tokens >= 1.0 || this.budget.retriesInFlight(scope) > 0) {
+		if (tokens >= 1.0 || this.budget.pendingTokens(scope) > 0) {
 			return Optional.empty();
 		}
 		return Optional.of(new Evaluation(new Decision.Stop(Outcome.BUDGET_EXHAUSTED, why + ": the retry budget for '"

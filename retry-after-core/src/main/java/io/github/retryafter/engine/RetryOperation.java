@@ -201,7 +201,7 @@ public final class RetryOperation {
 		AttemptKind kind = (next == 1) ? AttemptKind.FIRST : AttemptKind.RETRY;
 		if (kind == AttemptKind.RETRY) {
 			if (!this.engine.budget().tryAcquire(scope)) {
-				int inFlight = this.engine.budget().retriesInFlight(scope);
+				int inFlight = this.engine.budget().pendingTokens(scope);
 				if (inFlight > 0 && latestStart - now > 0) {
 					if (this.probing != null) {
 						this.probing.probeWithdrawn();

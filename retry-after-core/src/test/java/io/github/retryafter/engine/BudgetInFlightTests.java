@@ -52,14 +52,14 @@ class BudgetInFlightTests {
 		RetryOperation second = failedOnce();
 		this.sim.clock.advance(Duration.ofSeconds(1));
 		assertThat(first.beforeAttempt()).isInstanceOf(Permit.Proceed.class);
-		assertThat(this.budget.retriesInFlight(DEFAULT)).isOne();
+		assertThat(this.budget.pendingTokens(DEFAULT)).isOne();
 		long now = this.sim.clock.read();
 		assertThat(second.beforeAttempt()).as("the one token is in flight: wait, do not give up")
 			.isEqualTo(new Permit.Wait(now + Duration.ofMillis(10).toNanos(), GateHold.BUDGET));
 		assertThat(second.outcome()).isEmpty();
 		assertThat(first.afterAttempt(response(200))).isInstanceOfSatisfying(Decision.Stop.class,
 				(stop) -> assertThat(stop.outcome()).isEqualTo(Outcome.SUCCESS));
-		assertThat(this.budget.retriesInFlight(DEFAULT)).isZero();
+		assertThat(this.budget.pendingTokens(DEFAULT)).isZero();
 		this.sim.clock.advance(Duration.ofMillis(10));
 		assertThat(second.beforeAttempt()).isInstanceOf(Permit.Proceed.class);
 		assertThat(second.afterAttempt(response(200))).isInstanceOf(Decision.Stop.class);
@@ -79,7 +79,7 @@ class BudgetInFlightTests {
 		// the retry in flight fails: its token stays spent, and the first operation has no token for another retry
 		assertThat(first.afterAttempt(response(503, "Retry-After: 1"))).isInstanceOfSatisfying(Decision.Stop.class,
 				(stop) -> assertThat(stop.outcome()).isEqualTo(Outcome.BUDGET_EXHAUSTED));
-		assertThat(this.budget.retriesInFlight(DEFAULT)).isZero();
+		assertThat(this.budget.pendingTokens(DEFAULT)).isZero();
 		this.sim.clock.advance(Duration.ofMillis(10));
 		assertThat(second.beforeAttempt()).isInstanceOfSatisfying(Permit.Refused.class,
 				(refused) -> assertThat(refused.stop().outcome()).isEqualTo(Outcome.BUDGET_EXHAUSTED));
@@ -91,9 +91,9 @@ class BudgetInFlightTests {
 		RetryOperation first = failedOnce();
 		this.sim.clock.advance(Duration.ofSeconds(1));
 		first.beforeAttempt();
-		assertThat(this.budget.retriesInFlight(DEFAULT)).isOne();
+		assertThat(this.budget.pendingTokens(DEFAULT)).isOne();
 		first.cancel();
-		assertThat(this.budget.retriesInFlight(DEFAULT)).isZero();
+		assertThat(this.budget.pendingTokens(DEFAULT)).isZero();
 		assertThat(this.budget.providerTokens("default")).as("a cancelled retry's token stays spent").isZero();
 	}
 

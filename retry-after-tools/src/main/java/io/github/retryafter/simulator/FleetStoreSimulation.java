@@ -514,7 +514,7 @@ public final class FleetStoreSimulation {
 		}
 
 		@Override
-		public int retriesInFlight(Scope scope) {
+		public int pendingTokens(Scope scope) {
 			if (!this.run.mode.coordinated) {
 				return 0;
 			}

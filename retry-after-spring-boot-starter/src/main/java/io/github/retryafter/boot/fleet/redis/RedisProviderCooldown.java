@@ -38,6 +38,14 @@ import io.github.retryafter.pacing.ProviderGate;
  * request can be sent) waits for the first connection (at most the probe timeout) and reads every provider's cooldown
  * once, within the command timeout, closing the gates it names; a failure falls back as any other and is counted.
  * <p>
+ * <b>One probe per fleet.</b> Each configured provider's gate gets this instance's share of the provider
+ * ({@link ProviderGate#share}, {@code 1 / instances}) and a {@link ProbeArbiter}: when its first request after a fleet
+ * cooldown is ready, the first instance to claim {@code {prefix}:probe:<provider>} ({@link FleetScript#CLAIM_PROBE})
+ * sends the probe; the others follow it until the claim is removed on its answer ({@link FleetScript#END_PROBE}, read
+ * back every flush interval with {@link FleetScript#READ_PROBES}). One key per configured provider, expiring the
+ * provider's attempt timeout after the cooldown's instant; a claim that expires (its owner went away) holds nobody,
+ * and each instance then probes for itself.
+ * <p>
  * <b>No request waits on Redis.</b> After that, everything runs on the fleet's background thread: a gate closed on
  * this instance is pushed as soon as an engine reports a retry or a refusal ({@link #publish}) and at every flush
  * interval at the latest; every configured provider's cooldown is read back every flush interval

@@ -45,6 +45,16 @@ import io.github.retryafter.budget.TokenBucketRetryBudget;
  * bucket pays, never below zero. Before the first reading (Redis unreachable at startup) the share is the full
  * capacity, as a local budget's would be.
  * <p>
+ * <b>Tokens go where the retries are.</b> With other instances in the fleet, a retry decided on an event loop takes a
+ * token this instance holds on lease: leased from the shared buckets by demand ({@link FleetScript#LEASE}, at most
+ * {@link #MAX_LEASE} per round trip, on the background thread), or given back by a retry here that succeeded. Pooled
+ * tokens stay {@link #KEEP_FOR} after a retry here last wanted one ({@link #REFUND_KEEP_FOR} after a refund), then go
+ * back. What each instance holds (pooled or in flight) is recorded in {@code {prefix}:leases:<provider>}, one field
+ * per instance, dropped once the instance stops counting as a member (its tokens then stay spent); a retry that finds
+ * no token waits while a lease is on its way, its instance's own retries hold tokens in flight, or the fleet's members
+ * hold some ({@link #pendingTokens}). Tokens on lease are taken from the buckets, so the fleet never spends more than
+ * the buckets held.
+ * <p>
  * Providers that are not configured (never the case for requests routed by the starter), and scopes that name an
  * origin (the {@code default} provider's, or a provider's that keeps its state per origin), always use a local
  * {@link TokenBucketRetryBudget} of this instance (at most {@code maxOrigins} origin buckets, least recently used
@@ -214,7 +224,7 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 			// the token goes back to this instance's pool at once, for its next retry, and to the fleet with the next
 			// exchange unless a retry here has wanted one lately
 			synchronized (this.lock) {
-				bucket.pool++;
+				bucket.pool = bucket.pool + 1;
 				// a retry here just succeeded: the token stays a moment for this instance's next retry
 				bucket.lastRefundAt = this.ticker.read();
 			}
@@ -232,10 +242,8 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 			return this.unconfigured.availableTokens(provider);
 		}
 		long now = this.ticker.read();
-		long pooled;
-		synchronized (this.lock) {
-			pooled = bucket.pool;
-		}
+		// a volatile read: every request reads what a retry could take, and takes no lock for it
+		long pooled = bucket.pool;
 		if (shared(bucket)) {
 			// tokens in this instance's pool are this instance's: a retry takes one of them first
 			return Math.min(Math.min(bucket.settings.capacity(), bucket.estimate(now) + pooled),
@@ -289,10 +297,10 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 	 * @return the count
 	 */
 	@Override
-	public int retriesInFlight(Scope scope) {
+	public int pendingTokens(Scope scope) {
 		Bucket bucket = scope.perOrigin() ? null : configured(scope.provider());
 		if (bucket == null) {
-			return this.unconfigured.retriesInFlight(scope);
+			return this.unconfigured.pendingTokens(scope);
 		}
 		int inFlight = bucket.inFlight.get();
 		if (!shared(bucket)) {
@@ -439,7 +447,7 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 			if (bucket.pool < 1) {
 				return false;
 			}
-			bucket.pool--;
+			bucket.pool = bucket.pool - 1;
 			return true;
 		}
 	}
@@ -643,9 +651,12 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 
 		private final LongAdder successes = new LongAdder();
 
-		// guarded by the budget's lock: tokens leased from the fleet or given back by retries here that succeeded, not
-		// yet returned; the retries here that found none since the last exchange, and when the last did
-		private long pool;
+		// written under the budget's lock, read without it: tokens leased from the fleet or given back by retries here
+		// that succeeded, not yet returned (at most what the retries here took or asked for lately: each exchange leases
+		// at most MAX_LEASE, and pooled tokens go back once no retry here wanted one for KEEP_FOR)
+		private volatile long pool;
+
+		// guarded by the budget's lock: the retries here that found none since the last exchange, and when the last did
 
 		private long wanted;
 

@@ -154,7 +154,7 @@ class RedisRetryBudgetTests {
 				RetryBudget b = second.getBean(RetryBudget.class);
 				// no round trip on an event loop: the first ask finds no token here and starts a lease
 				assertThat(onEventLoop(() -> a.tryAcquire(scope))).isFalse();
-				assertThat(a.retriesInFlight(scope)).as("a lease is on its way: the retry waits").isPositive();
+				assertThat(a.pendingTokens(scope)).as("a lease is on its way: the retry waits").isPositive();
 				await().atMost(Duration.ofSeconds(2)).until(() -> onEventLoop(() -> a.tryAcquire(scope)));
 				// b leases what a does not hold: never more than the bucket's two tokens between them
 				await().atMost(Duration.ofSeconds(2)).until(() -> onEventLoop(() -> b.tryAcquire(scope)));
@@ -167,7 +167,7 @@ class RedisRetryBudgetTests {
 				b.settle(scope);
 				a.settle(scope);
 				await().atMost(Duration.ofSeconds(2)).until(() -> !onEventLoop(() -> b.tryAcquire(scope))
-						&& b.retriesInFlight(scope) == 0);
+						&& b.pendingTokens(scope) == 0);
 				assertThat(redis.command("HGET", "{" + this.prefix + "}:budget:default", "t")).contains("0");
 			}));
 	}
