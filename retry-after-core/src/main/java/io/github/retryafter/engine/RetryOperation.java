@@ -111,11 +111,8 @@ public final class RetryOperation {
 	// whether the attempt in flight is a retry holding a budget token, to report its end once (refund or settle)
 	private boolean tokenHeld;
 
-	// when this retry started waiting for a token held in flight, or 0 while it is not waiting
-	private long tokenWaitSince;
-
-	// the gate that admitted this retry before it had to wait for its token, or null
-	private ProviderGate admittedBy;
+	// while this retry waits for a token that may come back, or null: made only then, so a success builds none
+	private TokenWait tokenWait;
 
 	RetryOperation(RetryEngine engine, OperationSpec spec, Cancellation cancellation, long startedAtNanos,
 			long deadlineNanos) {
@@ -203,15 +200,16 @@ public final class RetryOperation {
 			if (!this.engine.budget().tryAcquire(scope)) {
 				int inFlight = this.engine.budget().pendingTokens(scope);
 				if (inFlight > 0 && latestStart - now > 0) {
+					ProviderGate admitted = null;
 					if (this.probing != null) {
 						this.probing.probeWithdrawn();
 						this.probing = null;
 					}
 					else if (policy.pacing().enabled()) {
 						// the gate admitted this retry: it keeps that admission while it waits for its token
-						this.admittedBy = this.engine.gate(scope);
+						admitted = this.engine.gate(scope);
 					}
-					return awaitToken(now, latestStart);
+					return awaitToken(now, latestStart, admitted);
 				}
 				String reason = "the retry budget for '" + scope + "' has no token for attempt " + next + " ("
 						+ String.format(Locale.ROOT, "%.2f", this.engine.budget().availableTokens(scope))
@@ -221,8 +219,7 @@ public final class RetryOperation {
 				return new Permit.Refused(finish(Outcome.BUDGET_EXHAUSTED, reason));
 			}
 			this.tokenHeld = true;
-			this.tokenWaitSince = 0;
-			this.admittedBy = null;
+			this.tokenWait = null;
 			after = this.engine.budget().availableTokens(scope);
 		}
 		if (this.attempts > 0) {
@@ -254,11 +251,12 @@ public final class RetryOperation {
 	 * since (a cooldown it must honour), it does not book another slot of the rate.
 	 */
 	private boolean keepsAdmission(long now) {
-		if (this.admittedBy == null) {
+		TokenWait wait = this.tokenWait;
+		if (wait == null || wait.admittedBy == null) {
 			return false;
 		}
-		if (this.admittedBy.cooldownUntilNanos() - now > 0) {
-			this.admittedBy = null;
+		if (wait.admittedBy.cooldownUntilNanos() - now > 0) {
+			wait.admittedBy = null;
 			return false;
 		}
 		return true;
@@ -270,11 +268,12 @@ public final class RetryOperation {
 	 * {@link #MAX_TOKEN_POLL_NANOS}, never past its last useful start) instead of ending {@link Outcome#BUDGET_EXHAUSTED}.
 	 * Nothing is spent while it waits.
 	 */
-	private Permit awaitToken(long now, long latestStart) {
-		if (this.tokenWaitSince == 0) {
-			this.tokenWaitSince = now;
+	private Permit awaitToken(long now, long latestStart, ProviderGate admitted) {
+		if (this.tokenWait == null) {
+			this.tokenWait = new TokenWait(now);
 		}
-		long poll = Math.min(MAX_TOKEN_POLL_NANOS, Math.max(MIN_TOKEN_POLL_NANOS, now - this.tokenWaitSince));
+		this.tokenWait.admittedBy = admitted;
+		long poll = Math.min(MAX_TOKEN_POLL_NANOS, Math.max(MIN_TOKEN_POLL_NANOS, now - this.tokenWait.since));
 		long until = (latestStart - (now + poll) < 0) ? latestStart : now + poll;
 		return new Permit.Wait(until, GateHold.BUDGET);
 	}
@@ -581,6 +580,22 @@ public final class RetryOperation {
 
 	private Duration elapsedAt(long now) {
 		return Duration.ofNanos(now - this.startedAtNanos);
+	}
+
+	/**
+	 * A retry waiting for a token that may come back: since when, and the gate whose admission it keeps (null when the
+	 * gate is to be asked again).
+	 */
+	private static final class TokenWait {
+
+		private final long since;
+
+		private ProviderGate admittedBy;
+
+		TokenWait(long since) {
+			this.since = since;
+		}
+
 	}
 
 }
