@@ -86,7 +86,7 @@ public final class ProviderGate {
 	private static final long MIN_PROBE_POLL_NANOS = 10_000_000L;
 
 	/** How long, at the most, requests held behind a probe wait before they ask again. */
-	private static final long MAX_PROBE_POLL_NANOS = 200_000_000L;
+	private static final long MAX_PROBE_POLL_NANOS = 100_000_000L;
 
 	private final Scope scope;
 
