@@ -198,8 +198,8 @@ public final class RetryOperation {
 		AttemptKind kind = (next == 1) ? AttemptKind.FIRST : AttemptKind.RETRY;
 		if (kind == AttemptKind.RETRY) {
 			if (!this.engine.budget().tryAcquire(scope)) {
-				int inFlight = this.engine.budget().pendingTokens(scope);
-				if (inFlight > 0 && latestStart - now > 0) {
+				int pending = this.engine.budget().pendingTokens(scope);
+				if (pending > 0 && latestStart - now > 0) {
 					ProviderGate admitted = null;
 					if (this.probing != null) {
 						this.probing.probeWithdrawn();
@@ -213,7 +213,7 @@ public final class RetryOperation {
 				}
 				String reason = "the retry budget for '" + scope + "' has no token for attempt " + next + " ("
 						+ String.format(Locale.ROOT, "%.2f", this.engine.budget().availableTokens(scope))
-						+ " available" + ((inFlight > 0) ? ", " + inFlight + " held by retries in flight at the last "
+						+ " available" + ((pending > 0) ? ", " + pending + " that may still come back at the last "
 								+ "instant a useful attempt could start" : "") + ")";
 				refusal(Optional.of(Outcome.BUDGET_EXHAUSTED), Optional.empty(), reason, now);
 				return new Permit.Refused(finish(Outcome.BUDGET_EXHAUSTED, reason));

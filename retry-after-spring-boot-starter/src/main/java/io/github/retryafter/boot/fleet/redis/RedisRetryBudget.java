@@ -129,7 +129,8 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 		this.globalSettings = Objects.requireNonNull(global, "global");
 		this.providerSettings = Map.copyOf(providers);
 		long now = ticker.read();
-		this.global = new Bucket(global, fleet.key("budget", "global"), fleet.key("leases", "global"), now);
+		// the global bucket is leased together with a provider's, under that provider's leases key: it has none
+		this.global = new Bucket(global, fleet.key("budget", "global"), null, now);
 		Map<String, Bucket> buckets = new LinkedHashMap<>();
 		// the global bucket's key is "prefix:budget:global"; a provider of that name gets a distinct key
 		providers.forEach((name, settings) -> {
