@@ -83,6 +83,12 @@ final class LockedProviderGate {
 	// whether the next request admitted after the cooldown is a probe; read without a lock on every admission
 	private boolean probePending;
 
+	// the earliest instant a hint named since the provider last refused after it: the early probe may go from then
+	private long probeFrom;
+
+	// whether a hint came while the probe was out
+	private boolean probeRefused;
+
 	// the probe in flight, guarded by the monitor: when it was sent, and when it stops counting
 	private boolean probeInFlight;
 
@@ -112,6 +118,7 @@ final class LockedProviderGate {
 		this.ticker = Objects.requireNonNull(ticker, "ticker");
 		long now = ticker.read();
 		this.cooldownUntil = now;
+		this.probeFrom = now;
 		this.state = new RateState(false, 0, 0, 0, false, now, now, false, null, 0, now, now, now, 0, false);
 	}
 
@@ -152,8 +159,21 @@ final class LockedProviderGate {
 		if (until - now <= 0) {
 			return;
 		}
+		if ((this.cooldownUntil - now <= 0 && !this.probePending) || this.probeFrom - now <= 0) {
+			this.probeFrom = until;
+		}
+		else if (until - this.probeFrom < 0) {
+			this.probeFrom = until;
+		}
+		if (this.probeInFlight) {
+			this.probeRefused = true;
+		}
 		this.cooldownUntil = later(until, this.cooldownUntil);
 		this.probePending = true;
+	}
+
+	private boolean probesEarly(long nowNanos) {
+		return this.probeFrom - nowNanos <= 0 && this.settings.mode() == PacingMode.HOLD;
 	}
 
 	/**
@@ -164,7 +184,9 @@ final class LockedProviderGate {
 		synchronized (this) {
 			long now = this.ticker.read();
 			this.cooldownUntil = now;
+			this.probeFrom = now;
 			this.probePending = false;
+			this.probeRefused = false;
 			this.probeInFlight = false;
 			RateState current = this.state;
 			// the rate limit off and nothing measured: as a new gate, in a new epoch so held slots are void
@@ -180,8 +202,13 @@ final class LockedProviderGate {
 	 */
 	synchronized void probeAnswered() {
 		synchronized (this) {
+			long now = this.ticker.read();
+			if (this.probeInFlight && !this.probeRefused && this.cooldownUntil - now > 0) {
+				this.cooldownUntil = now;
+			}
 			this.probeInFlight = false;
-			if (this.cooldownUntil - this.ticker.read() <= 0) {
+			this.probeRefused = false;
+			if (this.cooldownUntil - now <= 0) {
 				this.probePending = false;
 			}
 		}
@@ -298,8 +325,12 @@ final class LockedProviderGate {
 		if (refusedShare <= 1.0 - HEADROOM) {
 			return current.afterSample(current.rate(), true, nowNanos);
 		}
-		double admittedPerSecond = sample.admitted() * NANOS_PER_SECOND / Math.max(1, sample.spanNanos());
-		double rate = Math.max(this.settings.minRate(), Math.min(current.rate(), admittedPerSecond * HEADROOM));
+		double span = Math.max(1, sample.spanNanos());
+		double measured = sample.admitted() * NANOS_PER_SECOND / span * HEADROOM;
+		if ((sample.admitted() + sample.refused()) * NANOS_PER_SECOND / span < current.rate() / 2) {
+			measured = Math.max(measured, current.rate() * this.settings.decreaseFactor());
+		}
+		double rate = Math.max(this.settings.minRate(), Math.min(current.rate(), measured));
 		return restarted(current, rate, rate, true, nowNanos, null);
 	}
 
@@ -464,7 +495,11 @@ final class LockedProviderGate {
 			long attemptTimeoutNanos) {
 		long cooldown = this.cooldownUntil;
 		if (cooldown - nowNanos > 0) {
-			return duringCooldown(cooldown, nowNanos, latestStartNanos);
+			if (!this.probePending || !probesEarly(nowNanos)) {
+				return duringCooldown(cooldown, nowNanos, latestStartNanos);
+			}
+			Admission turn = probeTurn(fresh, nowNanos, latestStartNanos, held, attemptTimeoutNanos);
+			return (turn != null) ? turn : duringCooldown(cooldown, nowNanos, latestStartNanos);
 		}
 		if (this.probePending) {
 			Admission turn = probeTurn(fresh, nowNanos, latestStartNanos, held, attemptTimeoutNanos);
@@ -505,14 +540,22 @@ final class LockedProviderGate {
 							+ "has had no answer for " + seconds(nowNanos - this.probeSentNanos)
 							+ ", up to the last instant a useful attempt could start");
 				}
-				long poll = Math.max(MIN_PROBE_POLL_NANOS, nowNanos - this.probeSentNanos);
+				long age = nowNanos - later(this.probeSentNanos, earlier(this.cooldownUntil, this.probeFrom));
+				long poll = Math.min(100_000_000L, Math.max(MIN_PROBE_POLL_NANOS, age));
 				long until = earlier(earlier(nowNanos + poll, this.probeExpiresNanos), latestStartNanos);
 				return new Admission.Hold(until, GateHold.COOLDOWN, -1);
+			}
+			if (this.cooldownUntil - nowNanos > 0) {
+				if (!probesEarly(nowNanos)) {
+					return duringCooldown(this.cooldownUntil, nowNanos, latestStartNanos);
+				}
+				startLanesBy(nowNanos);
 			}
 			Admission paced = paced(fresh, nowNanos, latestStartNanos, held);
 			if (paced != Admission.GO) {
 				return paced;
 			}
+			this.probeRefused = false;
 			this.probeInFlight = true;
 			this.probeSentNanos = nowNanos;
 			this.probeExpiresNanos = nowNanos + Math.max(1, Math.min(attemptTimeoutNanos, Long.MAX_VALUE / 4));
@@ -526,12 +569,21 @@ final class LockedProviderGate {
 			return new Admission.Refuse("provider '" + this.scope + "' is cooling down for another "
 					+ seconds(cooldown - nowNanos) + " as its Retry-After asked, and pacing is fail-fast");
 		}
-		if (cooldown - latestStartNanos > 0) {
+		long opens = earlier(cooldown, this.probeFrom);
+		if (opens - latestStartNanos > 0) {
 			return new Admission.Refuse("provider '" + this.scope + "' is cooling down for another "
-					+ seconds(cooldown - nowNanos) + " as its Retry-After asked, past the last instant ("
+					+ seconds(opens - nowNanos) + " as its Retry-After asked, past the last instant ("
 					+ seconds(latestStartNanos - nowNanos) + " from now) a useful attempt could start");
 		}
-		return new Admission.Hold(cooldown, GateHold.COOLDOWN, -1);
+		return new Admission.Hold(opens, GateHold.COOLDOWN, -1);
+	}
+
+	private void startLanesBy(long nowNanos) {
+		RateState current = this.state;
+		if (current.engaged() && (current.retryTat() - nowNanos > 0 || current.freshTat() - nowNanos > 0)) {
+			this.state = current.withRetryTat(earlier(current.retryTat(), nowNanos))
+				.withFreshTat(earlier(current.freshTat(), nowNanos));
+		}
 	}
 
 	/**

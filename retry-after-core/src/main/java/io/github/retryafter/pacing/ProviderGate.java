@@ -28,7 +28,12 @@ import io.github.retryafter.internal.Seconds;
  * until {@link #probeAnswered()} reports its answer (polling at intervals that double with the probe's age, each at
  * most its own last useful start), so a provider coming back meets one request, not a backlog. A refusal that closes
  * the gate again means another probe after the new cooldown; any other answer opens the gate to the paced rate. A
- * probe that never reports (its caller went away) stops counting once its attempt timeout has passed.
+ * probe that never reports (its caller went away) stops counting once its attempt timeout has passed. A gate of its
+ * own (no {@link ProbeArbiter}, {@link PacingMode#HOLD}) sends the probe early: from the earliest instant named since
+ * the provider last refused, not the latest, because the hints of a burst in flight name instants spread over as long
+ * as the burst took to answer. Its success opens the gate before the cooldown's end; a refusal, or any hint that
+ * arrives while it is out, keeps the cooldown, and the next probe waits for that hint. A fleet's gate waits for the
+ * instant the fleet shares.
  * <p>
  * <b>Rate.</b> The first throttle ({@link #onThrottle}) turns on a rate limit of {@code decreaseFactor × maxRate}.
  * From then on the rate follows what the provider admits. Once the provider admits requests, a refusal (a 429 or 503
@@ -52,9 +57,9 @@ import io.github.retryafter.internal.Seconds;
  * <p>
  * Every instant is a reading of the gate's {@link Ticker}, compared by difference like {@link System#nanoTime()}, so a
  * ticker that wraps around the end of {@code long} is fine; durations (the spacing of slots, the burst tolerance)
- * saturate, so no setting or reading makes the gate throw. Thread-safe: the cooldown is an {@link AtomicLong} raised
- * by compare-and-set; the rate and both lanes are one immutable state, read without a lock and replaced under a
- * per-gate lock (a contention benchmark chose the lock for writers), so the success path of an unthrottled provider
+ * saturate, so no setting or reading makes the gate throw. Thread-safe: the cooldown is an {@link AtomicLong} read
+ * without a lock and raised under a per-gate lock, with the early probe's instant; the rate and both lanes are one
+ * immutable state, read without a lock and replaced under the same lock (a contention benchmark chose the lock for writers), so the success path of an unthrottled provider
  * reads two fields, takes no lock and writes nothing.
  */
 public final class ProviderGate {
@@ -124,6 +129,17 @@ public final class ProviderGate {
 	// whether the next request admitted after the cooldown is a probe; read without a lock on every admission
 	private volatile boolean probePending;
 
+	/**
+	 * The earliest instant a hint named since the provider last refused after it (guarded by {@link #rateWriteLock},
+	 * read without it): from then on, while the cooldown runs to the latest instant, one request may go early as the
+	 * probe, and its success opens the gate. Only for a gate of its own ({@link PacingMode#HOLD}, no
+	 * {@link ProbeArbiter}): a fleet's gate waits for the instant the fleet shares.
+	 */
+	private volatile long probeFrom;
+
+	// whether a hint came while this gate's own probe was out (its answer, or a straggler's), guarded by rateWriteLock
+	private boolean probeRefused;
+
 	// the probe in flight, guarded by rateWriteLock: when it was sent, and when it stops counting
 	private boolean probeInFlight;
 
@@ -163,6 +179,7 @@ public final class ProviderGate {
 		this.ticker = Objects.requireNonNull(ticker, "ticker");
 		long now = ticker.read();
 		this.cooldownUntil = new AtomicLong(now);
+		this.probeFrom = now;
 		this.state = new AtomicReference<>(new RateState(false, 0, 0, 0, false, now, now, false, null, 0, now, now, now, 0, false));
 	}
 
@@ -240,7 +257,9 @@ public final class ProviderGate {
 
 	/**
 	 * Closes the gate until {@code instantNanos}, but no longer than {@link PacingSettings#maxCooldown()} from now,
-	 * unless it is already closed until later. An instant that has passed changes nothing.
+	 * unless it is already closed until later, and records it for the early probe: the earliest instant named since the
+	 * provider last refused. An instant that has passed changes nothing. Takes the gate's lock (a throttle, never a
+	 * success).
 	 * @param instantNanos the instant a {@code Retry-After} named, on the gate's ticker
 	 */
 	public void closeUntil(long instantNanos) {
@@ -251,15 +270,36 @@ public final class ProviderGate {
 		if (until - now <= 0) {
 			return;
 		}
-		long before = this.cooldownUntil.getAndAccumulate(until, (current, next) -> (next - current > 0) ? next : current);
-		this.probePending = true;
-		if (until - before > 0 && this.arbiter != null) {
-			// a later cooldown: the fleet decides anew who probes after it
-			synchronized (this.rateWriteLock) {
-				this.probeRequested = false;
-				this.probeGranted = false;
+		synchronized (this.rateWriteLock) {
+			long before = this.cooldownUntil.get();
+			if ((before - now <= 0 && !this.probePending) || this.probeFrom - now <= 0) {
+				// a new cooldown, or a refusal since the earliest instant passed: the next probe waits for this hint
+				this.probeFrom = until;
 			}
+			else if (until - this.probeFrom < 0) {
+				this.probeFrom = until;
+			}
+			if (this.probeInFlight && !this.probeRemote) {
+				this.probeRefused = true;
+			}
+			if (until - before > 0) {
+				this.cooldownUntil.set(until);
+				if (this.arbiter != null) {
+					// a later cooldown: the fleet decides anew who probes after it
+					this.probeRequested = false;
+					this.probeGranted = false;
+				}
+			}
+			this.probePending = true;
 		}
+	}
+
+	/**
+	 * Whether one request may go as the probe before the cooldown's end: the earliest instant named since the last
+	 * refusal has passed, and the gate is its own (no fleet arbiter) and holds rather than fails fast.
+	 */
+	private boolean probesEarly(long nowNanos) {
+		return this.probeFrom - nowNanos <= 0 && this.arbiter == null && this.settings.mode() == PacingMode.HOLD;
 	}
 
 	/**
@@ -296,7 +336,9 @@ public final class ProviderGate {
 		synchronized (this.rateWriteLock) {
 			long now = this.ticker.read();
 			this.cooldownUntil.set(now);
+			this.probeFrom = now;
 			this.probePending = false;
+			this.probeRefused = false;
 			this.probeInFlight = false;
 			this.probeRemote = false;
 			this.probeRequested = false;
@@ -315,11 +357,17 @@ public final class ProviderGate {
 	 */
 	public void probeAnswered() {
 		synchronized (this.rateWriteLock) {
+			long now = this.ticker.read();
+			if (this.probeInFlight && !this.probeRemote && !this.probeRefused && this.cooldownUntil.get() - now > 0) {
+				// a probe sent early, before the latest instant named, and not refused: the provider is back
+				this.cooldownUntil.set(now);
+			}
 			this.probeInFlight = false;
 			this.probeRemote = false;
+			this.probeRefused = false;
 			this.probeRequested = false;
 			this.probeGranted = false;
-			if (this.cooldownUntil.get() - this.ticker.read() <= 0) {
+			if (this.cooldownUntil.get() - now <= 0) {
 				this.probePending = false;
 			}
 		}
@@ -493,11 +541,17 @@ public final class ProviderGate {
 		if (refusedShare <= 1.0 - HEADROOM) {
 			return current.afterSample(current.rate(), true, nowNanos);
 		}
-		double admittedPerSecond = sample.admitted() * NANOS_PER_SECOND / Math.max(1, sample.spanNanos());
+		int responses = sample.admitted() + sample.refused();
+		double span = Math.max(1, sample.spanNanos());
+		double admittedPerSecond = sample.admitted() * NANOS_PER_SECOND / span;
 		double measured = admittedPerSecond * HEADROOM;
-		if (this.share < 1 && sample.admitted() + sample.refused() < SAMPLE_RESPONSES) {
-			// a fleet's gate measures its share from few responses: one conclusion lowers it by decreaseFactor at most,
-			// and a refusal after it measures again
+		boolean fewResponses = this.share < 1 && responses < SAMPLE_RESPONSES;
+		// requests sent at less than half the rate: the demand, not the provider, set what was admitted
+		boolean demandLimited = responses * NANOS_PER_SECOND / span < current.rate() / 2;
+		if (fewResponses || demandLimited) {
+			// a fleet's gate measures its share from few responses, and a client that sent less than its rate measures
+			// its own demand: either conclusion lowers the rate by decreaseFactor at most, and a refusal after it
+			// measures again
 			measured = Math.max(measured, current.rate() * this.settings.decreaseFactor());
 		}
 		double rate = Math.max(minRate(), Math.min(current.rate(), measured));
@@ -665,7 +719,11 @@ public final class ProviderGate {
 			long attemptTimeoutNanos) {
 		long cooldown = this.cooldownUntil.get();
 		if (cooldown - nowNanos > 0) {
-			return duringCooldown(cooldown, nowNanos, latestStartNanos);
+			if (!this.probePending || !probesEarly(nowNanos)) {
+				return duringCooldown(cooldown, nowNanos, latestStartNanos);
+			}
+			Admission turn = probeTurn(fresh, nowNanos, latestStartNanos, held, attemptTimeoutNanos);
+			return (turn != null) ? turn : duringCooldown(cooldown, nowNanos, latestStartNanos);
 		}
 		if (this.probePending) {
 			Admission turn = probeTurn(fresh, nowNanos, latestStartNanos, held, attemptTimeoutNanos);
@@ -707,10 +765,17 @@ public final class ProviderGate {
 							+ ", up to the last instant a useful attempt could start");
 				}
 				// the age of the wait since the gate opened: a probe followed since an earlier cooldown does not count
-				long age = nowNanos - later(this.probeSentNanos, this.cooldownUntil.get());
+				long age = nowNanos - later(this.probeSentNanos, earlier(this.cooldownUntil.get(), this.probeFrom));
 				long poll = Math.min(MAX_PROBE_POLL_NANOS, Math.max(MIN_PROBE_POLL_NANOS, age));
 				long until = earlier(earlier(nowNanos + poll, this.probeExpiresNanos), latestStartNanos);
 				return new Admission.Hold(until, GateHold.COOLDOWN, -1);
+			}
+			if (this.cooldownUntil.get() - nowNanos > 0) {
+				if (!probesEarly(nowNanos)) {
+					return duringCooldown(this.cooldownUntil.get(), nowNanos, latestStartNanos);
+				}
+				// the probe goes before the cooldown's end: the lanes, which restart at that end, start now
+				startLanesBy(nowNanos);
 			}
 			Admission paced = paced(fresh, nowNanos, latestStartNanos, held);
 			if (paced != Admission.GO) {
@@ -745,6 +810,7 @@ public final class ProviderGate {
 
 	/** The request goes as the probe: the others wait for its answer (under {@link #rateWriteLock}). */
 	private Admission grantedProbe(long nowNanos, long attemptTimeoutNanos) {
+		this.probeRefused = false;
 		this.probeGranted = false;
 		this.probeRequested = false;
 		this.probeInFlight = true;
@@ -760,12 +826,26 @@ public final class ProviderGate {
 			return new Admission.Refuse("provider '" + this.scope + "' is cooling down for another "
 					+ seconds(cooldown - nowNanos) + " as its Retry-After asked, and pacing is fail-fast");
 		}
-		if (cooldown - latestStartNanos > 0) {
+		// a gate of its own may probe from the earliest instant named: hold until then
+		long opens = (this.arbiter == null) ? earlier(cooldown, this.probeFrom) : cooldown;
+		if (opens - latestStartNanos > 0) {
 			return new Admission.Refuse("provider '" + this.scope + "' is cooling down for another "
-					+ seconds(cooldown - nowNanos) + " as its Retry-After asked, past the last instant ("
+					+ seconds(opens - nowNanos) + " as its Retry-After asked, past the last instant ("
 					+ seconds(latestStartNanos - nowNanos) + " from now) a useful attempt could start");
 		}
-		return new Admission.Hold(cooldown, GateHold.COOLDOWN, -1);
+		return new Admission.Hold(opens, GateHold.COOLDOWN, -1);
+	}
+
+	/**
+	 * Moves both lanes' arrival times, set to restart at the cooldown's end, back to {@code nowNanos} at the latest
+	 * (under {@link #rateWriteLock}): a probe that goes early, and the requests after its success, are paced from now.
+	 */
+	private void startLanesBy(long nowNanos) {
+		RateState current = this.state.get();
+		if (current.engaged() && (current.retryTat() - nowNanos > 0 || current.freshTat() - nowNanos > 0)) {
+			this.state.set(current.withRetryTat(earlier(current.retryTat(), nowNanos))
+				.withFreshTat(earlier(current.freshTat(), nowNanos)));
+		}
 	}
 
 	/**

@@ -134,7 +134,7 @@ class PacingEngineTests {
 	}
 
 	@Test
-	void aShorterHintNeverShortensTheCooldownAndTheRetryWaitsForTheLaterInstant() {
+	void aShorterHintNeverShortensTheCooldownButItsRetryGoesAsTheProbeAndItsSuccessOpensTheGate() {
 		RetryEngine engine = this.sim.engine(PACED, ScriptedRandom.of(0.0, 0.0));
 		RetryOperation longer = start(engine);
 		RetryOperation shorter = start(engine);
@@ -144,8 +144,15 @@ class PacingEngineTests {
 		Decision.Retry retry = (Decision.Retry) shorter.afterAttempt(response(503, "Retry-After: 1"));
 		assertThat(retry.delay()).isEqualTo(Duration.ofSeconds(1));
 		this.sim.clock.advance(retry.delay());
-		assertThat(shorter.beforeAttempt()).isEqualTo(new Permit.Wait(Duration.ofSeconds(5).toNanos(), GateHold.COOLDOWN));
+		// the cooldown runs to the later instant, but the retry whose own hint has passed may probe
 		assertThat(engine.gate("default").cooldownRemaining()).isEqualTo(Duration.ofSeconds(4));
+		assertThat(shorter.beforeAttempt()).isInstanceOf(Permit.Proceed.class);
+		RetryOperation fresh = start(engine);
+		assertThat(fresh.beforeAttempt()).isInstanceOfSatisfying(Permit.Wait.class,
+				(wait) -> assertThat(wait.reason()).isEqualTo(GateHold.COOLDOWN));
+		assertThat(shorter.afterAttempt(response(200))).isInstanceOf(Decision.Stop.class);
+		assertThat(engine.gate("default").cooldownRemaining()).isZero();
+		assertThat(fresh.beforeAttempt()).isInstanceOf(Permit.Proceed.class);
 	}
 
 	@Test

@@ -30,8 +30,10 @@ class ProviderGateTests {
 	}
 
 	@Test
-	void theGateOpensAtTheLatestInstantAnyHintNamedAndAShorterHintNeverShortensIt() {
+	void aFleetsGateOpensAtTheLatestInstantAnyHintNamedAndAShorterHintNeverShortensIt() {
 		ProviderGate gate = gate();
+		// a fleet's gate (it has an arbiter) keeps the instant the fleet shares: nobody goes before it
+		gate.arbiter(ProviderGate::probeGranted);
 		gate.closeUntil(5 * S);
 		gate.closeUntil(3 * S);
 		this.now.set(S);
@@ -39,10 +41,69 @@ class ProviderGateTests {
 		gate.closeUntil(7 * S);
 		assertThat(gate.admit(false, S, FAR, null)).isEqualTo(new Admission.Hold(7 * S, GateHold.COOLDOWN, -1));
 		assertThat(gate.cooldownRemaining()).hasSeconds(6);
+		this.now.set(3 * S);
+		assertThat(gate.admit(false, 3 * S, FAR, null)).isEqualTo(new Admission.Hold(7 * S, GateHold.COOLDOWN, -1));
 		this.now.set(7 * S);
 		// issue 11: the first request after a cooldown goes as its probe
 		assertThat(gate.admit(true, 7 * S, FAR, null)).isEqualTo(Admission.PROBE);
 		assertThat(gate.cooldownRemaining()).isZero();
+	}
+
+	@Test
+	void aGateOfItsOwnProbesAtTheEarliestInstantNamedAndItsSuccessOpensTheGateBeforeTheLatest() {
+		ProviderGate gate = gate();
+		gate.closeUntil(5 * S);
+		gate.closeUntil(3 * S);
+		this.now.set(S);
+		// the cooldown runs to the latest instant; one request may go as the probe from the earliest
+		assertThat(gate.admit(true, S, FAR, null)).isEqualTo(new Admission.Hold(3 * S, GateHold.COOLDOWN, -1));
+		gate.closeUntil(7 * S);
+		assertThat(gate.admit(false, S, FAR, null)).isEqualTo(new Admission.Hold(3 * S, GateHold.COOLDOWN, -1));
+		assertThat(gate.cooldownRemaining()).hasSeconds(6);
+		// a request that could not start before 3 s could not be helped by the probe either
+		assertThat(gate.admit(true, S, 2 * S, null)).isInstanceOf(Admission.Refuse.class);
+		this.now.set(3 * S);
+		assertThat(gate.admit(false, 3 * S, FAR, null)).isEqualTo(Admission.PROBE);
+		assertThat(gate.admit(true, 3 * S, FAR, null)).isInstanceOfSatisfying(Admission.Hold.class,
+				(hold) -> assertThat(hold.reason()).isEqualTo(GateHold.COOLDOWN));
+		assertThat(gate.cooldownRemaining()).hasSeconds(4);
+		this.now.set(3 * S + S / 10);
+		gate.probeAnswered();
+		assertThat(gate.cooldownRemaining()).isZero();
+		assertThat(gate.probePending()).isFalse();
+		assertThat(gate.admit(true, 3 * S + S / 10, FAR, null)).isEqualTo(Admission.GO);
+	}
+
+	@Test
+	void anEarlyProbeThatIsRefusedClosesTheGateUntilTheLatestInstantAndTheNextProbeWaitsForItsHint() {
+		ProviderGate gate = gate();
+		gate.closeUntil(7 * S);
+		gate.closeUntil(3 * S);
+		this.now.set(3 * S);
+		assertThat(gate.admit(false, 3 * S, FAR, null)).isEqualTo(Admission.PROBE);
+		// the probe's refusal names 4 s: the cooldown still runs to 7 s, and the next probe may go at 4 s
+		gate.closeUntil(4 * S);
+		gate.probeAnswered();
+		assertThat(gate.cooldownRemaining()).hasSeconds(4);
+		assertThat(gate.admit(true, 3 * S, FAR, null)).isEqualTo(new Admission.Hold(4 * S, GateHold.COOLDOWN, -1));
+		this.now.set(4 * S);
+		assertThat(gate.admit(true, 4 * S, FAR, null)).isEqualTo(Admission.PROBE);
+		// a hint that arrives while the probe is out (a straggler sent before the cooldown) keeps the cooldown
+		gate.closeUntil(5 * S);
+		gate.probeAnswered();
+		assertThat(gate.cooldownRemaining()).hasSeconds(3);
+		assertThat(gate.admit(true, 4 * S, FAR, null)).isEqualTo(new Admission.Hold(5 * S, GateHold.COOLDOWN, -1));
+	}
+
+	@Test
+	void aFailFastGateRefusesUntilTheLatestInstantNamed() {
+		ProviderGate gate = gate(PacingSettings.builder().mode(PacingMode.FAIL_FAST).build());
+		gate.closeUntil(5 * S);
+		gate.closeUntil(3 * S);
+		this.now.set(3 * S);
+		assertThat(gate.admit(true, 3 * S, FAR, null)).isInstanceOf(Admission.Refuse.class);
+		this.now.set(5 * S);
+		assertThat(gate.admit(true, 5 * S, FAR, null)).isEqualTo(Admission.PROBE);
 	}
 
 	@Test

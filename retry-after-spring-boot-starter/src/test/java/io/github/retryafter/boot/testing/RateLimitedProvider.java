@@ -60,6 +60,9 @@ public final class RateLimitedProvider implements AutoCloseable {
 
 	private final AtomicInteger requests = new AtomicInteger();
 
+	// every answer: nanos after the first request, and its status
+	private final java.util.Queue<long[]> answers = new java.util.concurrent.ConcurrentLinkedQueue<>();
+
 	private final AtomicInteger early = new AtomicInteger();
 
 	private final AtomicInteger successes = new AtomicInteger();
@@ -161,6 +164,22 @@ public final class RateLimitedProvider implements AutoCloseable {
 		return java.util.List.copyOf(this.completions);
 	}
 
+	/**
+	 * The answers per {@code bucketMillis} after the first request, one line a bucket: its start, then how many
+	 * requests were answered 200, 429 and 503 in it.
+	 */
+	public String timeline(long bucketMillis) {
+		java.util.TreeMap<Long, int[]> buckets = new java.util.TreeMap<>();
+		for (long[] answer : this.answers) {
+			int[] counts = buckets.computeIfAbsent(answer[0] / (bucketMillis * 1_000_000L), (key) -> new int[3]);
+			counts[(answer[1] == 200) ? 0 : (answer[1] == 429) ? 1 : 2]++;
+		}
+		StringBuilder lines = new StringBuilder();
+		buckets.forEach((bucket, counts) -> lines.append(String.format("%6d ms  200:%4d  429:%4d  503:%4d%n",
+				bucket * bucketMillis, counts[0], counts[1], counts[2])));
+		return lines.toString();
+	}
+
 	/** Requests that arrived before the instant a previous refusal of the same operation named. */
 	public int earlyArrivals() {
 		return this.early.get();
@@ -176,6 +195,7 @@ public final class RateLimitedProvider implements AutoCloseable {
 				this.early.incrementAndGet();
 			}
 			int status = admit(now);
+			this.answers.add(new long[] { now - firstRequestNanos(), status });
 			byte[] body = ((status == 200) ? "ok" : "later").getBytes(StandardCharsets.UTF_8);
 			if (status != 200) {
 				int hint = (status == 503) ? this.outageRetryAfterSeconds : this.retryAfterSeconds;
