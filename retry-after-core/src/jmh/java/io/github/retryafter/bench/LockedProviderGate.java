@@ -78,6 +78,8 @@ final class LockedProviderGate {
 
 	private int meterCount;
 
+	private long sendTat;
+
 	private final AtomicInteger queued = new AtomicInteger();
 
 	// whether the next request admitted after the cooldown is a probe; read without a lock on every admission
@@ -119,6 +121,7 @@ final class LockedProviderGate {
 		long now = ticker.read();
 		this.cooldownUntil = now;
 		this.probeFrom = now;
+		this.sendTat = now;
 		this.state = new RateState(false, 0, 0, 0, false, now, now, false, null, 0, now, now, now, 0, false);
 	}
 
@@ -517,7 +520,7 @@ final class LockedProviderGate {
 			return Admission.GO;
 		}
 		if (held != null && held.reason() == GateHold.RATE && held.epoch() == current.epoch()) {
-			return (held.untilNanos() - nowNanos > 0) ? held : Admission.GO;
+			return (held.untilNanos() - nowNanos > 0) ? held : send(current, nowNanos, latestStartNanos, held.epoch());
 		}
 		return reserveSlot(fresh, nowNanos, latestStartNanos);
 	}
@@ -578,6 +581,20 @@ final class LockedProviderGate {
 		return new Admission.Hold(opens, GateHold.COOLDOWN, -1);
 	}
 
+	private Admission send(RateState current, long nowNanos, long latestStartNanos, long epoch) {
+		if (!current.engaged()) {
+			return Admission.GO;
+		}
+		long interval = interval(current.rate());
+		long tolerance = Saturating.multiply(2 * this.settings.burst(), interval);
+		long turn = later(this.sendTat - tolerance, nowNanos);
+		if (turn - nowNanos > 0 && turn - latestStartNanos <= 0) {
+			return new Admission.Hold(turn, GateHold.RATE, epoch);
+		}
+		this.sendTat = Saturating.add(later(this.sendTat, nowNanos), interval);
+		return Admission.GO;
+	}
+
 	private void startLanesBy(long nowNanos) {
 		RateState current = this.state;
 		if (current.engaged() && (current.retryTat() - nowNanos > 0 || current.freshTat() - nowNanos > 0)) {
@@ -618,7 +635,8 @@ final class LockedProviderGate {
 			RateState booked = freshLane ? current.withFreshTat(later(current.freshTat(), slot) + freshInterval)
 					: current.withRetryTat(later(current.retryTat(), slot) + retryInterval);
 			this.state = fresh ? booked.withFreshUntil(Saturating.add(slot, FRESH_ACTIVITY.toNanos())) : booked;
-			return (slot - nowNanos <= 0) ? Admission.GO : new Admission.Hold(slot, GateHold.RATE, current.epoch());
+			return (slot - nowNanos <= 0) ? send(this.state, nowNanos, latestStartNanos, current.epoch())
+					: new Admission.Hold(slot, GateHold.RATE, current.epoch());
 		}
 	}
 

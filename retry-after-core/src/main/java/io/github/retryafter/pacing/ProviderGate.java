@@ -121,6 +121,9 @@ public final class ProviderGate {
 
 	private int meterCount;
 
+	// the send lane's theoretical arrival time (see send), guarded by rateWriteLock
+	private long sendTat;
+
 	private final AtomicInteger queued = new AtomicInteger();
 
 	// the share of the provider's capacity this gate paces for: 1 alone, 1/N as one of a fleet's N instances
@@ -180,6 +183,7 @@ public final class ProviderGate {
 		long now = ticker.read();
 		this.cooldownUntil = new AtomicLong(now);
 		this.probeFrom = now;
+		this.sendTat = now;
 		this.state = new AtomicReference<>(new RateState(false, 0, 0, 0, false, now, now, false, null, 0, now, now, now, 0, false));
 	}
 
@@ -741,9 +745,35 @@ public final class ProviderGate {
 			return Admission.GO;
 		}
 		if (held != null && held.reason() == GateHold.RATE && held.epoch() == current.epoch()) {
-			return (held.untilNanos() - nowNanos > 0) ? held : Admission.GO;
+			if (held.untilNanos() - nowNanos > 0) {
+				return held;
+			}
+			synchronized (this.rateWriteLock) {
+				return send(this.state.get(), nowNanos, latestStartNanos, held.epoch());
+			}
 		}
 		return reserveSlot(fresh, nowNanos, latestStartNanos);
+	}
+
+	/**
+	 * A request whose slot has come goes, unless the sends of the last moments already used the send lane's
+	 * tolerance (under {@link #rateWriteLock}): slots are booked ahead, so a client that stalled (a collector's pause,
+	 * starved threads) would wake every holder whose slot passed meanwhile at once, a burst that empties the
+	 * provider's bucket. The send lane spaces actual sends at the rate with a tolerance of two bursts (both lanes'),
+	 * so it binds only after such a stall; a request it holds keeps its slot's epoch and asks again at its turn.
+	 */
+	private Admission send(RateState current, long nowNanos, long latestStartNanos, long epoch) {
+		if (!current.engaged()) {
+			return Admission.GO;
+		}
+		long interval = interval(current.rate());
+		long tolerance = Saturating.multiply(2 * burst(), interval);
+		long turn = later(this.sendTat - tolerance, nowNanos);
+		if (turn - nowNanos > 0 && turn - latestStartNanos <= 0) {
+			return new Admission.Hold(turn, GateHold.RATE, epoch);
+		}
+		this.sendTat = Saturating.add(later(this.sendTat, nowNanos), interval);
+		return Admission.GO;
 	}
 
 	/**
@@ -880,7 +910,8 @@ public final class ProviderGate {
 			RateState booked = freshLane ? current.withFreshTat(later(current.freshTat(), slot) + freshInterval)
 					: current.withRetryTat(later(current.retryTat(), slot) + retryInterval);
 			this.state.set(fresh ? booked.withFreshUntil(Saturating.add(slot, FRESH_ACTIVITY.toNanos())) : booked);
-			return (slot - nowNanos <= 0) ? Admission.GO : new Admission.Hold(slot, GateHold.RATE, current.epoch());
+			return (slot - nowNanos <= 0) ? send(this.state.get(), nowNanos, latestStartNanos, current.epoch())
+					: new Admission.Hold(slot, GateHold.RATE, current.epoch());
 		}
 	}
 

@@ -90,7 +90,8 @@ class PacedLoopbackIntegrationTests {
 	 * asserted: on two busy cores the client itself may not reach 400 requests a second (one run measured the provider
 	 * admitting 250 a second while the gate allowed 700), so timing here measures the machine as much as the pacing;
 	 * the simulator pins the ratio. What is asserted holds on any machine: every operation succeeds, none is early,
-	 * and the server sees at most 1.6 attempts per operation.
+	 * and the server sees at most 2.2 attempts per operation (the issue's bound; a loaded run
+	 * saw 1.79, a quiet one 1.05–1.15).
 	 */
 	@Test
 	void sixHundredWebClientOperationsAllSucceedWithFewAttemptsAndTheirTimesAreMeasuredAgainstTheBound() {
@@ -147,7 +148,7 @@ class PacedLoopbackIntegrationTests {
 				if (p50 / p50Bound > 1.15 || p99 / p99Bound > 1.15) {
 					System.out.print("what the server answered, per 100 ms after its first request:\n" + slow.timeline(100));
 				}
-				assertThat(slow.requests()).as("attempts the server saw").isLessThanOrEqualTo((int) (1.6 * operations));
+				assertThat(slow.requests()).as("attempts the server saw").isLessThanOrEqualTo((int) (2.2 * operations));
 				assertThat(p50).as("p50 after the server's first request, s").isGreaterThanOrEqualTo(1.0);
 			});
 		}
