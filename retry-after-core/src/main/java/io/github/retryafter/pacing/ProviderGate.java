@@ -53,7 +53,10 @@ import io.github.retryafter.internal.Seconds;
  * lane paced at {@code rate × freshShare} or in the retry lane, whichever slot comes first. So a backlog drains at
  * about the provider's rate, in the order requests became eligible, and fresh requests always have a share of their
  * own. A drop starts a new epoch: slots reserved before it are void, and their holders reserve again when they wake,
- * at the lower rate and after the cooldown; a rise keeps slots already reserved.
+ * at the lower rate and after the cooldown; a rise keeps slots already reserved. A send lane spaces the actual sends
+ * at the rate with a tolerance of two bursts, so holders woken late together by a client's stall go spaced, not at
+ * once. A measurement during which the client sent less than half its rate measured the demand, not the provider, and
+ * lowers the rate by {@code decreaseFactor} at most.
  * <p>
  * Every instant is a reading of the gate's {@link Ticker}, compared by difference like {@link System#nanoTime()}, so a
  * ticker that wraps around the end of {@code long} is fine; durations (the spacing of slots, the burst tolerance)
