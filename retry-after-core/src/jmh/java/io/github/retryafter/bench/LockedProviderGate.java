@@ -586,7 +586,7 @@ final class LockedProviderGate {
 			return Admission.GO;
 		}
 		long interval = interval(current.rate());
-		long tolerance = Saturating.multiply(2 * this.settings.burst(), interval);
+		long tolerance = Saturating.multiply(2 * this.settings.burst() - 1, interval);
 		long turn = later(this.sendTat - tolerance, nowNanos);
 		if (turn - nowNanos > 0 && turn - latestStartNanos <= 0) {
 			return new Admission.Hold(turn, GateHold.RATE, epoch);

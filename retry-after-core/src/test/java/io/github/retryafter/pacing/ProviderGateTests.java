@@ -335,6 +335,62 @@ class ProviderGateTests {
 	}
 
 	@Test
+	void aMeasurementDuringWhichTheClientSentLessThanHalfItsRateLowersTheRateByTheDecreaseFactorAtMost() {
+		ProviderGate gate = engagedAt(700.0, PacingSettings.DEFAULTS);
+		gate.onSuccess(S / 100, S / 100);
+		gate.onThrottle(S / 50, S / 50);
+		assertThat(gate.rate()).hasValueCloseTo(490.0, within(1e-9));
+		long start = S / 50;
+		// the queue has drained: 32 responses over most of a second (about 33 a second, far below 490), half refused
+		long spacing = S / 33;
+		for (int i = 1; i <= 31; i++) {
+			long sent = start + i * spacing;
+			if (i % 2 == 0) {
+				gate.onSuccess(sent, sent + 1_000_000);
+			}
+			else {
+				gate.onThrottle(sent, sent + 1_000_000);
+			}
+		}
+		long last = start + 32 * spacing;
+		gate.onThrottle(last, last + 1_000_000);
+		assertThat(gate.rate()).as("the demand was 33/s: 0.95 × 15.6 admitted/s would measure it, not the provider")
+			.hasValueCloseTo(0.7 * 490.0, within(1e-6));
+	}
+
+	@Test
+	void holdersWokenLateTogetherByAStallGoSpacedByTheSendLaneNotAllAtOnce() {
+		ProviderGate gate = engagedAt(100.0, PacingSettings.DEFAULTS);
+		// 40 requests book slots 10 ms apart (after the burst of 10): they are held
+		List<Admission> holds = new ArrayList<>();
+		for (int i = 0; i < 40; i++) {
+			holds.add(gate.admit(false, 0, FAR, null));
+		}
+		long held = holds.stream().filter(Admission.Hold.class::isInstance).count();
+		assertThat(held).isEqualTo(30);
+		// the client stalls for a second: every slot has passed when the holders wake, together
+		long late = S;
+		int sent = 0;
+		for (Admission hold : holds) {
+			if (hold instanceof Admission.Hold h && gate.admit(false, late, FAR, h) == Admission.GO) {
+				sent++;
+			}
+		}
+		assertThat(sent).as("two bursts' tolerance, not all 30 at once").isEqualTo(20);
+		// the rest go at the rate: one more every 10 ms
+		int later = 0;
+		for (Admission hold : holds) {
+			if (hold instanceof Admission.Hold h) {
+				Admission again = gate.admit(false, late + 10_000_000L, FAR, h);
+				if (again == Admission.GO) {
+					later++;
+				}
+			}
+		}
+		assertThat(later).isEqualTo(1);
+	}
+
+	@Test
 	void aMeasurementThatFindsFewRefusalsKeepsTheRateAndOneThatFindsNoneLetsItGrowFast() {
 		ProviderGate gate = engagedAt(100.0, PacingSettings.builder().maxRate(1000).decreaseFactor(0.1).build());
 		gate.onSuccess(1, 1);
