@@ -130,7 +130,9 @@ class FleetPacingTests {
 				instances, this.operations, 100 * successRate, new TreeMap<>(outcomes), attemptsPerOperation,
 				this.provider.earlyArrivals(), seconds(percentile(done, 0.50)), bound(0.50), seconds(percentile(done, 0.50)) / bound(0.50),
 				seconds(percentile(done, 0.99)), bound(0.99), seconds(percentile(done, 0.99)) / bound(0.99),
-				String.join(System.lineSeparator(), reasons));
+				String.join(System.lineSeparator(), reasons))
+				+ "what the server answered, per 100 ms after its first request:" + System.lineSeparator()
+				+ this.provider.timeline(100);
 		System.out.print(report);
 		Files.writeString(Path.of("target", "fleet-pacing-" + instances + ".txt"), report);
 		assertThat(statuses).hasSize(this.operations);
