@@ -96,6 +96,21 @@ class ProviderGateTests {
 	}
 
 	@Test
+	void anEarlyProbeThatNeverReportsStopsCountingAfterItsAttemptTimeoutAndTheNextRequestProbes() {
+		ProviderGate gate = gate();
+		gate.closeUntil(9 * S);
+		gate.closeUntil(2 * S);
+		this.now.set(2 * S);
+		assertThat(gate.admit(false, 2 * S, FAR, null, S)).isEqualTo(Admission.PROBE);
+		assertThat(gate.admit(true, 2 * S + S / 2, FAR, null, S)).isInstanceOfSatisfying(Admission.Hold.class,
+				(hold) -> assertThat(hold.untilNanos()).isLessThanOrEqualTo(3 * S));
+		// its caller went away: after the attempt timeout the next request probes, still before the latest instant
+		this.now.set(3 * S);
+		assertThat(gate.admit(true, 3 * S, FAR, null, S)).isEqualTo(Admission.PROBE);
+		assertThat(gate.cooldownRemaining()).hasSeconds(6);
+	}
+
+	@Test
 	void aFailFastGateRefusesUntilTheLatestInstantNamed() {
 		ProviderGate gate = gate(PacingSettings.builder().mode(PacingMode.FAIL_FAST).build());
 		gate.closeUntil(5 * S);
