@@ -512,7 +512,6 @@ public final class RetryOperation {
 	}
 
 	private Decision.Stop finish(Decision.Stop stop) {
-		long now = this.engine.ticker().read();
 		this.finalStop = stop;
 		this.phase = Phase.FINISHED;
 		leaveQueue();
@@ -523,6 +522,8 @@ public final class RetryOperation {
 		this.held = null;
 		this.pendingRetry = null;
 		if (this.engine.listening()) {
+			// read for the event only: without a listener, ending an operation does not read the ticker
+			long now = this.engine.ticker().read();
 			this.engine.listener()
 				.onOperationFinished(new OperationFinishedEvent(this.spec, stop.outcome(), stop.reason(),
 						this.attempts, this.totalWait, elapsedAt(now), Optional.ofNullable(this.lastOutcome)));
