@@ -56,8 +56,9 @@ public final class AttemptTimeouts {
 	 * already.
 	 * @param timeout what fires
 	 * @param boundNanos from now; zero or less fires at the next wake-up, at once
+	 * @return the ticker reading it is due at (the one reading taken, so a caller that wants it reads none)
 	 */
-	public void arm(Timeout timeout, long boundNanos) {
+	public long arm(Timeout timeout, long boundNanos) {
 		synchronized (this.lock) {
 			if (timeout.armed) {
 				unlink(timeout);
@@ -71,6 +72,7 @@ public final class AttemptTimeouts {
 				}
 				planWake(timeout.dueNanos, now);
 			}
+			return timeout.dueNanos;
 		}
 	}
 
@@ -79,10 +81,11 @@ public final class AttemptTimeouts {
 	 * already.
 	 * @param timeout what fires
 	 * @param bound from now; zero or negative fires at the next wake-up, at once
+	 * @return the ticker reading it is due at
 	 */
-	public void arm(Timeout timeout, Duration bound) {
+	public long arm(Timeout timeout, Duration bound) {
 		long nanos = (bound.getSeconds() >= MAX_NANOS / 1_000_000_000L) ? MAX_NANOS : bound.toNanos();
-		arm(timeout, nanos);
+		return arm(timeout, nanos);
 	}
 
 	/**
