@@ -1,5 +1,7 @@
 package io.github.retryafter.engine;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -44,7 +46,9 @@ import io.github.retryafter.pacing.ProviderGate;
  * keeps an immutable {@link #trace()}.
  * <p>
  * Not thread-safe: one thread, or one reactive subscriber, drives it at a time. Its {@link Cancellation} may be
- * cancelled from any thread; the operation notices it at its next call.
+ * cancelled from any thread; the operation notices it at its next call. An operation started without one
+ * ({@link RetryEngine#start(OperationSpec)}) makes it the first time {@link #cancellation()} is called, from any
+ * thread, and every call returns that one.
  */
 public final class RetryOperation {
 
@@ -64,7 +68,19 @@ public final class RetryOperation {
 
 	private final OperationSpec spec;
 
-	private final Cancellation cancellation;
+	private static final VarHandle CANCELLATION;
+
+	static {
+		try {
+			CANCELLATION = MethodHandles.lookup().findVarHandle(RetryOperation.class, "cancellation", Cancellation.class);
+		}
+		catch (ReflectiveOperationException ex) {
+			throw new ExceptionInInitializerError(ex);
+		}
+	}
+
+	// given at start, or made when first asked for (so an operation nobody cancels or waits in makes none); set once
+	private volatile Cancellation cancellation;
 
 	private final long startedAtNanos;
 
@@ -100,7 +116,10 @@ public final class RetryOperation {
 			long deadlineNanos) {
 		this.engine = engine;
 		this.spec = spec;
-		this.cancellation = cancellation;
+		if (cancellation != null) {
+			// not a volatile write: the object is published to other threads the way it is handed to them
+			CANCELLATION.setRelease(this, cancellation);
+		}
 		this.startedAtNanos = startedAtNanos;
 		this.deadlineNanos = deadlineNanos;
 	}
@@ -128,7 +147,7 @@ public final class RetryOperation {
 		}
 		long now = this.engine.ticker().read();
 		int next = this.attempts + 1;
-		if (this.cancellation.isCancelled()) {
+		if (cancelled()) {
 			return new Permit.Refused(finish(Outcome.CANCELLED, "cancelled before attempt " + next));
 		}
 		Decision.Retry pending = pendingRetryOrNull();
@@ -280,7 +299,7 @@ public final class RetryOperation {
 		// a success ends the operation whatever its state (the engine's first rule), so it needs none
 		OperationState state = (classification == Classification.SUCCESS) ? null
 				: new OperationState(this.spec, this.attempts, this.startedAtNanos, this.deadlineNanos, totalWait(),
-						this.cancellation.isCancelled());
+						cancelled());
 		this.engine.observe(this.spec, this.attempts, outcome, classification);
 		endProbe(true);
 		if (tokenHeld() && classification != Classification.SUCCESS) {
@@ -390,7 +409,19 @@ public final class RetryOperation {
 	 * @return the cancellation
 	 */
 	public Cancellation cancellation() {
-		return this.cancellation;
+		Cancellation current = this.cancellation;
+		if (current != null) {
+			return current;
+		}
+		Cancellation made = Cancellation.create();
+		Cancellation won = (Cancellation) CANCELLATION.compareAndExchange(this, null, made);
+		return (won != null) ? won : made;
+	}
+
+	/** Whether the operation's cancellation fired; one not made yet has not. */
+	private boolean cancelled() {
+		Cancellation current = this.cancellation;
+		return current != null && current.isCancelled();
 	}
 
 	/**

@@ -269,8 +269,8 @@ public final class RetryAfterOperations {
 	 * @return the running operation and its cancellation
 	 */
 	public Started start(Prepared prepared, URI uri, Observation parent) {
-		Cancellation cancellation = Cancellation.create();
-		RetryOperation operation = prepared.provider().engine().start(prepared.spec(), cancellation);
+		// its cancellation is made when first asked for: when it first waits, or when the caller cancels
+		RetryOperation operation = prepared.provider().engine().start(prepared.spec());
 		OperationObservation observation = this.observations.start(prepared.provider().name(),
 				prepared.spec().method(), uri.getHost(), parent);
 		return new Started(this, prepared, operation, observation);
@@ -373,7 +373,7 @@ public final class RetryAfterOperations {
 		}
 
 		/**
-		 * Returns the operation's cancellation, fired by the caller or by shutdown.
+		 * Returns the operation's cancellation, fired by the caller or by shutdown; made on the first call.
 		 * @return the cancellation
 		 */
 		public Cancellation cancellation() {
