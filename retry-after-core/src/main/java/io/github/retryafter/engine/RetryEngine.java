@@ -307,9 +307,8 @@ public final class RetryEngine {
 
 	private RetryOperation begin(OperationSpec spec, Cancellation cancellation) {
 		Objects.requireNonNull(spec, "spec");
-		long now = this.ticker.read();
-		Duration deadline = spec.deadline().orElse(this.policy.deadline());
-		return new RetryOperation(this, spec, cancellation, now, Saturating.add(now, Saturating.toNanos(deadline)));
+		// the operation computes its deadline from the spec's or the policy's and this reading, when it needs it
+		return new RetryOperation(this, spec, cancellation, this.ticker.read());
 	}
 
 	/**

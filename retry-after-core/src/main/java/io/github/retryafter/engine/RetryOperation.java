@@ -84,13 +84,11 @@ public final class RetryOperation {
 
 	private final long startedAtNanos;
 
-	private final long deadlineNanos;
 
 	// the latest attempt, kept as fields and made into an AttemptRecord only when asked for (trace()) or superseded;
-	// its kind is its number's (the first is the only FIRST) and a first attempt's tokens after are its tokens before
+	// its kind is its number's (the first is the only FIRST), a first attempt's tokens after are its tokens before,
+	// and its timeout is what its start left of the deadline (timeoutAt), so none of the three is stored
 	private long latestStartedAtNanos;
-
-	private Duration latestTimeout;
 
 	private double latestTokensBefore;
 
@@ -112,8 +110,7 @@ public final class RetryOperation {
 	// that succeeds builds none
 	private Extra extra;
 
-	RetryOperation(RetryEngine engine, OperationSpec spec, Cancellation cancellation, long startedAtNanos,
-			long deadlineNanos) {
+	RetryOperation(RetryEngine engine, OperationSpec spec, Cancellation cancellation, long startedAtNanos) {
 		this.engine = engine;
 		this.spec = spec;
 		if (cancellation != null) {
@@ -121,7 +118,6 @@ public final class RetryOperation {
 			CANCELLATION.setRelease(this, cancellation);
 		}
 		this.startedAtNanos = startedAtNanos;
-		this.deadlineNanos = deadlineNanos;
 	}
 
 	/**
@@ -157,7 +153,8 @@ public final class RetryOperation {
 					+ pending.notBeforeNanos() + " ns; wait until then");
 		}
 		RetryPolicy policy = this.engine.policy();
-		long available = this.deadlineNanos - now - policy.deadlineReserve().toNanos();
+		long deadline = deadlineNanos();
+		long available = deadline - now - policy.deadlineReserve().toNanos();
 		if (available <= policy.minAttemptTime().toNanos()) {
 			String reason = "deadline: " + RetryEngine.seconds(Duration.ofNanos(Math.max(0, available)))
 					+ " left before attempt " + next + ", no more than the minimum useful attempt of "
@@ -168,10 +165,8 @@ public final class RetryOperation {
 			return new Permit.Refused(finish(Outcome.DEADLINE_EXCEEDED, reason));
 		}
 		Scope scope = this.spec.scope();
-		// the policy's own Duration unless less is left: no Duration is made for a request with time to spare
-		Duration timeout = (policy.attemptTimeout().toNanos() <= available) ? policy.attemptTimeout()
-				: Duration.ofNanos(available);
-		long latestStart = this.deadlineNanos - policy.deadlineReserve().toNanos() - policy.minAttemptTime().toNanos() - 1;
+		Duration timeout = timeout(policy, available);
+		long latestStart = deadline - policy.deadlineReserve().toNanos() - policy.minAttemptTime().toNanos() - 1;
 		if (policy.pacing().enabled() && !keepsAdmission(now)) {
 			ProviderGate gate = this.engine.gate(scope);
 			ProviderGate.Admission admission = gate.admit(next == 1, now, latestStart,
@@ -237,13 +232,12 @@ public final class RetryOperation {
 		this.attempts = next;
 		this.phase = Phase.IN_FLIGHT;
 		this.latestStartedAtNanos = now;
-		this.latestTimeout = timeout;
 		this.latestTokensBefore = before;
 		this.latestDecision = null;
 		if (this.engine.listening()) {
 			this.engine.listener()
 				.onAttempt(new AttemptEvent(this.spec, next, kind, this.spec.idempotencyKey(), timeout,
-						Duration.ofNanos(this.deadlineNanos - now), before, after, elapsedAt(now)));
+						Duration.ofNanos(deadline - now), before, after, elapsedAt(now)));
 		}
 		return (next == 1 && timeout == policy.attemptTimeout()) ? this.engine.firstProceed()
 				: new Permit.Proceed(next, timeout);
@@ -298,7 +292,7 @@ public final class RetryOperation {
 		Classification classification = this.engine.classify(outcome);
 		// a success ends the operation whatever its state (the engine's first rule), so it needs none
 		OperationState state = (classification == Classification.SUCCESS) ? null
-				: new OperationState(this.spec, this.attempts, this.startedAtNanos, this.deadlineNanos, totalWait(),
+				: new OperationState(this.spec, this.attempts, this.startedAtNanos, deadlineNanos(), totalWait(),
 						cancelled());
 		this.engine.observe(this.spec, this.attempts, outcome, classification);
 		endProbe(true);
@@ -324,7 +318,7 @@ public final class RetryOperation {
 			if (this.engine.listening()) {
 				this.engine.listener()
 					.onRetryScheduled(new RetryScheduledEvent(this.spec, this.attempts, outcome, retry,
-							Duration.ofNanos(Math.max(0, this.deadlineNanos - retry.notBeforeNanos())), extra.totalWait,
+							Duration.ofNanos(Math.max(0, deadlineNanos() - retry.notBeforeNanos())), extra.totalWait,
 							this.engine.budget().availableTokens(this.spec.scope()), elapsedAt(now)));
 			}
 			return retry;
@@ -489,7 +483,18 @@ public final class RetryOperation {
 	 * @return nanoseconds on the engine's ticker
 	 */
 	public long deadlineNanos() {
-		return this.deadlineNanos;
+		// the spec's deadline or the policy's, from the start: computed, not stored, like the engine's start does it
+		return Saturating.add(this.startedAtNanos,
+				Saturating.toNanos(this.spec.deadline().orElse(this.engine.policy().deadline())));
+	}
+
+	/**
+	 * An attempt's timeout given what is left of the deadline after the reserve: the policy's own Duration unless less
+	 * is left, so no Duration is made for a request with time to spare.
+	 */
+	private static Duration timeout(RetryPolicy policy, long availableNanos) {
+		return (policy.attemptTimeout().toNanos() <= availableNanos) ? policy.attemptTimeout()
+				: Duration.ofNanos(availableNanos);
 	}
 
 	/**
@@ -524,9 +529,12 @@ public final class RetryOperation {
 	private AttemptRecord latestRecord() {
 		boolean ended = this.latestDecision != null;
 		boolean first = this.attempts == 1;
+		RetryPolicy policy = this.engine.policy();
+		long deadline = deadlineNanos();
+		Duration timeout = timeout(policy, deadline - this.latestStartedAtNanos - policy.deadlineReserve().toNanos());
 		return new AttemptRecord(this.attempts, first ? AttemptKind.FIRST : AttemptKind.RETRY,
-				elapsedAt(this.latestStartedAtNanos), this.latestTimeout,
-				Duration.ofNanos(this.deadlineNanos - this.latestStartedAtNanos), this.latestTokensBefore,
+				elapsedAt(this.latestStartedAtNanos), timeout,
+				Duration.ofNanos(deadline - this.latestStartedAtNanos), this.latestTokensBefore,
 				first ? this.latestTokensBefore : this.extra.tokensAfter,
 				ended ? Optional.of(this.lastOutcome) : Optional.empty(),
 				ended ? Optional.of(elapsedAt(this.latestEndedAtNanos)) : Optional.empty(),
@@ -616,7 +624,7 @@ public final class RetryOperation {
 		}
 		this.engine.listener()
 			.onRefusal(new RefusalEvent(this.spec, this.attempts, stop, hintError, reason,
-					Duration.ofNanos(Math.max(0, this.deadlineNanos - now)),
+					Duration.ofNanos(Math.max(0, deadlineNanos() - now)),
 					this.engine.budget().availableTokens(this.spec.scope()), elapsedAt(now)));
 	}
 
