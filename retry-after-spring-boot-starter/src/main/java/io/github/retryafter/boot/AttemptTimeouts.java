@@ -1,6 +1,8 @@
 package io.github.retryafter.boot;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 
 import io.github.retryafter.Ticker;
@@ -60,7 +62,7 @@ public final class AttemptTimeouts {
 	 */
 	public long arm(Timeout timeout, long boundNanos) {
 		synchronized (this.lock) {
-			if (timeout.armed) {
+			if (linked(timeout)) {
 				unlink(timeout);
 			}
 			long now = this.ticker.read();
@@ -95,7 +97,7 @@ public final class AttemptTimeouts {
 	 */
 	public boolean disarm(Timeout timeout) {
 		synchronized (this.lock) {
-			if (!timeout.armed) {
+			if (!linked(timeout)) {
 				return false;
 			}
 			unlink(timeout);
@@ -105,7 +107,8 @@ public final class AttemptTimeouts {
 
 	/** Fires every bound that is due, outside the lock, and plans the wake-up for the earliest left. */
 	private void sweep() {
-		Timeout due = null;
+		// made only when something is due: a sweep after bounds that all ended in time allocates nothing
+		List<Timeout> due = null;
 		synchronized (this.lock) {
 			this.wakeScheduled = false;
 			this.cancelWake = null;
@@ -115,8 +118,10 @@ public final class AttemptTimeouts {
 				Timeout following = each.next;
 				if (each.dueNanos - now <= 0) {
 					unlink(each);
-					each.nextDue = due;
-					due = each;
+					if (due == null) {
+						due = new ArrayList<>();
+					}
+					due.add(each);
 				}
 				else if (earliest == null || each.dueNanos - earliest.dueNanos < 0) {
 					earliest = each;
@@ -127,11 +132,13 @@ public final class AttemptTimeouts {
 				planWake(earliest.dueNanos, now);
 			}
 		}
+		if (due == null) {
+			return;
+		}
 		RuntimeException thrown = null;
-		while (due != null) {
-			Timeout firing = due;
-			due = firing.nextDue;
-			firing.nextDue = null;
+		// the latest armed first
+		for (int i = due.size() - 1; i >= 0; i--) {
+			Timeout firing = due.get(i);
 			try {
 				firing.expired();
 			}
@@ -153,8 +160,12 @@ public final class AttemptTimeouts {
 		this.cancelWake = this.scheduling.schedule(this.sweep, Math.max(0, atNanos - now));
 	}
 
+	/** Whether {@code timeout} is armed here: linked into the list. Holds the lock. */
+	private boolean linked(Timeout timeout) {
+		return timeout.previous != null || this.first == timeout;
+	}
+
 	private void link(Timeout timeout) {
-		timeout.armed = true;
 		timeout.previous = this.last;
 		timeout.next = null;
 		if (this.last == null) {
@@ -181,7 +192,6 @@ public final class AttemptTimeouts {
 		}
 		timeout.previous = null;
 		timeout.next = null;
-		timeout.armed = false;
 	}
 
 	/**
@@ -202,17 +212,13 @@ public final class AttemptTimeouts {
 
 	/**
 	 * One attempt's bound: armed on at most one {@link AttemptTimeouts} at a time. Its links are guarded by that
-	 * object's lock.
+	 * object's lock; it is armed while it is linked, so it holds nothing more than its links and its due reading.
 	 */
 	public abstract static class Timeout {
 
 		private Timeout previous;
 
 		private Timeout next;
-
-		private Timeout nextDue;
-
-		private boolean armed;
 
 		private long dueNanos;
 
