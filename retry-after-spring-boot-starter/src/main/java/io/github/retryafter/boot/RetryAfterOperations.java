@@ -145,7 +145,7 @@ public final class RetryAfterOperations {
 		Provider provider = options.provider().isPresent() ? this.providers.resolve(uri, options.provider())
 				: this.providers.resolveHost(host);
 		ProviderSettings settings = provider.settings();
-		String upperMethod = method.toUpperCase(Locale.ROOT);
+		String upperMethod = RetryAfterProviders.upperCase(method);
 		String headerName = settings.policy().idempotencyKeyHeader();
 		String lookup = this.lowerCase.computeIfAbsent(headerName, RetryAfterOperations::lowerCase);
 		String existing = header.apply(headers, lookup);
