@@ -31,11 +31,11 @@ public final class AttemptTimeouts {
 
 	private final Object lock = new Object();
 
-	// All below guarded by lock. The bounds armed now, in arming order: one per attempt in flight, no more.
+	// All below guarded by lock. The bounds armed now, the latest armed first: one per attempt in flight, no more.
+	// Arming writes one reference into this long-lived object (the head), not two: each such write of a new object
+	// into an old one costs the garbage collector's write barrier its slow path.
 
 	private Timeout first;
-
-	private Timeout last;
 
 	private boolean wakeScheduled;
 
@@ -136,9 +136,8 @@ public final class AttemptTimeouts {
 			return;
 		}
 		RuntimeException thrown = null;
-		// the latest armed first
-		for (int i = due.size() - 1; i >= 0; i--) {
-			Timeout firing = due.get(i);
+		// the latest armed first, the list's order
+		for (Timeout firing : due) {
 			try {
 				firing.expired();
 			}
@@ -166,15 +165,13 @@ public final class AttemptTimeouts {
 	}
 
 	private void link(Timeout timeout) {
-		timeout.previous = this.last;
-		timeout.next = null;
-		if (this.last == null) {
-			this.first = timeout;
+		Timeout head = this.first;
+		timeout.previous = null;
+		timeout.next = head;
+		if (head != null) {
+			head.previous = timeout;
 		}
-		else {
-			this.last.next = timeout;
-		}
-		this.last = timeout;
+		this.first = timeout;
 	}
 
 	private void unlink(Timeout timeout) {
@@ -184,10 +181,7 @@ public final class AttemptTimeouts {
 		else {
 			timeout.previous.next = timeout.next;
 		}
-		if (timeout.next == null) {
-			this.last = timeout.previous;
-		}
-		else {
+		if (timeout.next != null) {
 			timeout.next.previous = timeout.previous;
 		}
 		timeout.previous = null;
