@@ -145,13 +145,7 @@ public final class RetryAfterProviders {
 	 * @return its lower case
 	 */
 	static String lowerCase(String text) {
-		for (int i = 0; i < text.length(); i++) {
-			char c = text.charAt(i);
-			if ((c >= 'A' && c <= 'Z') || c >= 0x80) {
-				return text.toLowerCase(Locale.ROOT);
-			}
-		}
-		return text;
+		return asciiWithout(text, 'A') ? text : text.toLowerCase(Locale.ROOT);
 	}
 
 	/**
@@ -161,13 +155,18 @@ public final class RetryAfterProviders {
 	 * @return its upper case
 	 */
 	static String upperCase(String text) {
+		return asciiWithout(text, 'a') ? text : text.toUpperCase(Locale.ROOT);
+	}
+
+	/** Whether {@code text} is ASCII without a letter of the case that starts at {@code first}. */
+	private static boolean asciiWithout(String text, char first) {
 		for (int i = 0; i < text.length(); i++) {
 			char c = text.charAt(i);
-			if ((c >= 'a' && c <= 'z') || c >= 0x80) {
-				return text.toUpperCase(Locale.ROOT);
+			if ((c >= first && c <= first + 25) || c >= 0x80) {
+				return false;
 			}
 		}
-		return text;
+		return true;
 	}
 
 	/**
