@@ -64,10 +64,6 @@ public final class RetryOperation {
 	/** How long, at the most, a retry waiting for a token waits before it asks again. */
 	private static final long MAX_TOKEN_POLL_NANOS = 100_000_000L;
 
-	private final RetryEngine engine;
-
-	private final OperationSpec spec;
-
 	private static final VarHandle CANCELLATION;
 
 	static {
@@ -79,15 +75,18 @@ public final class RetryOperation {
 		}
 	}
 
+	private final RetryEngine engine;
+
+	private final OperationSpec spec;
+
 	// given at start, or made when first asked for (so an operation nobody cancels or waits in makes none); set once
 	private volatile Cancellation cancellation;
 
 	private final long startedAtNanos;
 
-
 	// the latest attempt, kept as fields and made into an AttemptRecord only when asked for (trace()) or superseded;
 	// its kind is its number's (the first is the only FIRST), a first attempt's tokens after are its tokens before,
-	// and its timeout is what its start left of the deadline (timeoutAt), so none of the three is stored
+	// and its timeout is what its start left of the deadline (timeout(...)), so none of the three is stored
 	private long latestStartedAtNanos;
 
 	private double latestTokensBefore;
