@@ -103,6 +103,10 @@ public final class TokenBucketRetryBudget implements RetryBudget {
 	}
 
 	private void deposit(Bucket bucket) {
+		if (bucket.full() && this.global.full()) {
+			// a healthy provider's success: both full, and a deposit could not raise them, so the ticker is not read
+			return;
+		}
 		long now = this.ticker.read();
 		bucket.deposit(now, bucket.settings.depositRatio());
 		this.global.deposit(now, this.global.settings.depositRatio());
@@ -161,8 +165,14 @@ public final class TokenBucketRetryBudget implements RetryBudget {
 	}
 
 	private double available(Bucket bucket) {
+		Level own = bucket.level.get();
+		Level shared = this.global.level.get();
+		if (bucket.full(own) && this.global.full(shared)) {
+			// a full level reads the same at any instant (refills stop at capacity), so the ticker is not read
+			return Math.min(own.tokens(), shared.tokens());
+		}
 		long now = this.ticker.read();
-		return Math.min(bucket.tokens(now), this.global.tokens(now));
+		return Math.min(bucket.tokensAt(own, now), this.global.tokensAt(shared, now));
 	}
 
 	/**
@@ -263,6 +273,15 @@ public final class TokenBucketRetryBudget implements RetryBudget {
 			return tokensAt(this.level.get(), now);
 		}
 
+		/** Whether the bucket is at capacity now: then it holds its capacity whatever the ticker reads. */
+		boolean full() {
+			return full(this.level.get());
+		}
+
+		boolean full(Level current) {
+			return current.tokens() >= this.settings.capacity();
+		}
+
 		boolean tryTake(long now) {
 			while (true) {
 				Level current = this.level.get();
@@ -293,7 +312,7 @@ public final class TokenBucketRetryBudget implements RetryBudget {
 			}
 			while (true) {
 				Level current = this.level.get();
-				if (current.tokens() >= this.settings.capacity()) {
+				if (full(current)) {
 					// full: the level stays full whatever its stamp (time only moves it on), so nothing is written and
 					// the success path of a healthy provider allocates nothing and contends on nothing
 					return;

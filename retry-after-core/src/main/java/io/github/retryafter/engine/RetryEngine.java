@@ -289,11 +289,26 @@ public final class RetryEngine {
 	 * @return the operation, to be driven by one thread at a time
 	 */
 	public RetryOperation start(OperationSpec spec, Cancellation cancellation) {
-		Objects.requireNonNull(spec, "spec");
 		Objects.requireNonNull(cancellation, "cancellation");
-		long now = this.ticker.read();
-		Duration deadline = spec.deadline().orElse(this.policy.deadline());
-		return new RetryOperation(this, spec, cancellation, now, Saturating.add(now, Saturating.toNanos(deadline)));
+		return begin(spec, cancellation);
+	}
+
+	/**
+	 * Starts a logical operation now, with a cancellation of its own made the first time
+	 * {@link RetryOperation#cancellation()} is called (from any thread; until then nothing can have cancelled it), for
+	 * adapters whose operations mostly succeed without anyone asking for one. Otherwise the same as
+	 * {@link #start(OperationSpec, Cancellation)}.
+	 * @param spec the operation
+	 * @return the operation, to be driven by one thread at a time
+	 */
+	public RetryOperation start(OperationSpec spec) {
+		return begin(spec, null);
+	}
+
+	private RetryOperation begin(OperationSpec spec, Cancellation cancellation) {
+		Objects.requireNonNull(spec, "spec");
+		// the operation computes its deadline from the spec's or the policy's and this reading, when it needs it
+		return new RetryOperation(this, spec, cancellation, this.ticker.read());
 	}
 
 	/**

@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 
-import io.github.retryafter.Cancellation;
 import io.github.retryafter.Sleeper;
 import io.github.retryafter.Ticker;
 import io.github.retryafter.Waiter;
@@ -72,7 +71,6 @@ public final class RetryLoop {
 	 * @throws X as {@link Exchange#end} or {@link Exchange#interrupted} decides
 	 */
 	public <T, R, X extends Exception> R run(RetryOperation operation, Exchange<T, R, X> exchange) throws X {
-		Cancellation cancellation = operation.cancellation();
 		T response = null;
 		Throwable failure = null;
 		try {
@@ -98,7 +96,7 @@ public final class RetryLoop {
 						}
 						Decision.Retry retry = (Decision.Retry) decision;
 						exchange.retryScheduled(retry);
-						await(retry.notBeforeNanos(), cancellation, exchange);
+						await(retry.notBeforeNanos(), operation, exchange);
 						continue;
 					}
 					response = received;
@@ -112,11 +110,11 @@ public final class RetryLoop {
 					response = exchange.standIn(received);
 					exchange.discard(received, untilDue(notBefore));
 					exchange.retryScheduled(retry);
-					await(notBefore, cancellation, exchange);
+					await(notBefore, operation, exchange);
 				}
 				else if (permit instanceof Permit.Wait wait) {
 					exchange.held(wait);
-					await(wait.notBeforeNanos(), cancellation, exchange);
+					await(wait.notBeforeNanos(), operation, exchange);
 				}
 				else {
 					return exchange.end(((Permit.Refused) permit).stop(), response, failure);
@@ -158,11 +156,12 @@ public final class RetryLoop {
 		return Duration.ofNanos(Math.max(0, notBeforeNanos - this.ticker.read()));
 	}
 
-	private void await(long notBeforeNanos, Cancellation cancellation, Exchange<?, ?, ?> exchange)
+	/** Waits on the operation's cancellation, asked for only here: an operation that never waits needs none. */
+	private void await(long notBeforeNanos, RetryOperation operation, Exchange<?, ?, ?> exchange)
 			throws InterruptedException {
 		exchange.beforeWait();
 		try {
-			this.waiter.awaitDeadline(notBeforeNanos, cancellation);
+			this.waiter.awaitDeadline(notBeforeNanos, operation.cancellation());
 		}
 		finally {
 			exchange.afterWait();

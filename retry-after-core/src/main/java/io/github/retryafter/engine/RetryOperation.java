@@ -1,5 +1,7 @@
 package io.github.retryafter.engine;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -44,7 +46,9 @@ import io.github.retryafter.pacing.ProviderGate;
  * keeps an immutable {@link #trace()}.
  * <p>
  * Not thread-safe: one thread, or one reactive subscriber, drives it at a time. Its {@link Cancellation} may be
- * cancelled from any thread; the operation notices it at its next call.
+ * cancelled from any thread; the operation notices it at its next call. An operation started without one
+ * ({@link RetryEngine#start(OperationSpec)}) makes it the first time {@link #cancellation()} is called, from any
+ * thread, and every call returns that one.
  */
 public final class RetryOperation {
 
@@ -60,29 +64,32 @@ public final class RetryOperation {
 	/** How long, at the most, a retry waiting for a token waits before it asks again. */
 	private static final long MAX_TOKEN_POLL_NANOS = 100_000_000L;
 
+	private static final VarHandle CANCELLATION;
+
+	static {
+		try {
+			CANCELLATION = MethodHandles.lookup().findVarHandle(RetryOperation.class, "cancellation", Cancellation.class);
+		}
+		catch (ReflectiveOperationException ex) {
+			throw new ExceptionInInitializerError(ex);
+		}
+	}
+
 	private final RetryEngine engine;
 
 	private final OperationSpec spec;
 
-	private final Cancellation cancellation;
+	// given at start, or made when first asked for (so an operation nobody cancels or waits in makes none); set once
+	private volatile Cancellation cancellation;
 
 	private final long startedAtNanos;
 
-	private final long deadlineNanos;
-
-	// the attempts before the latest; allocated only when a second attempt starts (a first that succeeds needs none)
-	private List<AttemptRecord> earlier;
-
-	// the latest attempt, kept as fields and made into an AttemptRecord only when asked for (trace()) or superseded
-	private AttemptKind latestKind;
-
+	// the latest attempt, kept as fields and made into an AttemptRecord only when asked for (trace()) or superseded;
+	// its kind is its number's (the first is the only FIRST), a first attempt's tokens after are its tokens before,
+	// and its timeout is what its start left of the deadline (timeout(...)), so none of the three is stored
 	private long latestStartedAtNanos;
 
-	private Duration latestTimeout;
-
 	private double latestTokensBefore;
-
-	private double latestTokensAfter;
 
 	/** When the latest attempt's outcome was recorded; meaningful only once {@link #lastOutcome} is its outcome. */
 	private long latestEndedAtNanos;
@@ -94,33 +101,22 @@ public final class RetryOperation {
 
 	private int attempts;
 
-	private Duration totalWait = Duration.ZERO;
-
-	private Decision.Retry pendingRetry;
-
 	private AttemptOutcome lastOutcome;
 
 	private Decision.Stop finalStop;
 
-	private ProviderGate.Admission.Hold held;
+	// what only a retry, a wait or a probe needs, or null: made the first time one of them happens, so a first attempt
+	// that succeeds builds none
+	private Extra extra;
 
-	private ProviderGate queuedAt;
-
-	private ProviderGate probing;
-
-	// whether the attempt in flight is a retry holding a budget token, to report its end once (refund or settle)
-	private boolean tokenHeld;
-
-	// while this retry waits for a token that may come back, or null: made only then, so a success builds none
-	private TokenWait tokenWait;
-
-	RetryOperation(RetryEngine engine, OperationSpec spec, Cancellation cancellation, long startedAtNanos,
-			long deadlineNanos) {
+	RetryOperation(RetryEngine engine, OperationSpec spec, Cancellation cancellation, long startedAtNanos) {
 		this.engine = engine;
 		this.spec = spec;
-		this.cancellation = cancellation;
+		if (cancellation != null) {
+			// not a volatile write: the object is published to other threads the way it is handed to them
+			CANCELLATION.setRelease(this, cancellation);
+		}
 		this.startedAtNanos = startedAtNanos;
-		this.deadlineNanos = deadlineNanos;
 	}
 
 	/**
@@ -146,16 +142,18 @@ public final class RetryOperation {
 		}
 		long now = this.engine.ticker().read();
 		int next = this.attempts + 1;
-		if (this.cancellation.isCancelled()) {
+		if (cancelled()) {
 			return new Permit.Refused(finish(Outcome.CANCELLED, "cancelled before attempt " + next));
 		}
-		if (this.pendingRetry != null && now < this.pendingRetry.notBeforeNanos()) {
+		Decision.Retry pending = pendingRetryOrNull();
+		if (pending != null && now < pending.notBeforeNanos()) {
 			throw new IllegalStateException("beforeAttempt() called at ticker " + now + " ns, "
-					+ (this.pendingRetry.notBeforeNanos() - now) + " ns before the retry's not-before instant "
-					+ this.pendingRetry.notBeforeNanos() + " ns; wait until then");
+					+ (pending.notBeforeNanos() - now) + " ns before the retry's not-before instant "
+					+ pending.notBeforeNanos() + " ns; wait until then");
 		}
 		RetryPolicy policy = this.engine.policy();
-		long available = this.deadlineNanos - now - policy.deadlineReserve().toNanos();
+		long deadline = deadlineNanos();
+		long available = deadline - now - policy.deadlineReserve().toNanos();
 		if (available <= policy.minAttemptTime().toNanos()) {
 			String reason = "deadline: " + RetryEngine.seconds(Duration.ofNanos(Math.max(0, available)))
 					+ " left before attempt " + next + ", no more than the minimum useful attempt of "
@@ -166,44 +164,46 @@ public final class RetryOperation {
 			return new Permit.Refused(finish(Outcome.DEADLINE_EXCEEDED, reason));
 		}
 		Scope scope = this.spec.scope();
-		// the policy's own Duration unless less is left: no Duration is made for a request with time to spare
-		Duration timeout = (policy.attemptTimeout().toNanos() <= available) ? policy.attemptTimeout()
-				: Duration.ofNanos(available);
-		long latestStart = this.deadlineNanos - policy.deadlineReserve().toNanos() - policy.minAttemptTime().toNanos() - 1;
+		Duration timeout = timeout(policy, available);
+		long latestStart = deadline - policy.deadlineReserve().toNanos() - policy.minAttemptTime().toNanos() - 1;
 		if (policy.pacing().enabled() && !keepsAdmission(now)) {
 			ProviderGate gate = this.engine.gate(scope);
-			ProviderGate.Admission admission = gate.admit(next == 1, now, latestStart, this.held,
-					Saturating.toNanos(timeout));
+			ProviderGate.Admission admission = gate.admit(next == 1, now, latestStart,
+					(this.extra != null) ? this.extra.held : null, Saturating.toNanos(timeout));
 			if (admission instanceof ProviderGate.Admission.Hold hold) {
-				this.held = hold;
-				if (this.queuedAt == null) {
-					this.queuedAt = gate;
+				Extra extra = extra();
+				extra.held = hold;
+				if (extra.queuedAt == null) {
+					extra.queuedAt = gate;
 					gate.enqueue();
 				}
 				return new Permit.Wait(hold.untilNanos(), hold.reason());
 			}
 			leaveQueue();
-			this.held = null;
+			if (this.extra != null) {
+				this.extra.held = null;
+			}
 			if (admission instanceof ProviderGate.Admission.Refuse refuse) {
 				String reason = refuse.reason() + "; attempt " + next + " was not sent";
 				refusal(Optional.of(Outcome.PROVIDER_COOLING_DOWN), Optional.empty(), reason, now);
 				return new Permit.Refused(finish(Outcome.PROVIDER_COOLING_DOWN, reason));
 			}
 			if (admission instanceof ProviderGate.Admission.Probe) {
-				this.probing = gate;
+				extra().probing = gate;
 			}
 		}
 		double before = this.engine.budget().availableTokens(scope);
 		double after = before;
 		AttemptKind kind = (next == 1) ? AttemptKind.FIRST : AttemptKind.RETRY;
 		if (kind == AttemptKind.RETRY) {
+			Extra extra = extra();
 			if (!this.engine.budget().tryAcquire(scope)) {
-				int pending = this.engine.budget().pendingTokens(scope);
-				if (pending > 0 && latestStart - now > 0) {
+				int inFlight = this.engine.budget().pendingTokens(scope);
+				if (inFlight > 0 && latestStart - now > 0) {
 					ProviderGate admitted = null;
-					if (this.probing != null) {
-						this.probing.probeWithdrawn();
-						this.probing = null;
+					if (extra.probing != null) {
+						extra.probing.probeWithdrawn();
+						extra.probing = null;
 					}
 					else if (policy.pacing().enabled()) {
 						// the gate admitted this retry: it keeps that admission while it waits for its token
@@ -213,34 +213,30 @@ public final class RetryOperation {
 				}
 				String reason = "the retry budget for '" + scope + "' has no token for attempt " + next + " ("
 						+ String.format(Locale.ROOT, "%.2f", this.engine.budget().availableTokens(scope))
-						+ " available" + ((pending > 0) ? ", " + pending + " that may still come back at the last "
+						+ " available" + ((inFlight > 0) ? ", " + inFlight + " that may still come back at the last "
 								+ "instant a useful attempt could start" : "") + ")";
 				refusal(Optional.of(Outcome.BUDGET_EXHAUSTED), Optional.empty(), reason, now);
 				return new Permit.Refused(finish(Outcome.BUDGET_EXHAUSTED, reason));
 			}
-			this.tokenHeld = true;
-			this.tokenWait = null;
+			extra.tokenHeld = true;
+			extra.tokenWait = null;
 			after = this.engine.budget().availableTokens(scope);
-		}
-		if (this.attempts > 0) {
-			if (this.earlier == null) {
-				this.earlier = new ArrayList<>();
+			if (extra.earlier == null) {
+				extra.earlier = new ArrayList<>();
 			}
-			this.earlier.add(latestRecord());
+			extra.earlier.add(latestRecord());
+			extra.pendingRetry = null;
+			extra.tokensAfter = after;
 		}
 		this.attempts = next;
 		this.phase = Phase.IN_FLIGHT;
-		this.pendingRetry = null;
-		this.latestKind = kind;
 		this.latestStartedAtNanos = now;
-		this.latestTimeout = timeout;
 		this.latestTokensBefore = before;
-		this.latestTokensAfter = after;
 		this.latestDecision = null;
 		if (this.engine.listening()) {
 			this.engine.listener()
 				.onAttempt(new AttemptEvent(this.spec, next, kind, this.spec.idempotencyKey(), timeout,
-						Duration.ofNanos(this.deadlineNanos - now), before, after, elapsedAt(now)));
+						Duration.ofNanos(deadline - now), before, after, elapsedAt(now)));
 		}
 		return (next == 1 && timeout == policy.attemptTimeout()) ? this.engine.firstProceed()
 				: new Permit.Proceed(next, timeout);
@@ -251,7 +247,7 @@ public final class RetryOperation {
 	 * since (a cooldown it must honour), it does not book another slot of the rate.
 	 */
 	private boolean keepsAdmission(long now) {
-		TokenWait wait = this.tokenWait;
+		TokenWait wait = (this.extra != null) ? this.extra.tokenWait : null;
 		if (wait == null || wait.admittedBy == null) {
 			return false;
 		}
@@ -269,11 +265,12 @@ public final class RetryOperation {
 	 * Nothing is spent while it waits.
 	 */
 	private Permit awaitToken(long now, long latestStart, ProviderGate admitted) {
-		if (this.tokenWait == null) {
-			this.tokenWait = new TokenWait(now);
+		Extra extra = extra();
+		if (extra.tokenWait == null) {
+			extra.tokenWait = new TokenWait(now);
 		}
-		this.tokenWait.admittedBy = admitted;
-		long poll = Math.min(MAX_TOKEN_POLL_NANOS, Math.max(MIN_TOKEN_POLL_NANOS, now - this.tokenWait.since));
+		extra.tokenWait.admittedBy = admitted;
+		long poll = Math.min(MAX_TOKEN_POLL_NANOS, Math.max(MIN_TOKEN_POLL_NANOS, now - extra.tokenWait.since));
 		long until = (latestStart - (now + poll) < 0) ? latestStart : now + poll;
 		return new Permit.Wait(until, GateHold.BUDGET);
 	}
@@ -294,11 +291,11 @@ public final class RetryOperation {
 		Classification classification = this.engine.classify(outcome);
 		// a success ends the operation whatever its state (the engine's first rule), so it needs none
 		OperationState state = (classification == Classification.SUCCESS) ? null
-				: new OperationState(this.spec, this.attempts, this.startedAtNanos, this.deadlineNanos, this.totalWait,
-						this.cancellation.isCancelled());
+				: new OperationState(this.spec, this.attempts, this.startedAtNanos, deadlineNanos(), totalWait(),
+						cancelled());
 		this.engine.observe(this.spec, this.attempts, outcome, classification);
 		endProbe(true);
-		if (this.tokenHeld && classification != Classification.SUCCESS) {
+		if (tokenHeld() && classification != Classification.SUCCESS) {
 			// before the engine peeks at the budget: this retry's own token is spent, no longer in flight
 			settleToken();
 		}
@@ -309,8 +306,9 @@ public final class RetryOperation {
 		this.latestEndedAtNanos = now;
 		this.latestDecision = decision;
 		if (decision instanceof Decision.Retry retry) {
-			this.totalWait = this.totalWait.plus(retry.delay());
-			this.pendingRetry = retry;
+			Extra extra = extra();
+			extra.totalWait = extra.totalWait.plus(retry.delay());
+			extra.pendingRetry = retry;
 			this.phase = Phase.READY;
 			retry.refusedHint()
 				.ifPresent((ex) -> refusal(Optional.empty(), Optional.of(ex.code()),
@@ -319,7 +317,7 @@ public final class RetryOperation {
 			if (this.engine.listening()) {
 				this.engine.listener()
 					.onRetryScheduled(new RetryScheduledEvent(this.spec, this.attempts, outcome, retry,
-							Duration.ofNanos(Math.max(0, this.deadlineNanos - retry.notBeforeNanos())), this.totalWait,
+							Duration.ofNanos(Math.max(0, deadlineNanos() - retry.notBeforeNanos())), extra.totalWait,
 							this.engine.budget().availableTokens(this.spec.scope()), elapsedAt(now)));
 			}
 			return retry;
@@ -333,7 +331,9 @@ public final class RetryOperation {
 				this.engine.budget().recordSuccess(this.spec.scope());
 			}
 			else {
-				this.tokenHeld = false;
+				if (this.extra != null) {
+					this.extra.tokenHeld = false;
+				}
 				this.engine.budget().refund(this.spec.scope());
 			}
 		}
@@ -402,7 +402,19 @@ public final class RetryOperation {
 	 * @return the cancellation
 	 */
 	public Cancellation cancellation() {
-		return this.cancellation;
+		Cancellation current = this.cancellation;
+		if (current != null) {
+			return current;
+		}
+		Cancellation made = Cancellation.create();
+		Cancellation won = (Cancellation) CANCELLATION.compareAndExchange(this, null, made);
+		return (won != null) ? won : made;
+	}
+
+	/** Whether the operation's cancellation fired; one not made yet has not. */
+	private boolean cancelled() {
+		Cancellation current = this.cancellation;
+		return current != null && current.isCancelled();
 	}
 
 	/**
@@ -442,7 +454,11 @@ public final class RetryOperation {
 	 * @return the retry decision
 	 */
 	public Optional<Decision.Retry> pendingRetry() {
-		return Optional.ofNullable(this.pendingRetry);
+		return Optional.ofNullable(pendingRetryOrNull());
+	}
+
+	private Decision.Retry pendingRetryOrNull() {
+		return (this.extra != null) ? this.extra.pendingRetry : null;
 	}
 
 	/**
@@ -450,7 +466,7 @@ public final class RetryOperation {
 	 * @return the total wait
 	 */
 	public Duration totalWait() {
-		return this.totalWait;
+		return (this.extra != null) ? this.extra.totalWait : Duration.ZERO;
 	}
 
 	/**
@@ -466,7 +482,18 @@ public final class RetryOperation {
 	 * @return nanoseconds on the engine's ticker
 	 */
 	public long deadlineNanos() {
-		return this.deadlineNanos;
+		// the spec's deadline or the policy's, from the start: computed, not stored, like the engine's start does it
+		return Saturating.add(this.startedAtNanos,
+				Saturating.toNanos(this.spec.deadline().orElse(this.engine.policy().deadline())));
+	}
+
+	/**
+	 * An attempt's timeout given what is left of the deadline after the reserve: the policy's own Duration unless less
+	 * is left, so no Duration is made for a request with time to spare.
+	 */
+	private static Duration timeout(RetryPolicy policy, long availableNanos) {
+		return (policy.attemptTimeout().toNanos() <= availableNanos) ? policy.attemptTimeout()
+				: Duration.ofNanos(availableNanos);
 	}
 
 	/**
@@ -484,7 +511,7 @@ public final class RetryOperation {
 	public List<AttemptRecord> trace() {
 		// the latest attempt is in the trace once it ended, or once the operation ended while it was in flight
 		boolean latest = this.attempts > 0 && (this.latestDecision != null || this.phase == Phase.FINISHED);
-		List<AttemptRecord> before = (this.earlier != null) ? this.earlier : List.of();
+		List<AttemptRecord> before = (this.extra != null && this.extra.earlier != null) ? this.extra.earlier : List.of();
 		if (!latest) {
 			return List.copyOf(before);
 		}
@@ -500,9 +527,15 @@ public final class RetryOperation {
 	 */
 	private AttemptRecord latestRecord() {
 		boolean ended = this.latestDecision != null;
-		return new AttemptRecord(this.attempts, this.latestKind, elapsedAt(this.latestStartedAtNanos),
-				this.latestTimeout, Duration.ofNanos(this.deadlineNanos - this.latestStartedAtNanos), this.latestTokensBefore,
-				this.latestTokensAfter, ended ? Optional.of(this.lastOutcome) : Optional.empty(),
+		boolean first = this.attempts == 1;
+		RetryPolicy policy = this.engine.policy();
+		long deadline = deadlineNanos();
+		Duration timeout = timeout(policy, deadline - this.latestStartedAtNanos - policy.deadlineReserve().toNanos());
+		return new AttemptRecord(this.attempts, first ? AttemptKind.FIRST : AttemptKind.RETRY,
+				elapsedAt(this.latestStartedAtNanos), timeout,
+				Duration.ofNanos(deadline - this.latestStartedAtNanos), this.latestTokensBefore,
+				first ? this.latestTokensBefore : this.extra.tokensAfter,
+				ended ? Optional.of(this.lastOutcome) : Optional.empty(),
 				ended ? Optional.of(elapsedAt(this.latestEndedAtNanos)) : Optional.empty(),
 				Optional.ofNullable(this.latestDecision));
 	}
@@ -512,20 +545,23 @@ public final class RetryOperation {
 	}
 
 	private Decision.Stop finish(Decision.Stop stop) {
-		long now = this.engine.ticker().read();
 		this.finalStop = stop;
 		this.phase = Phase.FINISHED;
 		leaveQueue();
 		endProbe(false);
-		if (this.tokenHeld) {
+		if (tokenHeld()) {
 			settleToken();
 		}
-		this.held = null;
-		this.pendingRetry = null;
+		if (this.extra != null) {
+			this.extra.held = null;
+			this.extra.pendingRetry = null;
+		}
 		if (this.engine.listening()) {
+			// read for the event only: without a listener, ending an operation does not read the ticker
+			long now = this.engine.ticker().read();
 			this.engine.listener()
 				.onOperationFinished(new OperationFinishedEvent(this.spec, stop.outcome(), stop.reason(),
-						this.attempts, this.totalWait, elapsedAt(now), Optional.ofNullable(this.lastOutcome)));
+						this.attempts, totalWait(), elapsedAt(now), Optional.ofNullable(this.lastOutcome)));
 		}
 		return this.finalStop;
 	}
@@ -543,9 +579,9 @@ public final class RetryOperation {
 	 * operation ended without one. An answer that leaves the gate open ends the cooldown, which is reported.
 	 */
 	private void endProbe(boolean answered) {
-		if (this.probing != null) {
-			ProviderGate gate = this.probing;
-			this.probing = null;
+		if (this.extra != null && this.extra.probing != null) {
+			ProviderGate gate = this.extra.probing;
+			this.extra.probing = null;
 			gate.probeAnswered();
 			if (answered && gate.cooldownRemaining().isZero() && this.engine.listening()) {
 				long now = this.engine.ticker().read();
@@ -557,15 +593,28 @@ public final class RetryOperation {
 
 	/** The retry holding a token ended without success: its token stays spent, and it is no longer in flight. */
 	private void settleToken() {
-		this.tokenHeld = false;
+		this.extra.tokenHeld = false;
 		this.engine.budget().settle(this.spec.scope());
 	}
 
 	private void leaveQueue() {
-		if (this.queuedAt != null) {
-			this.queuedAt.dequeue();
-			this.queuedAt = null;
+		if (this.extra != null && this.extra.queuedAt != null) {
+			this.extra.queuedAt.dequeue();
+			this.extra.queuedAt = null;
 		}
+	}
+
+	/** Whether the attempt in flight is a retry holding a budget token. */
+	private boolean tokenHeld() {
+		return this.extra != null && this.extra.tokenHeld;
+	}
+
+	/** The state beyond a first attempt that succeeds, made on first use. */
+	private Extra extra() {
+		if (this.extra == null) {
+			this.extra = new Extra();
+		}
+		return this.extra;
 	}
 
 	private void refusal(Optional<Outcome> stop, Optional<RetryAfterError> hintError, String reason, long now) {
@@ -574,12 +623,42 @@ public final class RetryOperation {
 		}
 		this.engine.listener()
 			.onRefusal(new RefusalEvent(this.spec, this.attempts, stop, hintError, reason,
-					Duration.ofNanos(Math.max(0, this.deadlineNanos - now)),
+					Duration.ofNanos(Math.max(0, deadlineNanos() - now)),
 					this.engine.budget().availableTokens(this.spec.scope()), elapsedAt(now)));
 	}
 
 	private Duration elapsedAt(long now) {
 		return Duration.ofNanos(now - this.startedAtNanos);
+	}
+
+	/**
+	 * What only a retry, a wait for the gate or for a token, or a probe needs: kept apart, and made the first time one
+	 * happens, so that an operation whose first attempt is sent at once and succeeds carries none of it.
+	 */
+	private static final class Extra {
+
+		// the attempts before the latest; allocated only when a second attempt starts
+		private List<AttemptRecord> earlier;
+
+		// the latest attempt's tokens after it was permitted, when it is a retry (it took one)
+		private double tokensAfter;
+
+		private Duration totalWait = Duration.ZERO;
+
+		private Decision.Retry pendingRetry;
+
+		private ProviderGate.Admission.Hold held;
+
+		private ProviderGate queuedAt;
+
+		private ProviderGate probing;
+
+		// whether the attempt in flight is a retry holding a budget token, to report its end once (refund or settle)
+		private boolean tokenHeld;
+
+		// while this retry waits for a token that may come back, or null: made only then
+		private TokenWait tokenWait;
+
 	}
 
 	/**

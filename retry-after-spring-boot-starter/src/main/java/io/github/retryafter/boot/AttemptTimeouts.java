@@ -1,6 +1,8 @@
 package io.github.retryafter.boot;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 
 import io.github.retryafter.Ticker;
@@ -29,11 +31,11 @@ public final class AttemptTimeouts {
 
 	private final Object lock = new Object();
 
-	// All below guarded by lock. The bounds armed now, in arming order: one per attempt in flight, no more.
+	// All below guarded by lock. The bounds armed now, the latest armed first: one per attempt in flight, no more.
+	// Arming writes one reference into this long-lived object (the head), not two: each such write of a new object
+	// into an old one costs the garbage collector's write barrier its slow path.
 
 	private Timeout first;
-
-	private Timeout last;
 
 	private boolean wakeScheduled;
 
@@ -56,10 +58,11 @@ public final class AttemptTimeouts {
 	 * already.
 	 * @param timeout what fires
 	 * @param boundNanos from now; zero or less fires at the next wake-up, at once
+	 * @return the ticker reading it is due at (the one reading taken, so a caller that wants it reads none)
 	 */
-	public void arm(Timeout timeout, long boundNanos) {
+	public long arm(Timeout timeout, long boundNanos) {
 		synchronized (this.lock) {
-			if (timeout.armed) {
+			if (linked(timeout)) {
 				unlink(timeout);
 			}
 			long now = this.ticker.read();
@@ -71,6 +74,7 @@ public final class AttemptTimeouts {
 				}
 				planWake(timeout.dueNanos, now);
 			}
+			return timeout.dueNanos;
 		}
 	}
 
@@ -79,10 +83,11 @@ public final class AttemptTimeouts {
 	 * already.
 	 * @param timeout what fires
 	 * @param bound from now; zero or negative fires at the next wake-up, at once
+	 * @return the ticker reading it is due at
 	 */
-	public void arm(Timeout timeout, Duration bound) {
+	public long arm(Timeout timeout, Duration bound) {
 		long nanos = (bound.getSeconds() >= MAX_NANOS / 1_000_000_000L) ? MAX_NANOS : bound.toNanos();
-		arm(timeout, nanos);
+		return arm(timeout, nanos);
 	}
 
 	/**
@@ -92,7 +97,7 @@ public final class AttemptTimeouts {
 	 */
 	public boolean disarm(Timeout timeout) {
 		synchronized (this.lock) {
-			if (!timeout.armed) {
+			if (!linked(timeout)) {
 				return false;
 			}
 			unlink(timeout);
@@ -102,7 +107,8 @@ public final class AttemptTimeouts {
 
 	/** Fires every bound that is due, outside the lock, and plans the wake-up for the earliest left. */
 	private void sweep() {
-		Timeout due = null;
+		// made only when something is due: a sweep after bounds that all ended in time allocates nothing
+		List<Timeout> due = null;
 		synchronized (this.lock) {
 			this.wakeScheduled = false;
 			this.cancelWake = null;
@@ -112,8 +118,10 @@ public final class AttemptTimeouts {
 				Timeout following = each.next;
 				if (each.dueNanos - now <= 0) {
 					unlink(each);
-					each.nextDue = due;
-					due = each;
+					if (due == null) {
+						due = new ArrayList<>();
+					}
+					due.add(each);
 				}
 				else if (earliest == null || each.dueNanos - earliest.dueNanos < 0) {
 					earliest = each;
@@ -124,11 +132,12 @@ public final class AttemptTimeouts {
 				planWake(earliest.dueNanos, now);
 			}
 		}
+		if (due == null) {
+			return;
+		}
 		RuntimeException thrown = null;
-		while (due != null) {
-			Timeout firing = due;
-			due = firing.nextDue;
-			firing.nextDue = null;
+		// the latest armed first, the list's order
+		for (Timeout firing : due) {
 			try {
 				firing.expired();
 			}
@@ -150,17 +159,19 @@ public final class AttemptTimeouts {
 		this.cancelWake = this.scheduling.schedule(this.sweep, Math.max(0, atNanos - now));
 	}
 
+	/** Whether {@code timeout} is armed here: linked into the list. Holds the lock. */
+	private boolean linked(Timeout timeout) {
+		return timeout.previous != null || this.first == timeout;
+	}
+
 	private void link(Timeout timeout) {
-		timeout.armed = true;
-		timeout.previous = this.last;
-		timeout.next = null;
-		if (this.last == null) {
-			this.first = timeout;
+		Timeout head = this.first;
+		timeout.previous = null;
+		timeout.next = head;
+		if (head != null) {
+			head.previous = timeout;
 		}
-		else {
-			this.last.next = timeout;
-		}
-		this.last = timeout;
+		this.first = timeout;
 	}
 
 	private void unlink(Timeout timeout) {
@@ -170,15 +181,11 @@ public final class AttemptTimeouts {
 		else {
 			timeout.previous.next = timeout.next;
 		}
-		if (timeout.next == null) {
-			this.last = timeout.previous;
-		}
-		else {
+		if (timeout.next != null) {
 			timeout.next.previous = timeout.previous;
 		}
 		timeout.previous = null;
 		timeout.next = null;
-		timeout.armed = false;
 	}
 
 	/**
@@ -199,17 +206,13 @@ public final class AttemptTimeouts {
 
 	/**
 	 * One attempt's bound: armed on at most one {@link AttemptTimeouts} at a time. Its links are guarded by that
-	 * object's lock.
+	 * object's lock; it is armed while it is linked, so it holds nothing more than its links and its due reading.
 	 */
 	public abstract static class Timeout {
 
 		private Timeout previous;
 
 		private Timeout next;
-
-		private Timeout nextDue;
-
-		private boolean armed;
 
 		private long dueNanos;
 

@@ -145,7 +145,7 @@ public final class RetryAfterOperations {
 		Provider provider = options.provider().isPresent() ? this.providers.resolve(uri, options.provider())
 				: this.providers.resolveHost(host);
 		ProviderSettings settings = provider.settings();
-		String upperMethod = method.toUpperCase(Locale.ROOT);
+		String upperMethod = RetryAfterProviders.upperCase(method);
 		String headerName = settings.policy().idempotencyKeyHeader();
 		String lookup = this.lowerCase.computeIfAbsent(headerName, RetryAfterOperations::lowerCase);
 		String existing = header.apply(headers, lookup);
@@ -159,12 +159,40 @@ public final class RetryAfterOperations {
 		}
 		boolean replayable = (bodySize == BODY_RECORDED_WHEN_SENT)
 				|| (bodySize >= 0 && bodySize <= settings.maxReplayBodyBytes());
-		OperationSpec spec = spec(provider, uri, host, upperMethod, key, options, jitterKey(settings, key),
-				replayable);
 		boolean disabled = options.disabled() || this.closed;
+		Optional<String> jitterKey = jitterKey(settings, key);
+		Prepared plain = plainPrepared(provider, uri, host, upperMethod, key, options, jitterKey, replayable, disabled);
+		if (plain != null) {
+			return plain;
+		}
+		OperationSpec spec = spec(provider, uri, host, upperMethod, key, options, jitterKey, replayable);
 		Optional<Map.Entry<String, String>> headerToAdd = keyToAdd.isPresent()
 				? Optional.of(Map.entry(headerName, keyToAdd.get())) : Optional.empty();
 		return new Prepared(provider, spec, headerToAdd, options, disabled);
+	}
+
+	/**
+	 * Returns the request prepared for the last plain request of the same method to the same origin, when this is
+	 * one too and carries none of this class's attributes and retries are on: such requests prepare alike, and a
+	 * {@link Prepared} is immutable, so they share one. {@code null} otherwise.
+	 */
+	private Prepared plainPrepared(Provider provider, URI uri, String host, String method, Optional<String> key,
+			RequestOptions options, Optional<String> jitterKey, boolean replayable, boolean disabled) {
+		if (host == null || disabled || options != RequestOptions.NONE || !plain(key, options, jitterKey, replayable)) {
+			return null;
+		}
+		HostScope cached = this.hosts.get(host);
+		if (cached == null || cached.plain() == null || !cached.plain().method().equals(method)) {
+			return null;
+		}
+		String scheme = RetryAfterProviders.scheme(uri);
+		return cached.isFor(provider, scheme, RetryAfterProviders.port(uri, scheme)) ? cached.prepared() : null;
+	}
+
+	/** Whether a request's operation is plain: no key, no deadline of its own, no keyed jitter, a replayable body. */
+	private static boolean plain(Optional<String> key, RequestOptions options, Optional<String> jitterKey,
+			boolean replayable) {
+		return key.isEmpty() && options.deadline().isEmpty() && jitterKey.isEmpty() && replayable;
 	}
 
 	/**
@@ -173,7 +201,7 @@ public final class RetryAfterOperations {
 	 */
 	private OperationSpec spec(Provider provider, URI uri, String host, String method, Optional<String> key,
 			RequestOptions options, Optional<String> jitterKey, boolean replayable) {
-		boolean plain = key.isEmpty() && options.deadline().isEmpty() && jitterKey.isEmpty() && replayable;
+		boolean plain = plain(key, options, jitterKey, replayable);
 		if (host == null) {
 			return new OperationSpec(provider.scope(uri, null), method, key, options.deadline(), jitterKey, replayable,
 					Optional.empty());
@@ -182,7 +210,8 @@ public final class RetryAfterOperations {
 		int port = RetryAfterProviders.port(uri, scheme);
 		HostScope cached = this.hosts.get(host);
 		if (cached == null || !cached.isFor(provider, scheme, port)) {
-			cached = new HostScope(provider, scheme, port, provider.scope(scheme, host, port), Optional.of(host), null);
+			cached = new HostScope(provider, scheme, port, provider.scope(scheme, host, port), Optional.of(host), null,
+					null);
 			remember(host, cached);
 		}
 		if (plain && cached.plain() != null && cached.plain().method().equals(method)) {
@@ -240,8 +269,8 @@ public final class RetryAfterOperations {
 	 * @return the running operation and its cancellation
 	 */
 	public Started start(Prepared prepared, URI uri, Observation parent) {
-		Cancellation cancellation = Cancellation.create();
-		RetryOperation operation = prepared.provider().engine().start(prepared.spec(), cancellation);
+		// its cancellation is made when first asked for: when it first waits, or when the caller cancels
+		RetryOperation operation = prepared.provider().engine().start(prepared.spec());
 		OperationObservation observation = this.observations.start(prepared.provider().name(),
 				prepared.spec().method(), uri.getHost(), parent);
 		return new Started(this, prepared, operation, observation);
@@ -266,16 +295,18 @@ public final class RetryAfterOperations {
 	 * @param scope the scope
 	 * @param host the host, as operations carry it
 	 * @param plain the last operation without key, own deadline or keyed jitter, and replayable; {@code null} if none
+	 * @param prepared that operation prepared, with no header to add, no options and retries on; {@code null} if none
 	 */
 	private record HostScope(Provider provider, String scheme, int port, Scope scope, Optional<String> host,
-			OperationSpec plain) {
+			OperationSpec plain, Prepared prepared) {
 
 		boolean isFor(Provider provider, String scheme, int port) {
 			return this.provider == provider && this.port == port && this.scheme.equals(scheme);
 		}
 
 		HostScope withPlain(OperationSpec plain) {
-			return new HostScope(this.provider, this.scheme, this.port, this.scope, this.host, plain);
+			return new HostScope(this.provider, this.scheme, this.port, this.scope, this.host, plain,
+					new Prepared(this.provider, plain, Optional.empty(), RequestOptions.NONE, false));
 		}
 
 	}
@@ -342,7 +373,7 @@ public final class RetryAfterOperations {
 		}
 
 		/**
-		 * Returns the operation's cancellation, fired by the caller or by shutdown.
+		 * Returns the operation's cancellation, fired by the caller or by shutdown; made on the first call.
 		 * @return the cancellation
 		 */
 		public Cancellation cancellation() {

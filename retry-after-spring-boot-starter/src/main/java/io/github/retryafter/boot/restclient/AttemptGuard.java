@@ -24,9 +24,10 @@ final class AttemptGuard extends AttemptTimeouts.Timeout {
 
 	private final Duration bound;
 
-	// All below guarded by this.
-
+	// Read and written by the attempt's own thread only (arming and shortening the bound): when the bound is due.
 	private long firesAtNanos;
+
+	// All below guarded by this.
 
 	private GuardedResponse response;
 
@@ -51,10 +52,9 @@ final class AttemptGuard extends AttemptTimeouts.Timeout {
 	 */
 	static AttemptGuard arm(int attempt, Duration bound) {
 		AttemptGuard guard = new AttemptGuard(attempt, bound);
-		synchronized (guard) {
-			guard.firesAtNanos = System.nanoTime() + Math.min(Watchdog.nanos(bound), Long.MAX_VALUE / 4);
-			Watchdog.TIMEOUTS.arm(guard, Watchdog.nanos(bound));
-		}
+		// no lock: the watchdog reaches the guard only through the timeouts' lock, and reads none of its own
+		// fields but those below, each under the guard's lock; one reading of the clock, the timeouts'
+		guard.firesAtNanos = Watchdog.TIMEOUTS.arm(guard, Watchdog.nanos(bound));
 		return guard;
 	}
 
@@ -95,6 +95,24 @@ final class AttemptGuard extends AttemptTimeouts.Timeout {
 	}
 
 	/**
+	 * {@link #exit()} then {@link #attach}, under one lock: the call that brought the response has returned.
+	 * @param response the response
+	 * @return {@code false} if the guard has already fired: the response came too late
+	 */
+	synchronized boolean exitAttaching(GuardedResponse response) {
+		exit();
+		return attach(response);
+	}
+
+	/**
+	 * {@link #exit()} then {@link #disarm()}, under one lock: the call that closed the response has returned.
+	 */
+	synchronized void exitDisarming() {
+		exit();
+		disarm();
+	}
+
+	/**
 	 * Brings the bound forward to {@code within} from now, if that is sooner.
 	 * @param within the new bound
 	 */
@@ -104,8 +122,7 @@ final class AttemptGuard extends AttemptTimeouts.Timeout {
 		}
 		long at = System.nanoTime() + Watchdog.nanos(within);
 		if (at - this.firesAtNanos < 0) {
-			this.firesAtNanos = at;
-			Watchdog.TIMEOUTS.arm(this, Watchdog.nanos(within));
+			this.firesAtNanos = Watchdog.TIMEOUTS.arm(this, Watchdog.nanos(within));
 		}
 	}
 

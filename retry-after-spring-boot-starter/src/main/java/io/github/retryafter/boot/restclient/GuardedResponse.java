@@ -85,8 +85,7 @@ final class GuardedResponse implements ClientHttpResponse, HeaderSource {
 			this.response.close();
 		}
 		finally {
-			this.guard.exit();
-			this.guard.disarm();
+			this.guard.exitDisarming();
 		}
 	}
 

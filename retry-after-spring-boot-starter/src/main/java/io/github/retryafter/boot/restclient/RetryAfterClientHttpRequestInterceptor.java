@@ -131,25 +131,25 @@ public final class RetryAfterClientHttpRequestInterceptor implements ClientHttpR
 
 		private ClientHttpResponse guarded(Permit.Proceed proceed) throws IOException {
 			AttemptGuard guard = AttemptGuard.arm(proceed.attempt(), proceed.timeout());
-			ClientHttpResponse raw;
+			GuardedResponse response;
+			guard.enter();
 			try {
-				guard.enter();
-				try {
-					raw = this.execution.execute(this.request, this.body);
-				}
-				finally {
-					guard.exit();
-				}
+				response = new GuardedResponse(this.execution.execute(this.request, this.body), guard);
 			}
 			catch (IOException | RuntimeException ex) {
+				guard.exit();
 				guard.disarm();
 				if (guard.fired()) {
 					throw guard.timedOut(ex);
 				}
 				throw ex;
 			}
-			GuardedResponse response = new GuardedResponse(raw, guard);
-			if (!guard.attach(response)) {
+			catch (Error ex) {
+				guard.exit();
+				throw ex;
+			}
+			// left the guard and handed it the response under one lock
+			if (!guard.exitAttaching(response)) {
 				response.discard(Duration.ZERO, 0);
 				throw guard.timedOut(null);
 			}

@@ -123,6 +123,11 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 	 */
 	private final class OperationMono extends Mono<ClientResponse> {
 
+		/** Returns the filter, for the runs of this operation. */
+		RetryAfterExchangeFilterFunction filter() {
+			return RetryAfterExchangeFilterFunction.this;
+		}
+
 		private final Prepared prepared;
 
 		private final ClientRequest request;
@@ -145,7 +150,7 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 					this.request.url(), parent);
 			RecordedBody body = this.bodyless ? null
 					: new RecordedBody(this.prepared.provider().settings().maxReplayBodyBytes());
-			Run run = new Run(actual, this.prepared, started, this.request, this.next, body);
+			Run run = new Run(actual, this, started, body);
 			actual.onSubscribe(run);
 			Publisher<ClientResponse> attempts;
 			try {
@@ -165,16 +170,15 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 	 * final response is handed to the caller by {@link #deliver}, which releases it instead if the caller has
 	 * cancelled (the race is settled by {@link Operators.MonoSubscriber}). Every call into the engine's
 	 * {@link RetryOperation}, which is not thread-safe, is made holding this object's monitor, so a cancel from
-	 * the caller's thread cannot interleave with a response being decided on an event loop.
+	 * the caller's thread cannot interleave with a response being decided on an event loop. It reaches the filter,
+	 * the request and the exchange through its {@link OperationMono}, so it holds one reference for the three.
 	 */
-	private final class Run extends Operators.MonoSubscriber<ClientResponse, ClientResponse>
+	private static final class Run extends Operators.MonoSubscriber<ClientResponse, ClientResponse>
 			implements TimedExchange.Owner {
 
+		private final OperationMono mono;
+
 		private final Started started;
-
-		private final ClientRequest request;
-
-		private final ExchangeFunction next;
 
 		/** The first attempt's body as written; {@code null} for a request without a body. */
 		private final RecordedBody body;
@@ -187,13 +191,20 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 		/** The response of the attempt in flight, from its arrival until it is claimed; guarded by the monitor. */
 		private ClientResponse arrived;
 
-		Run(CoreSubscriber<? super ClientResponse> actual, Prepared prepared, Started started,
-				ClientRequest request, ExchangeFunction next, RecordedBody body) {
+		Run(CoreSubscriber<? super ClientResponse> actual, OperationMono mono, Started started, RecordedBody body) {
 			super(actual);
+			this.mono = mono;
 			this.started = started;
-			this.request = request;
-			this.next = next;
 			this.body = body;
+		}
+
+		private RetryAfterExchangeFilterFunction filter() {
+			return this.mono.filter();
+		}
+
+		@Override
+		public AttemptTimeouts timeouts() {
+			return filter().timeouts;
 		}
 
 		private RetryOperation operation() {
@@ -226,7 +237,7 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 			}
 			if (permit instanceof Permit.Wait wait) {
 				this.started.observation()
-					.waiting(Duration.ofNanos(wait.notBeforeNanos() - RetryAfterExchangeFilterFunction.this.ticker.read()),
+					.waiting(Duration.ofNanos(wait.notBeforeNanos() - filter().ticker.read()),
 							"GATE");
 				return waitUntil(wait.notBeforeNanos()).then(Mono.defer(() -> Mono.fromDirect(attempt(previous))));
 			}
@@ -244,9 +255,8 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 				}
 			}
 			AttemptObservation observed = observation;
-			long sentAt = RetryAfterExchangeFilterFunction.this.ticker.read();
-			return new TimedExchange(this.next.exchange(attemptRequest), proceed.timeout(),
-					RetryAfterExchangeFilterFunction.this.timeouts, observed, this, sentAt);
+			long sentAt = filter().ticker.read();
+			return new TimedExchange(this.mono.next.exchange(attemptRequest), proceed.timeout(), observed, this, sentAt);
 		}
 
 		/**
@@ -277,15 +287,16 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 
 		/** The first attempt records its body as it writes it; every later one writes the recording. */
 		private ClientRequest requestFor(int attempt) {
+			ClientRequest request = this.mono.request;
 			if (this.body == null) {
-				return this.request;
+				return request;
 			}
-			return (attempt == 1) ? this.body.recording(this.request) : this.body.replaying(this.request);
+			return (attempt == 1) ? this.body.recording(request) : this.body.replaying(request);
 		}
 
 		@Override
-		public Mono<ClientResponse> onResponse(ClientResponse response, long sentAt) {
-			long receivedAt = RetryAfterExchangeFilterFunction.this.ticker.read();
+		public Mono<ClientResponse> onResponse(ClientResponse response, HeaderSource headers, long sentAt) {
+			long receivedAt = filter().ticker.read();
 			Decision decision;
 			try {
 				synchronized (this) {
@@ -293,7 +304,6 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 						return Mono.empty();
 					}
 					this.arrived = null;
-					HeaderSource headers = response.headers().asHttpHeaders()::getOrEmpty;
 					AttemptOutcome outcome = new AttemptOutcome.Response(response.statusCode().value(), headers,
 							sentAt, receivedAt);
 					Optional<Decision> stop = unreplayable(outcome);
@@ -321,7 +331,7 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 				if (this.cancelled) {
 					return Mono.empty();
 				}
-				long failedAt = RetryAfterExchangeFilterFunction.this.ticker.read();
+				long failedAt = filter().ticker.read();
 				Optional<FailureKind> kind = FailureKind.classify(failure);
 				AttemptOutcome outcome = kind.map((k) -> new AttemptOutcome.Failure(k, failure, sentAt, failedAt))
 					.orElse(null);
@@ -364,10 +374,10 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 		 * past the instant the retry is due.
 		 */
 		private Mono<Void> drain(ClientResponse response, long notBeforeNanos) {
-			Duration untilDue = Duration.ofNanos(Math.max(0, notBeforeNanos - RetryAfterExchangeFilterFunction.this.ticker.read()));
+			Duration untilDue = Duration.ofNanos(Math.max(0, notBeforeNanos - filter().ticker.read()));
 			Duration window = (untilDue.compareTo(DRAIN_TIMEOUT) < 0) ? untilDue : DRAIN_TIMEOUT;
 			return Drain.of(response, maxDrainBytes(), window,
-					RetryAfterExchangeFilterFunction.this.scheduler);
+					filter().scheduler);
 		}
 
 		private Mono<ClientResponse> stopped(Decision.Stop stop, ClientResponse response, Throwable failure) {
@@ -398,10 +408,10 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 		 * closed. A successful response's body is the caller's, and is not bounded.
 		 */
 		private ClientResponse bounded(ClientResponse response) {
-			Ticker ticker = RetryAfterExchangeFilterFunction.this.ticker;
+			Ticker ticker = filter().ticker;
 			long endNanos = Math.max(operation().deadlineNanos(), ticker.read() + FINAL_BODY_GRACE.toNanos());
 			Mono<Long> end = Mono.defer(() -> Mono.delay(Duration.ofNanos(Math.max(0, endNanos - ticker.read())),
-					RetryAfterExchangeFilterFunction.this.scheduler));
+					filter().scheduler));
 			return response.mutate()
 				.body((body) -> body.timeout(end, (buffer) -> end)
 					.onErrorMap(TimeoutException.class, (ex) -> new TimeoutException("the body of the failed response "
@@ -439,11 +449,11 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 
 		private Mono<Void> rearm(long deadlineNanos) {
 			return Mono.defer(() -> {
-				long remaining = deadlineNanos - RetryAfterExchangeFilterFunction.this.ticker.read();
+				long remaining = deadlineNanos - filter().ticker.read();
 				if (remaining <= 0) {
 					return Mono.empty();
 				}
-				return Mono.delay(Duration.ofNanos(remaining), RetryAfterExchangeFilterFunction.this.scheduler)
+				return Mono.delay(Duration.ofNanos(remaining), filter().scheduler)
 					.then(rearm(deadlineNanos));
 			});
 		}

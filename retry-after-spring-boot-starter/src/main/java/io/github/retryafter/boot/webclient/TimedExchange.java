@@ -1,6 +1,7 @@
 package io.github.retryafter.boot.webclient;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
@@ -9,12 +10,14 @@ import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscriber;
 import org.reactivestreams.Subscription;
+import org.springframework.http.HttpHeaders;
 import org.springframework.web.reactive.function.client.ClientResponse;
 import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Operators;
 import reactor.util.context.Context;
 
+import io.github.retryafter.HeaderSource;
 import io.github.retryafter.boot.AttemptTimeouts;
 import io.github.retryafter.boot.observation.RetryAfterObservations.AttemptObservation;
 
@@ -29,10 +32,11 @@ import io.github.retryafter.boot.observation.RetryAfterObservations.AttemptObser
  * its owner can release it whichever way the attempt ends. Whichever of the exchange's signal, the bound and a cancel
  * comes first ends the attempt; the others do nothing. When the bound comes first the exchange is cancelled and the
  * owner is given the same {@link TimeoutException} Reactor's {@code timeout} operator raises. What the owner returns
- * is relayed to the attempt's subscriber. Subscribed once: the owner makes a new one per attempt.
+ * is relayed to the attempt's subscriber. Subscribed once: the owner makes a new one per attempt. It is also the
+ * header source of its response's outcome, so the engine reads the response's header fields through it.
  */
 final class TimedExchange extends AttemptTimeouts.Timeout
-		implements Publisher<ClientResponse>, CoreSubscriber<ClientResponse>, Subscription {
+		implements Publisher<ClientResponse>, CoreSubscriber<ClientResponse>, Subscription, HeaderSource {
 
 	private static final AtomicIntegerFieldUpdater<TimedExchange> STATE = AtomicIntegerFieldUpdater
 		.newUpdater(TimedExchange.class, "state");
@@ -48,8 +52,6 @@ final class TimedExchange extends AttemptTimeouts.Timeout
 
 	private final Duration bound;
 
-	private final AttemptTimeouts timeouts;
-
 	private final AttemptObservation observation;
 
 	private final Owner owner;
@@ -62,6 +64,9 @@ final class TimedExchange extends AttemptTimeouts.Timeout
 
 	private volatile int state;
 
+	/** The response's header fields, once it arrived; published to other threads with the owner's decision. */
+	private HttpHeaders headers;
+
 	/** The subscription to what the owner returned; cancelled (and so refused) once the subscriber cancels. */
 	private volatile Subscription next;
 
@@ -69,16 +74,14 @@ final class TimedExchange extends AttemptTimeouts.Timeout
 	 * Creates the attempt.
 	 * @param exchange sends the attempt
 	 * @param bound the time the attempt is given
-	 * @param timeouts where the bound is armed
 	 * @param observation told of the response, the failure, or a cancel
-	 * @param owner takes the response as it arrives, and says what follows the attempt
+	 * @param owner takes the response as it arrives, says what follows the attempt, and arms its bound
 	 * @param sentAtNanos when the attempt was sent, on the owner's ticker
 	 */
-	TimedExchange(Mono<ClientResponse> exchange, Duration bound, AttemptTimeouts timeouts,
-			AttemptObservation observation, Owner owner, long sentAtNanos) {
+	TimedExchange(Mono<ClientResponse> exchange, Duration bound, AttemptObservation observation, Owner owner,
+			long sentAtNanos) {
 		this.exchange = exchange;
 		this.bound = bound;
-		this.timeouts = timeouts;
 		this.observation = observation;
 		this.owner = owner;
 		this.sentAtNanos = sentAtNanos;
@@ -96,6 +99,12 @@ final class TimedExchange extends AttemptTimeouts.Timeout
 	interface Owner {
 
 		/**
+		 * Returns where the attempt's bound is armed.
+		 * @return the timeouts
+		 */
+		AttemptTimeouts timeouts();
+
+		/**
 		 * Takes ownership of the response as it leaves the exchange.
 		 * @param response the response
 		 */
@@ -104,10 +113,11 @@ final class TimedExchange extends AttemptTimeouts.Timeout
 		/**
 		 * Says what follows a response.
 		 * @param response the response
+		 * @param headers its header fields, for the engine
 		 * @param sentAtNanos when its attempt was sent
 		 * @return what the attempt's subscriber gets next
 		 */
-		Mono<ClientResponse> onResponse(ClientResponse response, long sentAtNanos);
+		Mono<ClientResponse> onResponse(ClientResponse response, HeaderSource headers, long sentAtNanos);
 
 		/**
 		 * Says what follows a failed attempt.
@@ -117,6 +127,12 @@ final class TimedExchange extends AttemptTimeouts.Timeout
 		 */
 		Mono<ClientResponse> onFailure(Throwable failure, long sentAtNanos);
 
+	}
+
+	/** The response's values of a header field: its outcome's header source. */
+	@Override
+	public List<String> values(String name) {
+		return this.headers.getOrEmpty(name);
 	}
 
 	@Override
@@ -130,9 +146,10 @@ final class TimedExchange extends AttemptTimeouts.Timeout
 			this.upstream = subscription;
 			this.actual.onSubscribe(this);
 			if (this.state == RUNNING) {
-				this.timeouts.arm(this, this.bound);
+				AttemptTimeouts timeouts = this.owner.timeouts();
+				timeouts.arm(this, this.bound);
 				if (this.state != RUNNING) {
-					this.timeouts.disarm(this);
+					timeouts.disarm(this);
 				}
 			}
 		}
@@ -154,7 +171,8 @@ final class TimedExchange extends AttemptTimeouts.Timeout
 		}
 		Mono<ClientResponse> then;
 		try {
-			then = this.owner.onResponse(response, this.sentAtNanos);
+			this.headers = response.headers().asHttpHeaders();
+			then = this.owner.onResponse(response, this, this.sentAtNanos);
 		}
 		catch (Throwable ex) {
 			this.actual.onError(Operators.onOperatorError(null, ex, null, currentContext()));
@@ -210,7 +228,7 @@ final class TimedExchange extends AttemptTimeouts.Timeout
 		if (!STATE.compareAndSet(this, RUNNING, ENDED)) {
 			return false;
 		}
-		this.timeouts.disarm(this);
+		this.owner.timeouts().disarm(this);
 		return true;
 	}
 
