@@ -273,6 +273,9 @@ final class LockedProviderGate {
 		synchronized (this) {
 			RateState current = this.state;
 			if (current.engaged() && sentAtNanos - current.lastDecreaseNanos() <= 0) {
+				if (current.sample() != null && sentAtNanos - current.sample().countFromNanos() < 0) {
+					recount(current, current.sample(), sentAtNanos, nowNanos);
+				}
 				return;
 			}
 			boolean open = this.cooldownUntil - nowNanos <= 0;
@@ -296,14 +299,15 @@ final class LockedProviderGate {
 	private void onRefusal(RateState current, long sentAtNanos, long nowNanos) {
 		Sample sample = current.sample();
 		if (sample == null) {
-			Sample started = new Sample(nowNanos, 0, 0, nowNanos, nowNanos);
+			Sample started = new Sample(nowNanos, 0, 0, nowNanos, nowNanos, nowNanos);
 			boolean atCapacity = current.measured() && current.rate() <= current.target();
 			this.state = atCapacity ? current.measuring(started, nowNanos)
 					: restarted(current, Math.max(this.settings.minRate(), current.rate() * this.settings.decreaseFactor()),
 							current.rate(), current.measured(), nowNanos, started);
 			return;
 		}
-		if (sentAtNanos - sample.startNanos() < 0) {
+		if (sentAtNanos - sample.countFromNanos() < 0) {
+			recount(current, sample, sentAtNanos, nowNanos);
 			return;
 		}
 		Sample counted = sample.refused(sentAtNanos);
@@ -312,6 +316,12 @@ final class LockedProviderGate {
 			return;
 		}
 		this.state = concluded(current, counted, nowNanos);
+	}
+
+	private void recount(RateState current, Sample sample, long sentAtNanos, long nowNanos) {
+		if (sentAtNanos - sample.startNanos() < 0) {
+			this.state = current.withSample(sample.recountFrom(nowNanos));
+		}
 	}
 
 	/**
@@ -375,7 +385,10 @@ final class LockedProviderGate {
 			meter(nowNanos);
 			Sample sample = current.sample();
 			if (sample != null) {
-				if (sentAtNanos - sample.startNanos() >= 0) {
+				if (sentAtNanos - sample.countFromNanos() < 0) {
+					recount(current, sample, sentAtNanos, nowNanos);
+				}
+				else {
 					Sample counted = sample.admitted(sentAtNanos);
 					this.state = counted.complete() ? concluded(current, counted, nowNanos)
 							: current.withSample(counted).admitted(nowNanos);
@@ -960,16 +973,21 @@ final class LockedProviderGate {
 	 * @param refused refusals counted
 	 * @param lastSentNanos the latest send among them
 	 */
-	private record Sample(long startNanos, int admitted, int refused, long lastSentNanos, long firstSentNanos) {
+	private record Sample(long startNanos, int admitted, int refused, long lastSentNanos, long firstSentNanos,
+			long countFromNanos) {
 
 		Sample admitted(long sentAtNanos) {
 			return new Sample(this.startNanos, this.admitted + 1, this.refused, later(this.lastSentNanos, sentAtNanos),
-					firstSent(sentAtNanos));
+					firstSent(sentAtNanos), this.countFromNanos);
 		}
 
 		Sample refused(long sentAtNanos) {
 			return new Sample(this.startNanos, this.admitted, this.refused + 1, later(this.lastSentNanos, sentAtNanos),
-					firstSent(sentAtNanos));
+					firstSent(sentAtNanos), this.countFromNanos);
+		}
+
+		Sample recountFrom(long nowNanos) {
+			return new Sample(this.startNanos, 0, 0, later(this.lastSentNanos, nowNanos), nowNanos, nowNanos);
 		}
 
 		private long firstSent(long sentAtNanos) {
@@ -993,7 +1011,8 @@ final class LockedProviderGate {
 
 		private long sendSpanNanos() {
 			long sendSpan = this.lastSentNanos - this.firstSentNanos;
-			return (this.admitted + this.refused < 2 || sendSpan <= 0) ? Math.max(1, spanNanos()) : sendSpan;
+			return (this.admitted + this.refused < 2 || sendSpan <= 0) ? Math.max(1, this.lastSentNanos - this.countFromNanos)
+					: sendSpan;
 		}
 
 		long spanNanos() {

@@ -493,6 +493,9 @@ public final class ProviderGate {
 		synchronized (this.rateWriteLock) {
 			RateState current = this.state.get();
 			if (current.engaged() && sentAtNanos - current.lastDecreaseNanos() <= 0) {
+				if (current.sample() != null && sentAtNanos - current.sample().countFromNanos() < 0) {
+					recount(current, current.sample(), sentAtNanos, nowNanos);
+				}
 				return;
 			}
 			boolean open = this.cooldownUntil.get() - nowNanos <= 0;
@@ -516,14 +519,15 @@ public final class ProviderGate {
 	private void onRefusal(RateState current, long sentAtNanos, long nowNanos) {
 		Sample sample = current.sample();
 		if (sample == null) {
-			Sample started = new Sample(nowNanos, 0, 0, nowNanos, nowNanos);
+			Sample started = new Sample(nowNanos, 0, 0, nowNanos, nowNanos, nowNanos);
 			boolean atCapacity = current.measured() && current.rate() <= current.target();
 			this.state.set(atCapacity ? current.measuring(started, nowNanos)
 					: restarted(current, Math.max(minRate(), current.rate() * this.settings.decreaseFactor()),
 							current.rate(), current.measured(), nowNanos, started));
 			return;
 		}
-		if (sentAtNanos - sample.startNanos() < 0) {
+		if (sentAtNanos - sample.countFromNanos() < 0) {
+			recount(current, sample, sentAtNanos, nowNanos);
 			return;
 		}
 		Sample counted = sample.refused(sentAtNanos);
@@ -532,6 +536,18 @@ public final class ProviderGate {
 			return;
 		}
 		this.state.set(concluded(current, counted, nowNanos));
+	}
+
+	/**
+	 * A response to a request sent before the measurement counts from arrived during it: that request took what the
+	 * provider had to give while the counted ones were on their way, so the count starts again from now (under the
+	 * lock). The measurement still ends within {@link #SAMPLE_SPAN} of its start.
+	 */
+	private void recount(RateState current, Sample sample, long sentAtNanos, long nowNanos) {
+		// only a request sent before the measurement started: one sent since, before the count's start, is not counted
+		if (sentAtNanos - sample.startNanos() < 0) {
+			this.state.set(current.withSample(sample.recountFrom(nowNanos)));
+		}
 	}
 
 	/**
@@ -602,7 +618,10 @@ public final class ProviderGate {
 			meter(nowNanos);
 			Sample sample = current.sample();
 			if (sample != null) {
-				if (sentAtNanos - sample.startNanos() >= 0) {
+				if (sentAtNanos - sample.countFromNanos() < 0) {
+					recount(current, sample, sentAtNanos, nowNanos);
+				}
+				else {
 					Sample counted = sample.admitted(sentAtNanos);
 					this.state.set(counted.complete(sampleResponses()) ? concluded(current, counted, nowNanos)
 							: current.withSample(counted).admitted(nowNanos));
@@ -1128,18 +1147,26 @@ public final class ProviderGate {
 	 * @param admitted successes counted
 	 * @param refused refusals counted
 	 * @param lastSentNanos the latest send among them
-	 * @param firstSentNanos the earliest send among them ({@code startNanos} before the first)
+	 * @param firstSentNanos the earliest send among them ({@code countFromNanos} before the first)
+	 * @param countFromNanos requests sent from then on are counted: the start, or the last arrival of a response to a
+	 * request sent before it
 	 */
-	private record Sample(long startNanos, int admitted, int refused, long lastSentNanos, long firstSentNanos) {
+	private record Sample(long startNanos, int admitted, int refused, long lastSentNanos, long firstSentNanos,
+			long countFromNanos) {
 
 		Sample admitted(long sentAtNanos) {
 			return new Sample(this.startNanos, this.admitted + 1, this.refused, later(this.lastSentNanos, sentAtNanos),
-					firstSent(sentAtNanos));
+					firstSent(sentAtNanos), this.countFromNanos);
 		}
 
 		Sample refused(long sentAtNanos) {
 			return new Sample(this.startNanos, this.admitted, this.refused + 1, later(this.lastSentNanos, sentAtNanos),
-					firstSent(sentAtNanos));
+					firstSent(sentAtNanos), this.countFromNanos);
+		}
+
+		/** The counts start again from {@code nowNanos}, within the same span. */
+		Sample recountFrom(long nowNanos) {
+			return new Sample(this.startNanos, 0, 0, later(this.lastSentNanos, nowNanos), nowNanos, nowNanos);
 		}
 
 		private long firstSent(long sentAtNanos) {
@@ -1163,7 +1190,8 @@ public final class ProviderGate {
 
 		private long sendSpanNanos() {
 			long sendSpan = this.lastSentNanos - this.firstSentNanos;
-			return (this.admitted + this.refused < 2 || sendSpan <= 0) ? Math.max(1, spanNanos()) : sendSpan;
+			return (this.admitted + this.refused < 2 || sendSpan <= 0) ? Math.max(1, this.lastSentNanos - this.countFromNanos)
+					: sendSpan;
 		}
 
 		long spanNanos() {

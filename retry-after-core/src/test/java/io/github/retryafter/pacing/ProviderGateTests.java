@@ -351,6 +351,38 @@ class ProviderGateTests {
 	}
 
 	@Test
+	void responsesToABurstSentBeforeTheMeasurementStartItsCountAgainSoTheBurstDoesNotCountAgainstTheProvider() {
+		ProviderGate gate = engagedAt(700.0, PacingSettings.DEFAULTS);
+		gate.onSuccess(S / 100, S / 100);
+		long start = S / 50;
+		gate.onThrottle(start - 1_000_000, start);
+		assertThat(gate.rate()).hasValueCloseTo(490.0, within(1e-9));
+		long spacing = S / 490;
+		// 20 requests sent after the start are refused while the answers to a burst sent before it still arrive (they
+		// took what the provider had): those counts are dropped when the burst's last answer arrives
+		for (int i = 1; i <= 20; i++) {
+			long sent = start + i * spacing;
+			gate.onThrottle(sent, sent + 1_000_000);
+		}
+		long lastStale = start + 21 * spacing;
+		gate.onThrottle(start - 500_000, lastStale);
+		assertThat(gate.rate()).as("nothing concluded yet").hasValueCloseTo(490.0, within(1e-9));
+		// then 32 requests sent after it, every other one admitted: the provider admits about 245/s
+		for (int i = 1; i <= 32; i++) {
+			long sent = lastStale + i * spacing;
+			if (i % 2 == 0) {
+				gate.onSuccess(sent, sent + 1_000_000);
+			}
+			else {
+				gate.onThrottle(sent, sent + 1_000_000);
+			}
+		}
+		double admitted = 16 * 1e9 / (31 * spacing);
+		assertThat(gate.rate()).as("0.95 × %.1f admitted/s, not the 20 refusals before the burst cleared", admitted)
+			.hasValueCloseTo(0.95 * admitted, within(1e-6));
+	}
+
+	@Test
 	void aMeasurementDuringWhichTheClientSentLessThanHalfItsRateLowersTheRateByTheDecreaseFactorAtMost() {
 		ProviderGate gate = engagedAt(700.0, PacingSettings.DEFAULTS);
 		gate.onSuccess(S / 100, S / 100);

@@ -38,9 +38,10 @@ class FleetStoreSimulationTests {
 		assertThat(four.successRate()).isLessThan(0.2);
 		assertThat(sixteen.successRate()).isLessThan(0.05);
 		assertThat(four.outcomes()).containsKey(Outcome.BUDGET_EXHAUSTED);
-		// one instance on the same store is fine: the collapse is the fleet's
+		// one instance on the same store is nearly fine (96.7%: its measurement now waits out responses to requests
+		// sent before it, and the old store spends a token per retry sent): the collapse is the fleet's
 		assertThat(FleetStoreSimulation.run(BACKLOG, 1, Store.DEFAULTS, Mode.STORE_BEFORE, 1).successRate())
-			.isEqualTo(1.0);
+			.isGreaterThan(0.95);
 	}
 
 	@Test
