@@ -368,15 +368,7 @@ class ProviderGateTests {
 		gate.onThrottle(start - 500_000, lastStale);
 		assertThat(gate.rate()).as("nothing concluded yet").hasValueCloseTo(490.0, within(1e-9));
 		// then 32 requests sent after it, every other one admitted: the provider admits about 245/s
-		for (int i = 1; i <= 32; i++) {
-			long sent = lastStale + i * spacing;
-			if (i % 2 == 0) {
-				gate.onSuccess(sent, sent + 1_000_000);
-			}
-			else {
-				gate.onThrottle(sent, sent + 1_000_000);
-			}
-		}
+		answerEveryOther(gate, lastStale, spacing, 32);
 		double admitted = 16 * 1e9 / (31 * spacing);
 		assertThat(gate.rate()).as("0.95 × %.1f admitted/s, not the 20 refusals before the burst cleared", admitted)
 			.hasValueCloseTo(0.95 * admitted, within(1e-6));
@@ -391,15 +383,7 @@ class ProviderGateTests {
 		long start = S / 50;
 		// the queue has drained: 32 responses over most of a second (about 33 a second, far below 490), half refused
 		long spacing = S / 33;
-		for (int i = 1; i <= 31; i++) {
-			long sent = start + i * spacing;
-			if (i % 2 == 0) {
-				gate.onSuccess(sent, sent + 1_000_000);
-			}
-			else {
-				gate.onThrottle(sent, sent + 1_000_000);
-			}
-		}
+		answerEveryOther(gate, start, spacing, 31);
 		long last = start + 32 * spacing;
 		gate.onThrottle(last, last + 1_000_000);
 		assertThat(gate.rate()).as("the demand was 33/s: 0.95 × 15.6 admitted/s would measure it, not the provider")
@@ -529,6 +513,22 @@ class ProviderGateTests {
 	}
 
 	/** A gate whose rate is on at {@code rate}: a maximum of rate / decrease, then one throttle. */
+	/**
+	 * Answers {@code count} requests sent {@code spacing} apart after {@code from}, each 1 ms after it was sent: the
+	 * even ones admitted, the odd ones refused.
+	 */
+	private static void answerEveryOther(ProviderGate gate, long from, long spacing, int count) {
+		for (int i = 1; i <= count; i++) {
+			long sent = from + i * spacing;
+			if (i % 2 == 0) {
+				gate.onSuccess(sent, sent + 1_000_000);
+			}
+			else {
+				gate.onThrottle(sent, sent + 1_000_000);
+			}
+		}
+	}
+
 	private ProviderGate engagedAt(double rate, PacingSettings settings) {
 		ProviderGate gate = gate(settings.toBuilder().maxRate(rate / settings.decreaseFactor()).build());
 		gate.onThrottle(0, 0);
