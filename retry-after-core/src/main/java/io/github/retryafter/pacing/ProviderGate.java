@@ -28,12 +28,12 @@ import io.github.retryafter.internal.Seconds;
  * until {@link #probeAnswered()} reports its answer (polling at intervals that double with the probe's age, each at
  * most its own last useful start), so a provider coming back meets one request, not a backlog. A refusal that closes
  * the gate again means another probe after the new cooldown; any other answer opens the gate to the paced rate. A
- * probe that never reports (its caller went away) stops counting once its attempt timeout has passed. A gate of its
- * own (no {@link ProbeArbiter}, {@link PacingMode#HOLD}) sends the probe early: from the earliest instant named since
- * the provider last refused, not the latest, because the hints of a burst in flight name instants spread over as long
- * as the burst took to answer. Its success opens the gate before the cooldown's end; a refusal, or any hint that
- * arrives while it is out, keeps the cooldown, and the next probe waits for that hint. A fleet's gate waits for the
- * instant the fleet shares.
+ * probe that never reports (its caller went away) stops counting once its attempt timeout has passed. A gate that
+ * holds ({@link PacingMode#HOLD}) sends the probe early: from the earliest instant named since the provider last
+ * refused, not the latest, because the hints of a burst in flight name instants spread over as long as the burst took
+ * to answer. Its success opens the gate before the cooldown's end; a refusal, or any hint that arrives while it is
+ * out, keeps the cooldown, and the next probe waits for that hint. A fleet's gate asks its {@link ProbeArbiter} as for
+ * any probe, so the fleet sends one; its instances that follow it open at the fleet's cooldown's end, as before.
  * <p>
  * <b>Rate.</b> The first throttle ({@link #onThrottle}) turns on a rate limit of {@code decreaseFactor × maxRate}.
  * From then on the rate follows what the provider admits. Once the provider admits requests, a refusal (a 429 or 503
@@ -138,8 +138,8 @@ public final class ProviderGate {
 	/**
 	 * The earliest instant a hint named since the provider last refused after it (guarded by {@link #rateWriteLock},
 	 * read without it): from then on, while the cooldown runs to the latest instant, one request may go early as the
-	 * probe, and its success opens the gate. Only for a gate of its own ({@link PacingMode#HOLD}, no
-	 * {@link ProbeArbiter}): a fleet's gate waits for the instant the fleet shares.
+	 * probe, and its success opens the gate. Only while the gate holds ({@link PacingMode#HOLD}); a fleet's gate asks its
+	 * {@link ProbeArbiter} for it.
 	 */
 	private volatile long probeFrom;
 
@@ -303,10 +303,10 @@ public final class ProviderGate {
 
 	/**
 	 * Whether one request may go as the probe before the cooldown's end: the earliest instant named since the last
-	 * refusal has passed, and the gate is its own (no fleet arbiter) and holds rather than fails fast.
+	 * refusal has passed, and the gate holds rather than fails fast (a fleet's gate then asks its arbiter).
 	 */
 	private boolean probesEarly(long nowNanos) {
-		return this.probeFrom - nowNanos <= 0 && this.arbiter == null && this.settings.mode() == PacingMode.HOLD;
+		return this.probeFrom - nowNanos <= 0 && this.settings.mode() == PacingMode.HOLD;
 	}
 
 	/**
@@ -877,7 +877,7 @@ public final class ProviderGate {
 					+ seconds(cooldown - nowNanos) + " as its Retry-After asked, and pacing is fail-fast");
 		}
 		// a gate of its own may probe from the earliest instant named: hold until then
-		long opens = (this.arbiter == null) ? earlier(cooldown, this.probeFrom) : cooldown;
+		long opens = earlier(cooldown, this.probeFrom);
 		if (opens - latestStartNanos > 0) {
 			return new Admission.Refuse("provider '" + this.scope + "' is cooling down for another "
 					+ seconds(opens - nowNanos) + " as its Retry-After asked, past the last instant ("

@@ -30,23 +30,30 @@ class ProviderGateTests {
 	}
 
 	@Test
-	void aFleetsGateOpensAtTheLatestInstantAnyHintNamedAndAShorterHintNeverShortensIt() {
+	void aFleetsGateAsksItsArbiterForTheEarlyProbeAndHoldsUntilItAnswers() {
 		ProviderGate gate = gate();
-		// a fleet's gate (it has an arbiter) keeps the instant the fleet shares: nobody goes before it
-		gate.arbiter(ProviderGate::probeGranted);
+		List<ProviderGate> asked = new ArrayList<>();
+		// the fleet's arbiter answers later, on another thread: here, when the test says so
+		gate.arbiter(asked::add);
 		gate.closeUntil(5 * S);
 		gate.closeUntil(3 * S);
 		this.now.set(S);
-		assertThat(gate.admit(true, S, FAR, null)).isEqualTo(new Admission.Hold(5 * S, GateHold.COOLDOWN, -1));
-		gate.closeUntil(7 * S);
-		assertThat(gate.admit(false, S, FAR, null)).isEqualTo(new Admission.Hold(7 * S, GateHold.COOLDOWN, -1));
-		assertThat(gate.cooldownRemaining()).hasSeconds(6);
+		assertThat(gate.admit(true, S, FAR, null)).isEqualTo(new Admission.Hold(3 * S, GateHold.COOLDOWN, -1));
 		this.now.set(3 * S);
-		assertThat(gate.admit(false, 3 * S, FAR, null)).isEqualTo(new Admission.Hold(7 * S, GateHold.COOLDOWN, -1));
-		this.now.set(7 * S);
-		// issue 11: the first request after a cooldown goes as its probe
-		assertThat(gate.admit(true, 7 * S, FAR, null)).isEqualTo(Admission.PROBE);
-		assertThat(gate.cooldownRemaining()).isZero();
+		assertThat(gate.admit(false, 3 * S, FAR, null)).isInstanceOfSatisfying(Admission.Hold.class,
+				(hold) -> assertThat(hold.reason()).isEqualTo(GateHold.COOLDOWN));
+		assertThat(asked).containsExactly(gate);
+		gate.probeGranted();
+		assertThat(gate.admit(false, 3 * S, FAR, null)).isEqualTo(Admission.PROBE);
+		assertThat(gate.cooldownRemaining()).hasSeconds(2);
+		// another instance's claim: this gate follows it, and still opens at the fleet's cooldown's end
+		ProviderGate follower = gate();
+		follower.arbiter((ignored) -> {
+		});
+		follower.closeUntil(5 * S);
+		assertThat(follower.followProbe(6 * S)).isTrue();
+		follower.fleetProbeAnswered();
+		assertThat(follower.admit(true, 3 * S, FAR, null)).isEqualTo(new Admission.Hold(5 * S, GateHold.COOLDOWN, -1));
 	}
 
 	@Test
