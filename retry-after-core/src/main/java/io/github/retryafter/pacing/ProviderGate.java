@@ -62,8 +62,8 @@ import io.github.retryafter.internal.Seconds;
  * ticker that wraps around the end of {@code long} is fine; durations (the spacing of slots, the burst tolerance)
  * saturate, so no setting or reading makes the gate throw. Thread-safe: the cooldown is an {@link AtomicLong} read
  * without a lock and raised under a per-gate lock, with the early probe's instant; the rate and both lanes are one
- * immutable state, read without a lock and replaced under the same lock (a contention benchmark chose the lock for writers), so the success path of an unthrottled provider
- * reads two fields, takes no lock and writes nothing.
+ * immutable state, read without a lock and replaced under the same lock (a contention benchmark chose the lock for
+ * writers), so the success path of an unthrottled provider reads two fields, takes no lock and writes nothing.
  */
 public final class ProviderGate {
 
