@@ -65,15 +65,7 @@ class PacedLoopbackIntegrationTests {
 		int operations = 200;
 		this.contextRunner.run((context) -> {
 			WebClient client = context.getBean(WebClient.Builder.class).build();
-			List<Integer> statuses = Flux.range(0, operations)
-				.flatMap((i) -> client.get()
-					.uri(this.provider.uri("/items/" + i))
-					.header(RateLimitedProvider.OPERATION, "web-" + i)
-					.retrieve()
-					.toBodilessEntity()
-					.map((response) -> response.getStatusCode().value()), operations)
-				.collectList()
-				.block(Duration.ofSeconds(30));
+			List<Integer> statuses = statuses(client, this.provider, "web-", operations);
 			assertThat(statuses).hasSize(operations).containsOnly(200);
 			assertThat(this.provider.successes()).isEqualTo(operations);
 			assertThat(this.provider.earlyArrivals()).as("requests before the server's instant").isZero();
@@ -165,16 +157,21 @@ class PacedLoopbackIntegrationTests {
 	 */
 	private static void warmUp(WebClient client, int operations) {
 		try (RateLimitedProvider healthy = new RateLimitedProvider(0, 1e9, operations, 1)) {
-			List<Integer> statuses = Flux.range(0, operations)
-				.flatMap((i) -> client.get()
-					.uri(healthy.uri("/warm-up/" + i))
-					.retrieve()
-					.toBodilessEntity()
-					.map((response) -> response.getStatusCode().value()), operations)
-				.collectList()
-				.block(Duration.ofSeconds(30));
-			assertThat(statuses).hasSize(operations).containsOnly(200);
+			assertThat(statuses(client, healthy, "warm-up-", operations)).hasSize(operations).containsOnly(200);
 		}
+	}
+
+	/** Sends {@code operations} GETs at once, each its own operation named {@code prefix + i}; their statuses. */
+	private static List<Integer> statuses(WebClient client, RateLimitedProvider provider, String prefix, int operations) {
+		return Flux.range(0, operations)
+			.flatMap((i) -> client.get()
+				.uri(provider.uri("/items/" + i))
+				.header(RateLimitedProvider.OPERATION, prefix + i)
+				.retrieve()
+				.toBodilessEntity()
+				.map((response) -> response.getStatusCode().value()), operations)
+			.collectList()
+			.block(Duration.ofSeconds(30));
 	}
 
 	@Test
