@@ -62,12 +62,10 @@ public final class RetryAfterOperations {
 
 	private final Set<Cancellation> pending = ConcurrentHashMap.newKeySet();
 
-	// per request host (lower case): its scope, and the plain operation last built for it, so a request to a host seen
-	// before builds neither; at most MAX_CACHED_HOSTS, then emptied and filled afresh (a cache: a miss only costs a build)
+	// per request host, as URIs spell it: its provider, its scope and the plain operation last built for it, so a request
+	// to a host seen before resolves and builds none of them; at most MAX_CACHED_HOSTS entries, then emptied and filled
+	// afresh (a cache: a miss only costs a build)
 	private final ConcurrentHashMap<String, HostScope> hosts = new ConcurrentHashMap<>();
-
-	// per configured idempotency-key header name (one per provider at most): the name in lower case
-	private final ConcurrentHashMap<String, String> lowerCase = new ConcurrentHashMap<>();
 
 	private volatile boolean closed;
 
@@ -140,15 +138,11 @@ public final class RetryAfterOperations {
 	public <H> Prepared prepare(String method, URI uri, H headers, BiFunction<? super H, String, String> header,
 			Map<String, Object> attributes, long bodySize) {
 		RequestOptions options = RetryAfterAttributes.read(attributes);
-		// the host is read once: it picks the provider, keys a per-origin scope and names the request in logs
-		String host = RetryAfterProviders.host(uri);
-		Provider provider = options.provider().isPresent() ? this.providers.resolve(uri, options.provider())
-				: this.providers.resolveHost(host);
+		HostScope origin = origin(uri, options);
+		Provider provider = origin.provider();
 		ProviderSettings settings = provider.settings();
 		String upperMethod = RetryAfterProviders.upperCase(method);
-		String headerName = settings.policy().idempotencyKeyHeader();
-		String lookup = this.lowerCase.computeIfAbsent(headerName, RetryAfterOperations::lowerCase);
-		String existing = header.apply(headers, lookup);
+		String existing = header.apply(headers, origin.keyLookup());
 		Optional<String> key = (existing != null) ? Optional.of(existing) : options.idempotencyKey();
 		Optional<String> keyToAdd = Optional.empty();
 		if (existing == null) {
@@ -161,79 +155,73 @@ public final class RetryAfterOperations {
 				|| (bodySize >= 0 && bodySize <= settings.maxReplayBodyBytes());
 		boolean disabled = options.disabled() || this.closed;
 		Optional<String> jitterKey = jitterKey(settings, key);
-		Prepared plain = plainPrepared(provider, uri, host, upperMethod, key, options, jitterKey, replayable, disabled);
-		if (plain != null) {
-			return plain;
+		// a plain request (no key, no deadline of its own, no keyed jitter, a replayable body) to a known origin
+		// shares the operation, and when it carries no option at all the prepared request, of the last one like it
+		boolean plain = origin.host().isPresent() && key.isEmpty() && options.deadline().isEmpty()
+				&& jitterKey.isEmpty() && replayable;
+		boolean same = plain && origin.plain() != null && origin.plain().method().equals(upperMethod);
+		if (same && !disabled && options == RequestOptions.NONE) {
+			return origin.prepared();
 		}
-		OperationSpec spec = spec(provider, uri, host, upperMethod, key, options, jitterKey, replayable);
+		OperationSpec spec = same ? origin.plain() : new OperationSpec(origin.scope(), upperMethod, key,
+				options.deadline(), jitterKey, replayable, origin.host());
+		if (plain && !same) {
+			HostScope remembered = origin.withPlain(spec);
+			remember(remembered);
+			if (!disabled && options == RequestOptions.NONE) {
+				return remembered.prepared();
+			}
+		}
 		Optional<Map.Entry<String, String>> headerToAdd = keyToAdd.isPresent()
-				? Optional.of(Map.entry(headerName, keyToAdd.get())) : Optional.empty();
+				? Optional.of(Map.entry(settings.policy().idempotencyKeyHeader(), keyToAdd.get())) : Optional.empty();
 		return new Prepared(provider, spec, headerToAdd, options, disabled);
 	}
 
 	/**
-	 * Returns the request prepared for the last plain request of the same method to the same origin, when this is
-	 * one too and carries none of this class's attributes and retries are on: such requests prepare alike, and a
-	 * {@link Prepared} is immutable, so they share one. {@code null} otherwise.
+	 * Returns what requests to the request's origin share: its provider, scope and last plain operation. Looked up
+	 * by the host as the URI spells it, so a request to an origin seen before, without a provider of its own, reads
+	 * neither the host's lower case nor the provider's host list; built, and remembered, otherwise.
 	 */
-	private Prepared plainPrepared(Provider provider, URI uri, String host, String method, Optional<String> key,
-			RequestOptions options, Optional<String> jitterKey, boolean replayable, boolean disabled) {
-		if (host == null || disabled || options != RequestOptions.NONE || !plain(key, options, jitterKey, replayable)) {
-			return null;
-		}
-		HostScope cached = this.hosts.get(host);
-		if (cached == null || cached.plain() == null || !cached.plain().method().equals(method)) {
-			return null;
-		}
-		String scheme = RetryAfterProviders.scheme(uri);
-		return cached.isFor(provider, scheme, RetryAfterProviders.port(uri, scheme)) ? cached.prepared() : null;
-	}
-
-	/** Whether a request's operation is plain: no key, no deadline of its own, no keyed jitter, a replayable body. */
-	private static boolean plain(Optional<String> key, RequestOptions options, Optional<String> jitterKey,
-			boolean replayable) {
-		return key.isEmpty() && options.deadline().isEmpty() && jitterKey.isEmpty() && replayable;
-	}
-
-	/**
-	 * Returns the request's operation: the one built for the last plain request (no key, no deadline of its own, no
-	 * keyed jitter, a body that can be replayed) of the same method to the same origin when this is one, else a new one.
-	 */
-	private OperationSpec spec(Provider provider, URI uri, String host, String method, Optional<String> key,
-			RequestOptions options, Optional<String> jitterKey, boolean replayable) {
-		boolean plain = plain(key, options, jitterKey, replayable);
-		if (host == null) {
-			return new OperationSpec(provider.scope(uri, null), method, key, options.deadline(), jitterKey, replayable,
-					Optional.empty());
-		}
+	private HostScope origin(URI uri, RequestOptions options) {
+		String spelled = uri.getHost();
+		HostScope known = (spelled != null) ? this.hosts.get(spelled) : null;
 		String scheme = RetryAfterProviders.scheme(uri);
 		int port = RetryAfterProviders.port(uri, scheme);
-		HostScope cached = this.hosts.get(host);
-		if (cached == null || !cached.isFor(provider, scheme, port)) {
-			cached = new HostScope(provider, scheme, port, provider.scope(scheme, host, port), Optional.of(host), null,
-					null);
-			remember(host, cached);
+		if (known != null && known.byHost() && options.provider().isEmpty() && known.isFor(scheme, port)) {
+			return known;
 		}
-		if (plain && cached.plain() != null && cached.plain().method().equals(method)) {
-			return cached.plain();
+		String host = RetryAfterProviders.host(uri);
+		Provider provider = options.provider().isPresent() ? this.providers.resolve(uri, options.provider())
+				: this.providers.resolveHost(host);
+		if (host == null) {
+			return new HostScope(null, provider, options.provider().isEmpty(), scheme, port,
+					provider.scope(uri, null), Optional.empty(), keyLookup(provider), null, null);
 		}
-		OperationSpec spec = new OperationSpec(cached.scope(), method, key, options.deadline(), jitterKey, replayable,
-				cached.host());
-		if (plain) {
-			remember(host, cached.withPlain(spec));
+		String cacheKey = (spelled != null) ? spelled : host;
+		known = (spelled != null) ? known : this.hosts.get(cacheKey);
+		if (known != null && known.provider() == provider && known.isFor(scheme, port)) {
+			return known;
 		}
-		return spec;
+		HostScope built = new HostScope(cacheKey, provider, options.provider().isEmpty(), scheme, port,
+				provider.scope(scheme, host, port), Optional.of(host), keyLookup(provider), null, null);
+		remember(built);
+		return built;
+	}
+
+	/** The idempotency-key header's name in lower case, as the request's header fields are asked for it. */
+	private static String keyLookup(Provider provider) {
+		return lowerCase(provider.settings().policy().idempotencyKeyHeader());
 	}
 
 	private static String lowerCase(String name) {
 		return name.toLowerCase(Locale.ROOT);
 	}
 
-	private void remember(String host, HostScope scope) {
-		if (this.hosts.size() >= MAX_CACHED_HOSTS && !this.hosts.containsKey(host)) {
+	private void remember(HostScope scope) {
+		if (this.hosts.size() >= MAX_CACHED_HOSTS && !this.hosts.containsKey(scope.key())) {
 			this.hosts.clear();
 		}
-		this.hosts.put(host, scope);
+		this.hosts.put(scope.key(), scope);
 	}
 
 	/**
@@ -276,6 +264,11 @@ public final class RetryAfterOperations {
 		return new Started(this, prepared, operation, observation);
 	}
 
+	/** How many hosts' scopes are cached now; at most {@link #MAX_CACHED_HOSTS}. */
+	int cachedHosts() {
+		return this.hosts.size();
+	}
+
 	/**
 	 * Cancels every pending operation and stops retrying new ones: no retry leaves once shutdown began.
 	 */
@@ -289,24 +282,28 @@ public final class RetryAfterOperations {
 	/**
 	 * What one host's requests share: the scope of its origin and the last plain operation sent to it.
 	 *
+	 * @param key the host as the requests' URIs spell it, which keys it in the cache; {@code null} when not cached
 	 * @param provider the provider the scope is of
+	 * @param byHost whether the provider is the one the host's name picks, not one a request named
 	 * @param scheme the origin's scheme
 	 * @param port the origin's port
 	 * @param scope the scope
-	 * @param host the host, as operations carry it
+	 * @param host the host in lower case, as operations carry it; empty for a URI without one
+	 * @param keyLookup the provider's idempotency-key header name in lower case
 	 * @param plain the last operation without key, own deadline or keyed jitter, and replayable; {@code null} if none
 	 * @param prepared that operation prepared, with no header to add, no options and retries on; {@code null} if none
 	 */
-	private record HostScope(Provider provider, String scheme, int port, Scope scope, Optional<String> host,
-			OperationSpec plain, Prepared prepared) {
+	private record HostScope(String key, Provider provider, boolean byHost, String scheme, int port, Scope scope,
+			Optional<String> host, String keyLookup, OperationSpec plain, Prepared prepared) {
 
-		boolean isFor(Provider provider, String scheme, int port) {
-			return this.provider == provider && this.port == port && this.scheme.equals(scheme);
+		boolean isFor(String scheme, int port) {
+			return this.port == port && this.scheme.equals(scheme);
 		}
 
 		HostScope withPlain(OperationSpec plain) {
-			return new HostScope(this.provider, this.scheme, this.port, this.scope, this.host, plain,
-					new Prepared(this.provider, plain, Optional.empty(), RequestOptions.NONE, false));
+			return new HostScope(this.key, this.provider, this.byHost, this.scheme, this.port, this.scope, this.host,
+					this.keyLookup, plain, new Prepared(this.provider, plain, Optional.empty(), RequestOptions.NONE,
+							false));
 		}
 
 	}
