@@ -45,15 +45,17 @@ final class AttemptGuard extends AttemptTimeouts.Timeout {
 	}
 
 	/**
-	 * Returns a guard that fires once {@code bound} has passed.
+	 * Returns a guard that fires once {@code bound} has passed, entered by the calling thread: as after
+	 * {@link #enter()}, the thread is interruptible by it until {@link #exit()}.
 	 * @param attempt the attempt's number, for messages
 	 * @param bound the time the attempt is given
 	 * @return the armed guard
 	 */
-	static AttemptGuard arm(int attempt, Duration bound) {
+	static AttemptGuard armEntered(int attempt, Duration bound) {
 		AttemptGuard guard = new AttemptGuard(attempt, bound);
-		// no lock: the watchdog reaches the guard only through the timeouts' lock, and reads none of its own
-		// fields but those below, each under the guard's lock; one reading of the clock, the timeouts'
+		// no lock: the watchdog reaches the guard only through the timeouts' lock, which publishes the fields written
+		// here, and reads none of them but under the guard's lock; one reading of the clock, the timeouts'
+		guard.blocked = Thread.currentThread();
 		guard.firesAtNanos = Watchdog.TIMEOUTS.arm(guard, Watchdog.nanos(bound));
 		return guard;
 	}

@@ -130,9 +130,8 @@ public final class RetryAfterClientHttpRequestInterceptor implements ClientHttpR
 		}
 
 		private ClientHttpResponse guarded(Permit.Proceed proceed) throws IOException {
-			AttemptGuard guard = AttemptGuard.arm(proceed.attempt(), proceed.timeout());
+			AttemptGuard guard = AttemptGuard.armEntered(proceed.attempt(), proceed.timeout());
 			GuardedResponse response;
-			guard.enter();
 			try {
 				response = new GuardedResponse(this.execution.execute(this.request, this.body), guard);
 			}
