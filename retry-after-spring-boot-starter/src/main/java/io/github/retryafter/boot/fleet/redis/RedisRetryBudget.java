@@ -76,6 +76,14 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 	 */
 	static final Duration KEEP_FOR = Duration.ofMillis(200);
 
+	/**
+	 * How long what the fleet's members held, as the last exchange read it, counts as known: a retry that finds no
+	 * token with an older reading asks the fleet again (one round trip) before it gives up, since tokens the others
+	 * hold in flight, or gave back since, would reach it. Twice the longest interval a waiting retry asks at, so an
+	 * answer read for one ask is still known at the next.
+	 */
+	static final Duration FRESH_FOR = Duration.ofMillis(200);
+
 	/** How long a token a successful retry gave back stays with its instance, for that instance's next retry. */
 	static final Duration REFUND_KEEP_FOR = Duration.ofMillis(20);
 
@@ -469,11 +477,13 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 
 	/**
 	 * Whether the fleet may give this instance a token: the bucket (and the global bucket) had one at the last reading,
-	 * with the refill since, or other instances hold tokens on lease that they may give back.
+	 * with the refill since, or other instances hold tokens on lease that they may give back, or the last exchange is
+	 * older than {@link #FRESH_FOR}, so what the others hold is not known (no retry gives up on a stale reading).
 	 */
 	private boolean fleetMayGive(Bucket bucket) {
 		long now = this.ticker.read();
-		return Math.min(bucket.estimate(now), this.global.estimate(now)) >= 1 || bucket.fleetHeld > bucket.lastHeld;
+		return Math.min(bucket.estimate(now), this.global.estimate(now)) >= 1 || bucket.fleetHeld > bucket.lastHeld
+				|| now - bucket.exchangedAt > FRESH_FOR.toNanos();
 	}
 
 	/** Asks the background thread for an exchange of {@code bucket}'s tokens with the fleet; at most one at a time. */
@@ -538,6 +548,8 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 		if (applied) {
 			bucket.lastHeld = held + granted;
 			bucket.fleetHeld = Replies.whole(reply.get(), 3).orElse(0);
+			// what the fleet held is known as of this exchange's start at the latest
+			bucket.exchangedAt = now;
 		}
 	}
 
@@ -671,6 +683,9 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 		private volatile long lastHeld;
 
 		private volatile long fleetHeld;
+
+		// when the last exchange that was applied started: what fleetHeld says is known as of then
+		private volatile long exchangedAt = Long.MIN_VALUE / 2;
 
 		private final byte[] leasesKey;
 

@@ -172,6 +172,35 @@ class RedisRetryBudgetTests {
 			}));
 	}
 
+	@Test
+	void aRetryThatFindsNoTokenAsksTheFleetBeforeItGivesUpSoTokensAnotherInstanceHoldsInFlightReachIt() {
+		String[] small = { "retry.after.budget.capacity=2", "retry.after.budget.refill-per-second=0" };
+		Scope scope = Scope.provider("default");
+		this.contextRunner.withPropertyValues(small).run((first) -> this.contextRunner.withPropertyValues(small)
+			.run((second) -> {
+				RedisFleet fleet = onRedis(first);
+				onRedis(second);
+				await().atMost(Duration.ofSeconds(2)).until(() -> fleet.instances() == 2);
+				RetryBudget a = first.getBean(RetryBudget.class);
+				RetryBudget b = second.getBean(RetryBudget.class);
+				// a's two retries lease the bucket's two tokens and are in flight
+				await().atMost(Duration.ofSeconds(2)).until(() -> onEventLoop(() -> a.tryAcquire(scope)));
+				await().atMost(Duration.ofSeconds(2)).until(() -> onEventLoop(() -> a.tryAcquire(scope)));
+				// b has read the empty bucket, and has never asked what the fleet's members hold
+				await().atMost(Duration.ofSeconds(2)).until(() -> b.availableTokens(scope) < 1);
+				assertThat(onEventLoop(() -> b.tryAcquire(scope))).isFalse();
+				assertThat(b.pendingTokens(scope)).as("a holds both tokens in flight: b's retry waits for them")
+					.isPositive();
+				// a's retries succeed: their tokens go back to the fleet, and b's waiting retry gets one
+				a.refund(scope);
+				a.refund(scope);
+				await().atMost(Duration.ofSeconds(2)).until(() -> onEventLoop(() -> b.tryAcquire(scope)));
+				assertThat(onEventLoop(() -> b.tryAcquire(scope)) && onEventLoop(() -> a.tryAcquire(scope)))
+					.as("never more than the bucket's two tokens between them")
+					.isFalse();
+			}));
+	}
+
 	private static boolean onEventLoop(java.util.concurrent.Callable<Boolean> decision) {
 		return reactor.core.publisher.Mono.fromCallable(decision)
 			.subscribeOn(reactor.core.scheduler.Schedulers.parallel())
