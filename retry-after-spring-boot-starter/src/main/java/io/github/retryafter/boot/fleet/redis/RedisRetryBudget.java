@@ -77,10 +77,11 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 	static final Duration KEEP_FOR = Duration.ofMillis(200);
 
 	/**
-	 * How long what the fleet's members held, as the last exchange read it, counts as known: a retry that finds no
-	 * token with an older reading asks the fleet again (one round trip) before it gives up, since tokens the others
-	 * hold in flight, or gave back since, would reach it. Twice the longest interval a waiting retry asks at, so an
-	 * answer read for one ask is still known at the next.
+	 * How long what the fleet's members hold, as the last exchange read it, counts as known. A retry that finds no token
+	 * decides on it whether to wait (the others hold tokens that may come back) or to give up; with an older reading it
+	 * asks the fleet first (one round trip on the fleet's thread) and waits for the answer, so it neither gives up
+	 * while the others' tokens are on their way back nor waits for tokens the others no longer hold. Twice the longest
+	 * interval a waiting retry asks at, so the answer to one ask is still known at the next.
 	 */
 	static final Duration FRESH_FOR = Duration.ofMillis(200);
 
@@ -318,6 +319,11 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 		// a lease on its way, a fleet bucket that had tokens at the last reading, or tokens the fleet's other
 		// instances hold (pooled or in flight) may each still give this retry a token
 		boolean mayGive = bucket.exchangePending.get() || fleetMayGive(bucket);
+		if (mayGive && !holdingsKnown(bucket, this.ticker.read())) {
+			// the retry waits for a fresh reading of what the others hold, and decides on it at its next ask
+			bucket.refresh.set(true);
+			requestExchange(bucket);
+		}
 		return inFlight + (mayGive ? 1 : 0);
 	}
 
@@ -477,13 +483,18 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 
 	/**
 	 * Whether the fleet may give this instance a token: the bucket (and the global bucket) had one at the last reading,
-	 * with the refill since, or other instances hold tokens on lease that they may give back, or the last exchange is
-	 * older than {@link #FRESH_FOR}, so what the others hold is not known (no retry gives up on a stale reading).
+	 * with the refill since, or other instances hold tokens (pooled or in flight) that they may give back, or what
+	 * they hold is not known ({@link #holdingsKnown}).
 	 */
 	private boolean fleetMayGive(Bucket bucket) {
 		long now = this.ticker.read();
 		return Math.min(bucket.estimate(now), this.global.estimate(now)) >= 1 || bucket.fleetHeld > bucket.lastHeld
-				|| now - bucket.exchangedAt > FRESH_FOR.toNanos();
+				|| !holdingsKnown(bucket, now);
+	}
+
+	/** Whether what the fleet's members hold was read by an exchange that started within {@link #FRESH_FOR}. */
+	private static boolean holdingsKnown(Bucket bucket, long now) {
+		return now - bucket.exchangedAt <= FRESH_FOR.toNanos();
 	}
 
 	/** Asks the background thread for an exchange of {@code bucket}'s tokens with the fleet; at most one at a time. */
@@ -530,7 +541,8 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 			bucket.wanted = 0;
 			held = bucket.pool + bucket.inFlight.get();
 		}
-		if (give == 0 && want == 0 && held == bucket.lastHeld) {
+		boolean refresh = bucket.refresh.getAndSet(false);
+		if (give == 0 && want == 0 && held == bucket.lastHeld && !refresh) {
 			return;
 		}
 		Optional<List<Object>> reply = this.fleet.execute(FleetScript.LEASE,
@@ -686,6 +698,10 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 
 		// when the last exchange that was applied started: what fleetHeld says is known as of then
 		private volatile long exchangedAt = Long.MIN_VALUE / 2;
+
+		// a retry waits for a fresh reading of fleetHeld: the next exchange makes its round trip even with nothing to
+		// give, ask or report
+		private final AtomicBoolean refresh = new AtomicBoolean();
 
 		private final byte[] leasesKey;
 

@@ -201,6 +201,29 @@ class RedisRetryBudgetTests {
 			}));
 	}
 
+	@Test
+	void aRetryThatFindsNoTokenGivesUpWithinARoundTripOnceTheFleetHoldsNoneRatherThanWaitForItsDeadline() {
+		String[] small = { "retry.after.budget.capacity=1", "retry.after.budget.refill-per-second=0",
+				"retry.after.budget.deposit-ratio=0" };
+		Scope scope = Scope.provider("default");
+		this.contextRunner.withPropertyValues(small).run((first) -> this.contextRunner.withPropertyValues(small)
+			.run((second) -> {
+				RedisFleet fleet = onRedis(first);
+				onRedis(second);
+				await().atMost(Duration.ofSeconds(2)).until(() -> fleet.instances() == 2);
+				RetryBudget a = first.getBean(RetryBudget.class);
+				RetryBudget b = second.getBean(RetryBudget.class);
+				assertThat(a.tryAcquire(scope)).isTrue();
+				// a's retry fails: the fleet's only token is spent
+				a.settle(scope);
+				// b has not read what the others hold lately: it asks, and ends once the answer says nobody holds any
+				assertThat(b.tryAcquire(scope)).isFalse();
+				await().atMost(Duration.ofSeconds(1))
+					.until(() -> !b.tryAcquire(scope) && b.pendingTokens(scope) == 0);
+				assertThat(b.pendingTokens(scope)).as("the answer is known for a while: no round trip per ask").isZero();
+			}));
+	}
+
 	private static boolean onEventLoop(java.util.concurrent.Callable<Boolean> decision) {
 		return reactor.core.publisher.Mono.fromCallable(decision)
 			.subscribeOn(reactor.core.scheduler.Schedulers.parallel())
