@@ -140,8 +140,11 @@ class FleetIntegrationTests {
 			long floor = toldAt + Duration.ofSeconds(2).toNanos();
 			assertThat(this.provider.arrivalNanos("/b").get(0)).isGreaterThanOrEqualTo(floor);
 			assertThat(this.provider.arrivalNanos("/c").get(0)).isGreaterThanOrEqualTo(floor);
+			// and not much later: b follows the fleet's one probe (a's retry), so it goes once the probe's answer has
+			// reached Redis, b has read it (every 50 ms flush interval) and b's held request has asked again (at most
+			// every 100 ms): a few hundred ms on two busy cores (533 ms seen in CI), far below another 2 s hint
 			assertThat(Duration.ofNanos(this.provider.arrivalNanos("/b").get(0) - floor))
-				.isLessThan(Duration.ofMillis(500));
+				.isLessThan(Duration.ofMillis(1000));
 			// the cooldown key outlives its instant by one second at most, then expires
 			long ttl = Long.parseLong(redis.command("PTTL", "{" + this.prefix + "}:cooldown:default").trim().substring(1));
 			assertThat(ttl).isLessThanOrEqualTo(1000);
