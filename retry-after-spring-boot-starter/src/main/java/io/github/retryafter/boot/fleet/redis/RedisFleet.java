@@ -508,6 +508,8 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 			if (current == State.LOCAL_FALLBACK) {
 				logger.info("Redis answers again: retry budget and cooldown are shared by the fleet again");
 			}
+			// counted at once, not a flush interval later: the shares and leases that follow divide by the fleet's size
+			heartbeat();
 			for (Participant participant : this.participants) {
 				participant.onRejoin();
 			}
