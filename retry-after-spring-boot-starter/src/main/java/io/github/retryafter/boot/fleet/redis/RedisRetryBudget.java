@@ -211,6 +211,11 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 		}
 		else if (shared(bucket)) {
 			bucket.successes.increment();
+			if (tokensShort(bucket)) {
+				// the fleet is short of tokens: the deposit goes out with the next round trip, not the next interval,
+				// so retries waiting anywhere in the fleet see it
+				requestFlush();
+			}
 		}
 		else {
 			gainLocally(bucket, bucket.settings.depositRatio(), this.globalSettings.depositRatio());
@@ -404,6 +409,10 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 				order.get(i).debt = 0;
 			}
 		}
+		for (int i = 0; i < order.size(); i++) {
+			// on their way: a retry that finds no token counts them until the reading below includes them
+			order.get(i).sending = gained[i];
+		}
 		byte[][] keys = new byte[order.size()][];
 		List<byte[]> args = new ArrayList<>();
 		args.add(this.ttlMillis);
@@ -419,6 +428,7 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 		for (int i = 0; i < order.size(); i++) {
 			Bucket bucket = order.get(i);
 			boolean applied = reply.isPresent() && read(bucket, Replies.decimal(reply.get(), i), now);
+			bucket.sending = 0;
 			if (!applied) {
 				// not sent, or not applied to a key that is not valid: this instance keeps what it gained and owes
 				synchronized (this.lock) {
@@ -488,8 +498,26 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 	 */
 	private boolean fleetMayGive(Bucket bucket) {
 		long now = this.ticker.read();
-		return Math.min(bucket.estimate(now), this.global.estimate(now)) >= 1 || bucket.fleetHeld > bucket.lastHeld
-				|| !holdingsKnown(bucket, now);
+		if (Math.min(bucket.estimate(now), this.global.estimate(now)) >= 1 || bucket.fleetHeld > bucket.lastHeld
+				|| !holdingsKnown(bucket, now)) {
+			return true;
+		}
+		// deposits from successes here, not yet flushed or on their way: the retry waits for them, and they go now
+		long unflushed = bucket.successes.sum();
+		if (Math.min(bucket.estimate(now) + unflushed * bucket.settings.depositRatio() + bucket.sending,
+				this.global.estimate(now) + unflushed * this.globalSettings.depositRatio() + this.global.sending) < 1) {
+			return false;
+		}
+		if (unflushed > 0) {
+			requestFlush();
+		}
+		return true;
+	}
+
+	/** Whether the fleet was short of tokens for {@code bucket} at the last reading: it, or the global bucket, under one. */
+	private boolean tokensShort(Bucket bucket) {
+		long now = this.ticker.read();
+		return Math.min(bucket.estimate(now), this.global.estimate(now)) < 1;
 	}
 
 	/** Whether what the fleet's members hold was read by an exchange that started within {@link #FRESH_FOR}. */
@@ -702,6 +730,9 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 		// a retry waits for a fresh reading of fleetHeld: the next exchange makes its round trip even with nothing to
 		// give, ask or report
 		private final AtomicBoolean refresh = new AtomicBoolean();
+
+		// deposits the flush in progress sends, until its reading (which includes them) is recorded
+		private volatile double sending;
 
 		private final byte[] leasesKey;
 

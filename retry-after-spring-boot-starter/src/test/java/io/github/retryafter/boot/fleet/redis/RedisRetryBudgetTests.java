@@ -224,6 +224,40 @@ class RedisRetryBudgetTests {
 			}));
 	}
 
+	@Test
+	void aRetryThatFindsNoTokenWaitsForDepositsNotYetFlushedAndTheyGoOutAtOnceWhileTheFleetIsShort() {
+		// a flush interval far longer than the test: deposits reach Redis only because the fleet is short of tokens
+		String[] small = { "retry.after.budget.capacity=1", "retry.after.budget.refill-per-second=0",
+				"retry.after.budget.deposit-ratio=0.5", "retry.after.fleet.flush-interval=1h" };
+		Scope scope = Scope.provider("default");
+		String key = "{" + this.prefix + "}:budget:default";
+		this.contextRunner.withPropertyValues(small).run((first) -> this.contextRunner.withPropertyValues(small)
+			.run((second) -> {
+				onRedis(first);
+				onRedis(second);
+				RetryBudget a = first.getBean(RetryBudget.class);
+				RetryBudget b = second.getBean(RetryBudget.class);
+				// b joined second, so its heartbeat counted both (a counts again only at its next interval)
+				await().atMost(Duration.ofSeconds(2)).until(() -> second.getBean(RedisFleet.class).instances() == 2);
+				// a's retry takes the fleet's only token and fails: the bucket is empty and nobody holds a token
+				assertThat(a.tryAcquire(scope)).isTrue();
+				a.settle(scope);
+				assertThat(redis.command("HGET", key, "t")).contains("0");
+				// b reads the empty bucket, then two first attempts succeed on b: one token, not yet flushed
+				await().atMost(Duration.ofSeconds(2)).until(() -> !onEventLoop(() -> b.tryAcquire(scope))
+						&& b.availableTokens(scope) < 1);
+				b.recordSuccess(scope);
+				b.recordSuccess(scope);
+				assertThat(b.pendingTokens(scope)).as("b's own deposits will pay for the retry: it waits").isPositive();
+				await().atMost(Duration.ofSeconds(2)).until(() -> onEventLoop(() -> b.tryAcquire(scope)));
+				// a first attempt that succeeds on a, with the fleet short, reaches Redis within a round trip
+				a.recordSuccess(scope);
+				a.recordSuccess(scope);
+				await().atMost(Duration.ofSeconds(2)).until(() -> redis.command("HGET", key, "t").contains("1"));
+				assertThat(a.tryAcquire(scope)).as("the deposit is a's next retry's token").isTrue();
+			}));
+	}
+
 	private static boolean onEventLoop(java.util.concurrent.Callable<Boolean> decision) {
 		return reactor.core.publisher.Mono.fromCallable(decision)
 			.subscribeOn(reactor.core.scheduler.Schedulers.parallel())
