@@ -112,6 +112,7 @@ class FleetPacingTests {
 		Map<String, Integer> outcomes = new ConcurrentHashMap<>();
 		List<String> reasons = new CopyOnWriteArrayList<>();
 		List<Integer> statuses = new ArrayList<>();
+		List<String> fallbacks = new ArrayList<>();
 		withInstances(instances, new ArrayList<>(), (contexts) -> {
 			List<WebClient> clients = contexts.stream()
 				.map((context) -> context.getBean(WebClient.Builder.class).build())
@@ -126,6 +127,11 @@ class FleetPacingTests {
 					.onErrorResume((ex) -> Mono.just(-1)), this.operations)
 				.collectList()
 				.block(Duration.ofSeconds(60)));
+			// a budget that ran dry on one instance alone is most often that instance's fallback: say so
+			contexts.stream()
+				.map((context) -> context.getBean(RedisFleet.class).fleetStatus())
+				.filter((status) -> status.fallbacks() > 0 || status.keyFallbacks() > 0)
+				.forEach((status) -> fallbacks.add(status.toString()));
 		});
 		List<Long> done = new ArrayList<>(this.provider.completionNanos());
 		done.sort(null);
@@ -138,6 +144,7 @@ class FleetPacingTests {
 				this.provider.earlyArrivals(), seconds(percentile(done, 0.50)), bound(0.50), seconds(percentile(done, 0.50)) / bound(0.50),
 				seconds(percentile(done, 0.99)), bound(0.99), seconds(percentile(done, 0.99)) / bound(0.99),
 				String.join(System.lineSeparator(), reasons))
+				+ "instances that decided locally: " + (fallbacks.isEmpty() ? "none" : fallbacks) + System.lineSeparator()
 				+ "what the server answered, per 100 ms after its first request:" + System.lineSeparator()
 				+ this.provider.timeline(100);
 		System.out.print(report);
