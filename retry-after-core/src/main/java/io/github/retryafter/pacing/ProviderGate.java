@@ -286,7 +286,8 @@ public final class ProviderGate {
 			else if (until - this.probeFrom < 0) {
 				this.probeFrom = until;
 			}
-			if (this.probeInFlight && !this.probeRemote) {
+			if (this.probeInFlight) {
+				// a refusal while the probe is out (this gate's own, or the fleet's it follows): the probe opens nothing
 				this.probeRefused = true;
 			}
 			if (until - before > 0) {
@@ -364,19 +365,28 @@ public final class ProviderGate {
 	 */
 	public void probeAnswered() {
 		synchronized (this.rateWriteLock) {
-			long now = this.ticker.read();
-			if (this.probeInFlight && !this.probeRemote && !this.probeRefused && this.cooldownUntil.get() - now > 0) {
-				// a probe sent early, before the latest instant named, and not refused: the provider is back
-				this.cooldownUntil.set(now);
-			}
-			this.probeInFlight = false;
-			this.probeRemote = false;
-			this.probeRefused = false;
-			this.probeRequested = false;
-			this.probeGranted = false;
-			if (this.cooldownUntil.get() - now <= 0) {
-				this.probePending = false;
-			}
+			answer(!this.probeRemote);
+		}
+	}
+
+	/**
+	 * Ends the probe in flight (under {@link #rateWriteLock}); {@code admitted}: the provider admitted it, so a probe
+	 * sent early, before the latest instant named, and not refused since, opens the gate now.
+	 */
+	private void answer(boolean admitted) {
+		long now = this.ticker.read();
+		if (admitted && this.probeInFlight && !this.probeRefused && this.cooldownUntil.get() - now > 0) {
+			// the provider is back
+			this.cooldownUntil.set(now);
+			startLanesBy(now);
+		}
+		this.probeInFlight = false;
+		this.probeRemote = false;
+		this.probeRefused = false;
+		this.probeRequested = false;
+		this.probeGranted = false;
+		if (this.cooldownUntil.get() - now <= 0) {
+			this.probePending = false;
 		}
 	}
 
@@ -418,6 +428,7 @@ public final class ProviderGate {
 			}
 			this.probeInFlight = true;
 			this.probeRemote = true;
+			this.probeRefused = false;
 			this.probeSentNanos = later(this.cooldownUntil.get(), this.ticker.read() - 1);
 			this.probeExpiresNanos = expiresNanos;
 			return true;
@@ -432,7 +443,20 @@ public final class ProviderGate {
 	public void fleetProbeAnswered() {
 		synchronized (this.rateWriteLock) {
 			if (this.probeRemote) {
-				probeAnswered();
+				answer(false);
+			}
+		}
+	}
+
+	/**
+	 * Reports that the provider admitted the fleet's probe this gate follows ({@link #followProbe}): as
+	 * {@link #fleetProbeAnswered()}, and the gate opens now, as after a probe of its own that succeeded, unless it
+	 * learned of a refusal since it began to follow. Each request still waits for its own operation's hint.
+	 */
+	public void fleetProbeAdmitted() {
+		synchronized (this.rateWriteLock) {
+			if (this.probeRemote) {
+				answer(true);
 			}
 		}
 	}

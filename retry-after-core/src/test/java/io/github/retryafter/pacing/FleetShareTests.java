@@ -94,6 +94,25 @@ class FleetShareTests {
 	}
 
 	@Test
+	void aFleetProbeTheProviderAdmittedOpensTheFollowerBeforeItsCooldownEndsUnlessItWasRefusedMeanwhile() {
+		ProviderGate follower = gate(0.5);
+		follower.closeUntil(5 * S);
+		assertThat(follower.followProbe(12 * S)).isTrue();
+		this.now.set(2 * S);
+		follower.fleetProbeAdmitted();
+		assertThat(follower.cooldownRemaining()).isZero();
+		assertThat(follower.admit(false, 2 * S, FAR, null)).isEqualTo(Admission.GO);
+		ProviderGate refused = gate(0.5);
+		refused.closeUntil(5 * S);
+		assertThat(refused.followProbe(12 * S)).isTrue();
+		// a refusal reaches this gate while the fleet's probe is out: the probe's admission opens nothing
+		refused.closeUntil(6 * S);
+		refused.fleetProbeAdmitted();
+		assertThat(refused.cooldownUntilNanos()).isEqualTo(6 * S);
+		assertThat(refused.admit(false, 2 * S, FAR, null)).isInstanceOf(Admission.Hold.class);
+	}
+
+	@Test
 	void aGateWhoseFleetsProbeNeverAnswersProbesForItselfOnceTheLeaseHasPassed() {
 		ProviderGate gate = gate(0.5);
 		gate.closeUntil(2 * S);

@@ -116,10 +116,39 @@ class RedisProviderCooldownTests {
 		b.cooldown.publish();
 		await().atMost(Duration.ofSeconds(1)).until(() -> admit(a) == ProviderGate.Admission.GO
 				&& admit(c) == ProviderGate.Admission.GO);
-		assertThat(redis.command("EXISTS", "{" + this.prefix + "}:probe:default")).contains("0");
+		// the claim now says the provider admitted that instant's probe, for the rest of its lease
+		assertThat(redis.command("GET", "{" + this.prefix + "}:probe:default")).contains(":!admitted");
 		a.close();
 		b.close();
 		c.close();
+	}
+
+	@Test
+	void anEarlyProbeThatTheProviderAdmitsOpensEveryInstanceBeforeTheFleetsLatestInstant() throws IOException {
+		Instance a = new Instance();
+		Instance b = new Instance();
+		long now = System.nanoTime();
+		// a's burst was answered with instants 300 ms and 3 s away: the fleet holds the latest, a probes from the earliest
+		a.gate.closeUntil(now + Duration.ofMillis(300).toNanos());
+		a.gate.closeUntil(now + Duration.ofSeconds(3).toNanos());
+		a.cooldown.publish();
+		await().atMost(Duration.ofSeconds(1)).until(() -> b.remaining().compareTo(Duration.ofSeconds(2)) > 0);
+		await().until(() -> System.nanoTime() - now > Duration.ofMillis(300).toNanos());
+		await().atMost(Duration.ofSeconds(1)).until(() -> admit(a) == ProviderGate.Admission.PROBE);
+		assertThat(admit(b)).as("b holds the fleet's cooldown").isInstanceOf(ProviderGate.Admission.Hold.class);
+		// the provider admits a's probe: a opens, and so does b, long before the fleet's 3 s
+		a.gate.probeAnswered();
+		a.cooldown.publish();
+		await().atMost(Duration.ofSeconds(1)).until(() -> admit(b) == ProviderGate.Admission.GO);
+		assertThat(System.nanoTime() - now).isLessThan(Duration.ofMillis(2500).toNanos());
+		assertThat(b.remaining()).isZero();
+		assertThat(redis.command("EXISTS", key())).as("the fleet's cooldown of that instant is over").contains("0");
+		// reading the fleet again every flush interval closes neither gate again
+		await().during(Duration.ofMillis(200))
+			.atMost(Duration.ofSeconds(1))
+			.until(() -> admit(a) == ProviderGate.Admission.GO && admit(b) == ProviderGate.Admission.GO);
+		a.close();
+		b.close();
 	}
 
 	private static ProviderGate.Admission admit(Instance instance) {
