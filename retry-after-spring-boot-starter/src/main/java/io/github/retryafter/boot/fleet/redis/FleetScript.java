@@ -176,7 +176,8 @@ enum FleetScript {
 	 * later instant replaces one for an earlier instant, and the key expires {@code lease} after its instant, so a
 	 * claim whose owner went away stops holding anyone. KEYS: the probe key. ARGV: instance id, the cooldown's instant
 	 * (Redis microseconds), lease ms. Returns {owner, instant, Redis now}, or {@value #BAD} when the key is not the fleet's (it is
-	 * then left alone, and the caller probes for itself).
+	 * then left alone, and the caller probes for itself). The owner is {@value #ADMITTED} when that instant's probe was
+	 * already admitted by the provider ({@link #END_PROBE}).
 	 */
 	CLAIM_PROBE(Lua.PROBES + """
 			local wanted = tonumber(ARGV[2])
@@ -196,7 +197,8 @@ enum FleetScript {
 
 	/**
 	 * Reads the probe claims. KEYS: probe keys. Returns {instant or '' per key} (Redis microseconds; '' when no claim
-	 * stands), {@value #BAD} for a key that is not the fleet's.
+	 * stands; {@code admitted:<instant>} when that instant's probe was admitted), {@value #BAD} for a key that is not
+	 * the fleet's.
 	 */
 	READ_PROBES(Lua.PROBES + """
 			local out = {}
@@ -206,6 +208,8 @@ enum FleetScript {
 			    out[i] = 'bad'
 			  elseif owner == '' then
 			    out[i] = ''
+			  elseif owner == '!admitted' then
+			    out[i] = 'admitted:' .. string.format('%.0f', until_)
 			  else
 			    out[i] = string.format('%.0f', until_)
 			  end
@@ -214,15 +218,27 @@ enum FleetScript {
 			"""),
 
 	/**
-	 * Reports the probe answered: removes the claim if it is still this instance's claim for that instant, so the
-	 * instances holding behind it go. KEYS: the probe key. ARGV: instance id, the instant. Returns {keys removed}.
+	 * Reports the probe answered, if the claim is still this instance's claim for that instant, so the instances
+	 * holding behind it go: removes the claim, or, when the provider admitted the probe, replaces it with
+	 * {@code instant:}{@value #ADMITTED} for the rest of its lease (so they open, as the owner did) and ends the fleet's
+	 * cooldown if it is still that instant (a later refusal, stored since, stands). KEYS: the probe key, the
+	 * provider's cooldown key. ARGV: instance id, the instant, {@code 1} if admitted. Returns {claims answered}.
 	 */
 	END_PROBE("""
 			local v = redis.call('GET', KEYS[1])
-			if v == ARGV[2] .. ':' .. ARGV[1] then
+			if v ~= ARGV[2] .. ':' .. ARGV[1] then
+			  return {'0'}
+			end
+			if ARGV[3] ~= '1' then
 			  return {tostring(redis.call('DEL', KEYS[1]))}
 			end
-			return {'0'}
+			local ttl = redis.call('PTTL', KEYS[1])
+			if ttl < 1 then ttl = 1 end
+			redis.call('SET', KEYS[1], ARGV[2] .. ':!admitted', 'PX', ttl)
+			if redis.call('TYPE', KEYS[2]).ok == 'string' and tonumber(redis.call('GET', KEYS[2])) == tonumber(ARGV[2]) then
+			  redis.call('DEL', KEYS[2])
+			end
+			return {'1'}
 			"""),
 
 	/**
@@ -234,6 +250,9 @@ enum FleetScript {
 
 	/** What a script answers in place of a key whose type or value is not what the fleet writes there. */
 	static final String BAD = "bad";
+
+	/** The owner of a probe claim whose probe the provider admitted: never an instance's id (those never start with '!'). */
+	static final String ADMITTED = "!admitted";
 
 	private final String source;
 

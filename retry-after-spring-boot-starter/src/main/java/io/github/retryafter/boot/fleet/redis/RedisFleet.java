@@ -133,13 +133,20 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 	 * @param connector opens (or returns) the connection's asynchronous commands; called on the background thread
 	 * and allowed to block and to throw
 	 * @param settings the key prefix, timeouts and intervals
-	 * @param instanceId this instance's identity among the fleet's members, unique in the fleet
+	 * @param instanceId this instance's identity among the fleet's members, unique in the fleet, not starting with
+	 * {@code !}
+	 * @throws IllegalArgumentException if the identity is empty or starts with {@code !}
 	 */
 	public RedisFleet(Supplier<RedisClusterAsyncCommands<byte[], byte[]>> connector, RedisFleetSettings settings,
 			String instanceId) {
 		this.connector = Objects.requireNonNull(connector, "connector");
 		this.settings = Objects.requireNonNull(settings, "settings");
-		this.instanceId = Objects.requireNonNull(instanceId, "instanceId").getBytes(StandardCharsets.UTF_8);
+		Objects.requireNonNull(instanceId, "instanceId");
+		if (instanceId.isEmpty() || instanceId.startsWith("!")) {
+			throw new IllegalArgumentException("instanceId must be non-empty and must not start with '!' (the fleet's "
+					+ "own markers do) but was '" + instanceId + "'");
+		}
+		this.instanceId = instanceId.getBytes(StandardCharsets.UTF_8);
 		this.membersKey = key("members", "instances");
 		// System.nanoTime() may be negative: the first probe is due now, not at reading 0
 		this.nextProbeNanos = System.nanoTime();

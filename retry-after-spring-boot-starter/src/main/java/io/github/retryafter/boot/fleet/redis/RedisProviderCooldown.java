@@ -61,6 +61,8 @@ public final class RedisProviderCooldown implements FleetCooldown, RedisFleet.Pa
 	/** The cap of a provider whose cap is not given: the default {@code max-wait}. */
 	public static final Duration DEFAULT_CAP = Duration.ofSeconds(30);
 
+	private static final String ADMITTED_PREFIX = "admitted:";
+
 	/** How long the other instances wait for a probe's answer when the provider's attempt timeout is not given. */
 	public static final Duration DEFAULT_PROBE_LEASE = Duration.ofSeconds(10);
 
@@ -256,7 +258,11 @@ public final class RedisProviderCooldown implements FleetCooldown, RedisFleet.Pa
 			}
 			long expires = received
 					+ Math.min(claimed.getAsLong() - redisNow.getAsLong() + entry.leaseMicros, entry.capMicros + entry.leaseMicros) * 1000;
-			if (gate.followProbe(expires)) {
+			if (owner.get().equals(FleetScript.ADMITTED)) {
+				// that cooldown's probe has its answer already, and the provider admitted it: this gate opens
+				admitted(entry, gate, claimed.getAsLong());
+			}
+			else if (gate.followProbe(expires)) {
 				entry.following = claimed.getAsLong();
 			}
 		});
@@ -271,18 +277,25 @@ public final class RedisProviderCooldown implements FleetCooldown, RedisFleet.Pa
 			}
 			Optional<ProviderGate> gate = this.gates.apply(entry.provider);
 			if (gate.isEmpty() || (!gate.get().probePending() && gate.get().cooldownRemaining().isZero())) {
+				// the gate is open after its probe: the provider admitted it, and the fleet's cooldown of that
+				// instant is over for every instance
 				entry.owned = Long.MIN_VALUE;
-				this.fleet.execute(FleetScript.END_PROBE, new byte[][] { entry.probeKey }, this.instanceId,
-						ascii(owned));
+				this.fleet.execute(FleetScript.END_PROBE, new byte[][] { entry.probeKey, entry.key }, this.instanceId,
+						ascii(owned), ascii(gate.isPresent() ? 1 : 0));
+				entry.closedFor = Math.max(entry.closedFor, owned);
 			}
 		}
 	}
 
-	/** Lets the requests held behind another instance's probe go once its claim is gone: the probe has its answer. */
+	/**
+	 * Lets the requests held behind another instance's probe go once its claim is gone: the probe has its answer. A
+	 * claim that says the provider admitted the probe of the fleet's latest instant opens this instance's gate, whether
+	 * it followed that probe or still holds the fleet's cooldown.
+	 */
 	private void followProbes() {
 		boolean any = false;
 		for (Entry entry : this.order) {
-			any |= entry.following != Long.MIN_VALUE;
+			any |= entry.following != Long.MIN_VALUE || coolingForTheFleet(entry);
 		}
 		if (!any) {
 			return;
@@ -294,6 +307,12 @@ public final class RedisProviderCooldown implements FleetCooldown, RedisFleet.Pa
 		for (int i = 0; i < this.order.size(); i++) {
 			Entry entry = this.order.get(i);
 			long following = entry.following;
+			OptionalLong admitted = admittedInstant(Replies.text(reply.get(), i));
+			if (admitted.isPresent() && (admitted.getAsLong() == following
+					|| (following == Long.MIN_VALUE && admitted.getAsLong() == entry.fleetUntil))) {
+				this.gates.apply(entry.provider).ifPresent((gate) -> admitted(entry, gate, admitted.getAsLong()));
+				continue;
+			}
 			if (following == Long.MIN_VALUE) {
 				continue;
 			}
@@ -303,6 +322,49 @@ public final class RedisProviderCooldown implements FleetCooldown, RedisFleet.Pa
 				entry.following = Long.MIN_VALUE;
 				this.gates.apply(entry.provider).ifPresent(ProviderGate::fleetProbeAnswered);
 			}
+		}
+	}
+
+	/** Whether {@code entry}'s gate holds a fleet cooldown whose probe's answer this instance has not heard yet. */
+	private boolean coolingForTheFleet(Entry entry) {
+		return entry.fleetUntil != Long.MIN_VALUE && entry.fleetUntil > entry.openedFor
+				&& this.gates.apply(entry.provider).map((gate) -> !gate.cooldownRemaining().isZero()).orElse(false);
+	}
+
+	/**
+	 * The provider admitted the fleet's probe after the cooldown instant {@code instant}: the gate opens, as after a
+	 * probe of its own that succeeded (unless it learned of a later refusal meanwhile), and that instant never closes
+	 * it again.
+	 */
+	private void admitted(Entry entry, ProviderGate gate, long instant) {
+		boolean following = entry.following != Long.MIN_VALUE;
+		entry.following = Long.MIN_VALUE;
+		entry.openedFor = Math.max(entry.openedFor, instant);
+		entry.closedFor = Math.max(entry.closedFor, instant);
+		if (instant < entry.fleetUntil) {
+			// a later refusal reached the fleet since: its cooldown stands, and its own probe decides
+			if (following) {
+				gate.fleetProbeAnswered();
+			}
+			return;
+		}
+		// a gate that was not following joins the answered probe for a moment, so it opens as a follower does (a
+		// refusal it learned while following keeps it closed)
+		if (following || gate.followProbe(this.ticker.read() + 1)) {
+			gate.fleetProbeAdmitted();
+		}
+	}
+
+	/** The instant of an {@code admitted:<instant>} claim ({@link FleetScript#READ_PROBES}), empty for any other. */
+	private static OptionalLong admittedInstant(Optional<String> claim) {
+		if (claim.isEmpty() || !claim.get().startsWith(ADMITTED_PREFIX)) {
+			return OptionalLong.empty();
+		}
+		try {
+			return OptionalLong.of(Long.parseLong(claim.get().substring(ADMITTED_PREFIX.length())));
+		}
+		catch (NumberFormatException ex) {
+			return OptionalLong.empty();
 		}
 	}
 
@@ -391,11 +453,17 @@ public final class RedisProviderCooldown implements FleetCooldown, RedisFleet.Pa
 			return;
 		}
 		entry.fleetUntil = Math.max(entry.fleetUntil, untilMicros);
+		if (untilMicros <= entry.closedFor) {
+			// this fleet instant closed the gate already (or a probe since opened it): read again, it changes nothing,
+			// whatever the round trip's jitter makes of it on this clock
+			return;
+		}
 		long instant = received + remainingMicros * 1000;
 		if (instant - entry.known.get() > 0) {
 			this.gates.apply(entry.provider).ifPresent((gate) -> {
 				gate.closeUntil(instant);
 				entry.raise(gate.cooldownUntilNanos());
+				entry.closedFor = untilMicros;
 			});
 		}
 	}
@@ -446,6 +514,12 @@ public final class RedisProviderCooldown implements FleetCooldown, RedisFleet.Pa
 		private volatile long owned = Long.MIN_VALUE;
 
 		private volatile long following = Long.MIN_VALUE;
+
+		// the latest fleet instant that closed the gate, and the latest whose probe the provider admitted (Redis
+		// microseconds); written on the fleet's thread
+		private volatile long closedFor = Long.MIN_VALUE;
+
+		private volatile long openedFor = Long.MIN_VALUE;
 
 		private ProbeArbiter arbiter;
 
