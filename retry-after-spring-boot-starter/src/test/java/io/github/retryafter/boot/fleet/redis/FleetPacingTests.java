@@ -42,7 +42,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * A fleet sharing one {@code redis-server} does as well as one instance (issue 17): application contexts with the
  * starter and its defaults (the retry budget's 20 tokens per provider included), sharing one key prefix, send
- * operations dealt round-robin, all started together, to a loopback provider that is down for its outage
+ * operations dealt round-robin, all started together (after as many to a healthy provider, so the fleet has been
+ * serving), to a loopback provider that is down for its outage
  * ({@code 503 Retry-After}) and then admits 400 requests a second with a burst of 40 ({@code 429 Retry-After: 1}
  * beyond that), judged on its own clock. Asserted: every operation succeeds but at most 0.5%, no request arrives
  * before the instant a refusal of the same operation named, at most 2.2 attempts per operation. Reported (printed
@@ -117,6 +118,7 @@ class FleetPacingTests {
 			List<WebClient> clients = contexts.stream()
 				.map((context) -> context.getBean(WebClient.Builder.class).build())
 				.toList();
+			warmUp(clients);
 			statuses.addAll(Flux.range(0, this.operations)
 				.flatMap((i) -> clients.get(i % instances)
 					.get()
@@ -153,6 +155,28 @@ class FleetPacingTests {
 		assertThat(this.provider.earlyArrivals()).as("requests before the server's instant").isZero();
 		assertThat(successRate).as("operations that succeeded").isGreaterThanOrEqualTo(0.995);
 		assertThat(attemptsPerOperation).as("attempts the server saw per operation").isLessThanOrEqualTo(2.2);
+	}
+
+	/**
+	 * The same number of operations against a provider that admits them all, first, so the fleet measured is one that
+	 * has been serving (its code compiled, its pools warm). Cold, a context's event loop spent the first 300 ms
+	 * writing its share of the burst before it read the first 503: 961 of 1,000 first attempts met the outage (about
+	 * 100 when warm), every operation needed a retry, and the default budget (20 tokens, 1 a second, deposits lost
+	 * to a full bucket) ran dry after 25 refused retries, as it promises to; that measured the JIT, not the fleet.
+	 */
+	private void warmUp(List<WebClient> clients) {
+		try (RateLimitedProvider healthy = new RateLimitedProvider(0, 1e9, this.operations, 1)) {
+			List<Integer> statuses = Flux.range(0, this.operations)
+				.flatMap((i) -> clients.get(i % clients.size())
+					.get()
+					.uri(healthy.uri("/items/" + i))
+					.header(RateLimitedProvider.OPERATION, "warm-up-" + i)
+					.exchangeToMono((response) -> response.releaseBody().thenReturn(response.statusCode().value())),
+						this.operations)
+				.collectList()
+				.block(Duration.ofSeconds(30));
+			assertThat(statuses).hasSize(this.operations).containsOnly(200);
+		}
 	}
 
 	/**
