@@ -208,6 +208,7 @@ final class LockedProviderGate {
 			long now = this.ticker.read();
 			if (this.probeInFlight && !this.probeRefused && this.cooldownUntil - now > 0) {
 				this.cooldownUntil = now;
+				startLanesBy(now);
 			}
 			this.probeInFlight = false;
 			this.probeRefused = false;
