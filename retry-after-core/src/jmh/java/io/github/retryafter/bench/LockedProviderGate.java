@@ -80,6 +80,15 @@ final class LockedProviderGate {
 
 	private long sendTat;
 
+	// the burst the first throttle cut short (see burstCapped), guarded by this
+	private boolean burstCounting;
+
+	private long burstSince;
+
+	private int burstAdmitted;
+
+	private long burstLastNanos;
+
 	private final AtomicInteger queued = new AtomicInteger();
 
 	// whether the next request admitted after the cooldown is a probe; read without a lock on every admission
@@ -287,6 +296,12 @@ final class LockedProviderGate {
 			if (current.engaged() && !current.admittedSinceDecrease()) {
 				return;
 			}
+			if (!current.engaged()) {
+				this.burstCounting = true;
+				this.burstSince = nowNanos;
+				this.burstAdmitted = 0;
+				this.burstLastNanos = nowNanos;
+			}
 			double before = current.engaged() ? current.rate() : this.settings.maxRate();
 			boolean quotaPaced = current.engaged() && current.quotaPaced();
 			double rate = quotaPaced ? before : Math.max(this.settings.minRate(), before * this.settings.decreaseFactor());
@@ -384,6 +399,22 @@ final class LockedProviderGate {
 				return;
 			}
 			meter(nowNanos);
+			if (this.burstCounting) {
+				if (sentAtNanos - this.burstSince < 0) {
+					if (nowNanos - this.burstSince <= SAMPLE_SPAN.toNanos()) {
+						this.burstAdmitted++;
+						this.burstLastNanos = nowNanos;
+					}
+				}
+				else {
+					this.burstCounting = false;
+					RateState capped = burstCapped(current, nowNanos);
+					if (capped != null) {
+						this.state = capped;
+						return;
+					}
+				}
+			}
 			Sample sample = current.sample();
 			if (sample != null) {
 				if (sentAtNanos - sample.countFromNanos() < 0) {
@@ -471,6 +502,22 @@ final class LockedProviderGate {
 	}
 
 	/** The rate limit off: every request goes, until the next throttle or quota. */
+	/** As the shipped gate's: the first throttle's rate capped at what the provider admitted of its burst. */
+	private RateState burstCapped(RateState current, long nowNanos) {
+		long span = this.burstLastNanos - this.burstSince;
+		if (current.quotaPaced() || current.sample() != null || this.burstAdmitted < 4 || span <= 0) {
+			return null;
+		}
+		double admitted = HEADROOM * this.burstAdmitted * 1_000_000_000.0 / span;
+		if (admitted >= current.rate()) {
+			return null;
+		}
+		double rate = Math.max(this.settings.minRate(), admitted);
+		return new RateState(true, rate, rate, rate, false, nowNanos, nowNanos, true, null, current.epoch() + 1,
+				later(current.retryTat(), nowNanos), later(current.freshTat(), nowNanos), current.freshUntil(),
+				current.quota(), false);
+	}
+
 	private static RateState off(RateState current, long nowNanos) {
 		return new RateState(false, 0, 0, 0, false, current.lastDecreaseNanos(), nowNanos, false, null,
 				current.epoch() + 1, nowNanos, nowNanos, current.freshUntil(), current.quota(), false);

@@ -127,6 +127,19 @@ public final class ProviderGate {
 	// the send lane's theoretical arrival time (see send), guarded by rateWriteLock
 	private long sendTat;
 
+	/*
+	 * The burst the first throttle cut short (see burstCapped), guarded by rateWriteLock: whether its successes are
+	 * being counted, when the throttle turned the rate on, how many of its requests the provider admitted within
+	 * SAMPLE_SPAN of it, and when the last of those answered.
+	 */
+	private boolean burstCounting;
+
+	private long burstSince;
+
+	private int burstAdmitted;
+
+	private long burstLastNanos;
+
 	private final AtomicInteger queued = new AtomicInteger();
 
 	// the share of the provider's capacity this gate paces for: 1 alone, 1/N as one of a fleet's N instances
@@ -530,6 +543,13 @@ public final class ProviderGate {
 			if (current.engaged() && !current.admittedSinceDecrease()) {
 				return;
 			}
+			if (!current.engaged()) {
+				// the rate turns on: count what the provider admits of the requests already on their way
+				this.burstCounting = true;
+				this.burstSince = nowNanos;
+				this.burstAdmitted = 0;
+				this.burstLastNanos = nowNanos;
+			}
 			double before = current.engaged() ? current.rate() : maxRate();
 			boolean quotaPaced = current.engaged() && current.quotaPaced();
 			double rate = quotaPaced ? before : Math.max(minRate(), before * this.settings.decreaseFactor());
@@ -640,6 +660,22 @@ public final class ProviderGate {
 				return;
 			}
 			meter(nowNanos);
+			if (this.burstCounting) {
+				if (sentAtNanos - this.burstSince < 0) {
+					if (nowNanos - this.burstSince <= SAMPLE_SPAN.toNanos()) {
+						this.burstAdmitted++;
+						this.burstLastNanos = nowNanos;
+					}
+				}
+				else {
+					this.burstCounting = false;
+					RateState capped = burstCapped(current, nowNanos);
+					if (capped != null) {
+						this.state.set(capped);
+						return;
+					}
+				}
+			}
 			Sample sample = current.sample();
 			if (sample != null) {
 				if (sentAtNanos - sample.countFromNanos() < 0) {
@@ -724,6 +760,33 @@ public final class ProviderGate {
 				this.state.set(current.withQuota(quota));
 			}
 		}
+	}
+
+	/**
+	 * The rate the first throttle turned on ({@code decreaseFactor × maxRate}, a guess) capped at what the provider
+	 * admitted of the burst that throttle cut short, once the first success of a request sent since arrives (under
+	 * {@link #rateWriteLock}); {@code null} to keep it. The provider refused the burst, so its bucket was empty, and the
+	 * burst's requests still on their way took what it refilled: {@link #HEADROOM} × those successes per second, from
+	 * the throttle to the last of them (at least {@link #MIN_SAMPLE_RESPONSES}, within {@link #SAMPLE_SPAN}), is a
+	 * measure of its rate the guess lacks. Without it, 200 requests sent together at a provider admitting 50 a second
+	 * came back after the cooldown at 490 a second, and most of the retries that followed the provider's burst were
+	 * refused. The capped rate is not a measured capacity: it doubles every second while the provider admits it, and
+	 * the next refusal measures it.
+	 */
+	private RateState burstCapped(RateState current, long nowNanos) {
+		long span = this.burstLastNanos - this.burstSince;
+		if (current.quotaPaced() || current.sample() != null || this.burstAdmitted < MIN_SAMPLE_RESPONSES
+				|| span <= 0) {
+			return null;
+		}
+		double admitted = HEADROOM * this.burstAdmitted * NANOS_PER_SECOND / span;
+		if (admitted >= current.rate()) {
+			return null;
+		}
+		double rate = Math.max(minRate(), admitted);
+		return new RateState(true, rate, rate, rate, false, nowNanos, nowNanos, true, null, current.epoch() + 1,
+				later(current.retryTat(), nowNanos), later(current.freshTat(), nowNanos), current.freshUntil(),
+				current.quota(), false);
 	}
 
 	/** The rate limit off: every request goes, until the next throttle or quota. */

@@ -382,6 +382,43 @@ class ProviderGateTests {
 	}
 
 	@Test
+	void theFirstThrottleOfABurstCapsItsRateAtWhatTheProviderAdmittedOfTheBurstOnceARequestSentSinceSucceeds() {
+		ProviderGate gate = gate();
+		// 200 requests sent together at 0; the first refusal comes back at 10 ms and turns the rate on at 0.7 × 1000
+		long first = 10_000_000L;
+		gate.onThrottle(0, first);
+		gate.closeUntil(first + S);
+		assertThat(gate.rate()).hasValueCloseTo(700.0, within(1e-9));
+		// the burst's requests still on their way took what the provider refilled: 20 of them admitted, the last at
+		// 250 ms, the others refused (stale: they say nothing new)
+		for (int i = 1; i <= 20; i++) {
+			gate.onSuccess(0, first + i * 12_000_000L);
+			gate.onThrottle(0, first + i * 12_000_000L + 1);
+		}
+		assertThat(gate.rate()).as("until a request sent since answers").hasValueCloseTo(700.0, within(1e-9));
+		// the probe after the cooldown succeeds: 0.95 × 20 admitted over the 240 ms from the refusal to the last
+		long probe = first + S;
+		gate.onSuccess(probe, probe + 2_000_000L);
+		assertThat(gate.rate()).hasValueCloseTo(0.95 * 20 / 0.240, within(1e-6));
+	}
+
+	@Test
+	void aBurstTheProviderRefusedWholeLeavesTheFirstThrottlesRate() {
+		ProviderGate gate = gate();
+		// a provider that is down: every answer to the burst is a 503, so nothing measures its rate
+		gate.onThrottle(0, 10_000_000L);
+		for (int i = 1; i <= 20; i++) {
+			gate.onThrottle(0, 10_000_000L + i * 12_000_000L);
+		}
+		// three of the burst admitted within a second are too few to measure a rate on
+		for (int i = 1; i <= 3; i++) {
+			gate.onSuccess(0, 300_000_000L + i * 1_000_000L);
+		}
+		gate.onSuccess(2 * S, 2 * S + 2_000_000L);
+		assertThat(gate.rate()).hasValueCloseTo(700.0, within(1e-9));
+	}
+
+	@Test
 	void aMeasurementDuringWhichTheClientSentLessThanHalfItsRateLowersTheRateByTheDecreaseFactorAtMost() {
 		ProviderGate gate = engagedAt(700.0, PacingSettings.DEFAULTS);
 		gate.onSuccess(S / 100, S / 100);
