@@ -35,7 +35,8 @@ import io.github.retryafter.internal.Seconds;
  * out, keeps the cooldown, and the next probe waits for that hint. A fleet's gate asks its {@link ProbeArbiter} as for
  * any probe, so the fleet sends one; its instances that follow it open at the fleet's cooldown's end, as before.
  * <p>
- * <b>Rate.</b> The first throttle ({@link #onThrottle}) turns on a rate limit of {@code decreaseFactor × maxRate}.
+ * <b>Rate.</b> The first throttle ({@link #onThrottle}) turns on a rate limit of {@code decreaseFactor × maxRate},
+ * capped once a request sent since succeeds at what the provider admitted of the burst that throttle cut short.
  * From then on the rate follows what the provider admits. Once the provider admits requests, a refusal (a 429 or 503
  * while the gate is open) means its bucket is empty: the rate drops by {@code decreaseFactor} (unless it already sits
  * at a measured capacity) and the gate measures the successes per second of the requests sent since; when the
