@@ -406,7 +406,7 @@ final class LockedProviderGate {
 						this.burstLastNanos = nowNanos;
 					}
 				}
-				else {
+				else if (this.burstAdmitted >= 4 || nowNanos - this.burstSince > SAMPLE_SPAN.toNanos()) {
 					this.burstCounting = false;
 					RateState capped = burstCapped(current, nowNanos);
 					if (capped != null) {
@@ -505,7 +505,8 @@ final class LockedProviderGate {
 	/** As the shipped gate's: the first throttle's rate capped at what the provider admitted of its burst. */
 	private RateState burstCapped(RateState current, long nowNanos) {
 		long span = this.burstLastNanos - this.burstSince;
-		if (current.quotaPaced() || current.sample() != null || this.burstAdmitted < 4 || span <= 0) {
+		if (current.quotaPaced() || current.measured() || current.sample() != null || this.burstAdmitted < 4
+				|| span <= 0) {
 			return null;
 		}
 		double admitted = HEADROOM * this.burstAdmitted * 1_000_000_000.0 / span;

@@ -668,7 +668,9 @@ public final class ProviderGate {
 						this.burstLastNanos = nowNanos;
 					}
 				}
-				else {
+				else if (this.burstAdmitted >= MIN_SAMPLE_RESPONSES
+						|| nowNanos - this.burstSince > SAMPLE_SPAN.toNanos()) {
+					// a request sent since succeeded: the count is complete (or too small to complete within its span)
 					this.burstCounting = false;
 					RateState capped = burstCapped(current, nowNanos);
 					if (capped != null) {
@@ -765,8 +767,10 @@ public final class ProviderGate {
 
 	/**
 	 * The rate the first throttle turned on ({@code decreaseFactor × maxRate}, a guess) capped at what the provider
-	 * admitted of the burst that throttle cut short, once the first success of a request sent since arrives (under
-	 * {@link #rateWriteLock}); {@code null} to keep it. The provider refused the burst, so its bucket was empty, and the
+	 * admitted of the burst that throttle cut short, at the first success of a request sent since once that count is
+	 * complete (under {@link #rateWriteLock}); {@code null} to keep it. A request sent since may succeed before the
+	 * burst's answers are in (a client still sending its burst when the first refusal came back): the count goes on
+	 * until it has {@link #MIN_SAMPLE_RESPONSES} or its span has passed, and a rate measured meanwhile is kept. The provider refused the burst, so its bucket was empty, and the
 	 * burst's requests still on their way took what it refilled: {@link #HEADROOM} × those successes per second, from
 	 * the throttle to the last of them (at least {@link #MIN_SAMPLE_RESPONSES}, within {@link #SAMPLE_SPAN}), is a
 	 * measure of its rate the guess lacks. Without it, 200 requests sent together at a provider admitting 50 a second
@@ -776,8 +780,8 @@ public final class ProviderGate {
 	 */
 	private RateState burstCapped(RateState current, long nowNanos) {
 		long span = this.burstLastNanos - this.burstSince;
-		if (current.quotaPaced() || current.sample() != null || this.burstAdmitted < MIN_SAMPLE_RESPONSES
-				|| span <= 0) {
+		if (current.quotaPaced() || current.measured() || current.sample() != null
+				|| this.burstAdmitted < MIN_SAMPLE_RESPONSES || span <= 0) {
 			return null;
 		}
 		double admitted = HEADROOM * this.burstAdmitted * NANOS_PER_SECOND / span;

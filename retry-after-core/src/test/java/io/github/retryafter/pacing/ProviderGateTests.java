@@ -403,6 +403,22 @@ class ProviderGateTests {
 	}
 
 	@Test
+	void aRequestSentSinceThatSucceedsBeforeTheBurstsAnswersAreInLeavesTheCountRunning() {
+		ProviderGate gate = gate();
+		long first = 10_000_000L;
+		gate.onThrottle(0, first);
+		// a request sent right after the refusal (the client was still sending its burst) succeeds at once
+		gate.onSuccess(first + 1, first + 2_000_000L);
+		assertThat(gate.rate()).hasValueCloseTo(700.0, within(1e-9));
+		for (int i = 1; i <= 20; i++) {
+			gate.onSuccess(0, first + i * 12_000_000L);
+		}
+		gate.onSuccess(first + S, first + S + 2_000_000L);
+		assertThat(gate.rate()).as("the burst's 20 over 240 ms still cap it")
+			.hasValueCloseTo(0.95 * 20 / 0.240, within(1e-6));
+	}
+
+	@Test
 	void aBurstTheProviderRefusedWholeLeavesTheFirstThrottlesRate() {
 		ProviderGate gate = gate();
 		// a provider that is down: every answer to the burst is a 503, so nothing measures its rate
