@@ -767,16 +767,15 @@ public final class ProviderGate {
 
 	/**
 	 * The rate the first throttle turned on ({@code decreaseFactor × maxRate}, a guess) capped at what the provider
-	 * admitted of the burst that throttle cut short, at the first success of a request sent since once that count is
-	 * complete (under {@link #rateWriteLock}); {@code null} to keep it. A request sent since may succeed before the
-	 * burst's answers are in (a client still sending its burst when the first refusal came back): the count goes on
-	 * until it has {@link #MIN_SAMPLE_RESPONSES} or its span has passed, and a rate measured meanwhile is kept. The provider refused the burst, so its bucket was empty, and the
-	 * burst's requests still on their way took what it refilled: {@link #HEADROOM} × those successes per second, from
-	 * the throttle to the last of them (at least {@link #MIN_SAMPLE_RESPONSES}, within {@link #SAMPLE_SPAN}), is a
-	 * measure of its rate the guess lacks. Without it, 200 requests sent together at a provider admitting 50 a second
-	 * came back after the cooldown at 490 a second, and most of the retries that followed the provider's burst were
-	 * refused. The capped rate is not a measured capacity: it doubles every second while the provider admits it, and
-	 * the next refusal measures it.
+	 * admitted of the burst that throttle cut short (under {@link #rateWriteLock}); {@code null} to keep it. The
+	 * provider refused the burst, so its bucket was empty, and the burst's requests still on their way took what it
+	 * refilled: {@link #HEADROOM} × those successes per second, from the throttle to the last of them, is a measure of
+	 * its rate the guess lacks. Applied at the first success of a request sent since, once the count has
+	 * {@link #MIN_SAMPLE_RESPONSES} (a client still sending its burst may see one sooner) or its {@link #SAMPLE_SPAN}
+	 * has passed; a rate measured meanwhile is kept. Without it, 200 requests sent together at a provider admitting 50
+	 * a second came back after the cooldown at 490 a second, and most retries after the provider's burst were refused.
+	 * The capped rate is not a measured capacity: it doubles every second while the provider admits it, and the next
+	 * refusal measures it.
 	 */
 	private RateState burstCapped(RateState current, long nowNanos) {
 		long span = this.burstLastNanos - this.burstSince;
