@@ -501,7 +501,6 @@ final class LockedProviderGate {
 		}
 	}
 
-	/** The rate limit off: every request goes, until the next throttle or quota. */
 	/** As the shipped gate's: the first throttle's rate capped at what the provider admitted of its burst. */
 	private RateState burstCapped(RateState current, long nowNanos) {
 		long span = this.burstLastNanos - this.burstSince;
@@ -519,6 +518,7 @@ final class LockedProviderGate {
 				current.quota(), false);
 	}
 
+	/** The rate limit off: every request goes, until the next throttle or quota. */
 	private static RateState off(RateState current, long nowNanos) {
 		return new RateState(false, 0, 0, 0, false, current.lastDecreaseNanos(), nowNanos, false, null,
 				current.epoch() + 1, nowNanos, nowNanos, current.freshUntil(), current.quota(), false);
