@@ -43,6 +43,9 @@ final class LockedProviderGate {
 	/** The window the provider's admitted successes per second are counted over, to cap the rate's growth. */
 	static final Duration METER_WINDOW = Duration.ofMillis(250);
 
+	/** How long, at the most, a request holding a slot waits without asking again, unless its slot is nearer. */
+	private static final Duration RATE_POLL = Duration.ofMillis(100);
+
 	/** How long a fresh request's slot keeps retries to their share of the rate. */
 	static final Duration FRESH_ACTIVITY = Duration.ofSeconds(1);
 
@@ -79,6 +82,11 @@ final class LockedProviderGate {
 	private int meterCount;
 
 	private long sendTat;
+
+	// how the slots booked in epoch timelineEpoch moved since (ProviderGate keeps it in its rate state)
+	private Timeline timeline = Timeline.NONE;
+
+	private long timelineEpoch = -1;
 
 	// the burst the first throttle cut short (see burstCapped), guarded by this
 	private boolean burstCounting;
@@ -449,7 +457,13 @@ final class LockedProviderGate {
 				this.state = off(current, nowNanos);
 			}
 			else if (grown > current.rate() * 1.01) {
-				this.state = current.withRate(grown);
+				double factor = current.rate() / grown;
+				this.timeline = timeline(current).then(nowNanos, factor);
+				this.timelineEpoch = current.epoch();
+				this.sendTat = Timeline.moved(this.sendTat, nowNanos, factor);
+				this.state = current.withRate(grown)
+					.withRetryTat(Timeline.moved(current.retryTat(), nowNanos, factor))
+					.withFreshTat(Timeline.moved(current.freshTat(), nowNanos, factor));
 			}
 		}
 	}
@@ -581,9 +595,32 @@ final class LockedProviderGate {
 			return Admission.GO;
 		}
 		if (held != null && held.reason() == GateHold.RATE && held.epoch() == current.epoch()) {
-			return (held.untilNanos() - nowNanos > 0) ? held : send(current, nowNanos, latestStartNanos, held.epoch());
+			long slot = timeline(current).slot(held.slotNanos());
+			if (slot - nowNanos > 0) {
+				if (slot - latestStartNanos > 0) {
+					return new Admission.Refuse("provider '" + this.scope + "' is paced at "
+							+ String.format(Locale.ROOT, "%.1f", current.rate()) + " requests/s and this request's slot "
+							+ "moved to " + seconds(slot - nowNanos) + " away as its share of the provider shrank, past "
+							+ "the last instant (" + seconds(latestStartNanos - nowNanos)
+							+ " from now) a useful attempt could start");
+				}
+				return (slot == held.untilNanos()) ? held : hold(slot, nowNanos, current.epoch(), held.slotNanos());
+			}
+			return send(current, nowNanos, latestStartNanos, held.epoch());
 		}
 		return reserveSlot(fresh, nowNanos, latestStartNanos);
+	}
+
+	/** As ProviderGate's: until the slot, or half-way while it is more than RATE_POLL away. */
+	private static Admission.Hold hold(long slotNanos, long nowNanos, long epoch, long bookedNanos) {
+		long wait = slotNanos - nowNanos;
+		long until = (wait <= RATE_POLL.toNanos()) ? slotNanos : nowNanos + Math.max(RATE_POLL.toNanos(), wait / 2);
+		return new Admission.Hold(until, GateHold.RATE, epoch, bookedNanos);
+	}
+
+	/** The timeline of the epoch {@code current} is in: {@link Timeline#NONE} until its rate changed within it. */
+	private Timeline timeline(RateState current) {
+		return (current.epoch() == this.timelineEpoch) ? this.timeline : Timeline.NONE;
 	}
 
 	/**
@@ -650,7 +687,7 @@ final class LockedProviderGate {
 		long tolerance = Saturating.multiply(2 * this.settings.burst() - 1, interval);
 		long turn = later(this.sendTat - tolerance, nowNanos);
 		if (turn - nowNanos > 0 && turn - latestStartNanos <= 0) {
-			return new Admission.Hold(turn, GateHold.RATE, epoch);
+			return new Admission.Hold(turn, GateHold.RATE, epoch, timeline(current).booked(turn));
 		}
 		this.sendTat = Saturating.add(later(this.sendTat, nowNanos), interval);
 		return Admission.GO;
@@ -697,7 +734,7 @@ final class LockedProviderGate {
 					: current.withRetryTat(later(current.retryTat(), slot) + retryInterval);
 			this.state = fresh ? booked.withFreshUntil(Saturating.add(slot, FRESH_ACTIVITY.toNanos())) : booked;
 			return (slot - nowNanos <= 0) ? send(this.state, nowNanos, latestStartNanos, current.epoch())
-					: new Admission.Hold(slot, GateHold.RATE, current.epoch());
+					: hold(slot, nowNanos, current.epoch(), timeline(current).booked(slot));
 		}
 	}
 
@@ -1070,6 +1107,33 @@ final class LockedProviderGate {
 
 		boolean complete() {
 			return this.admitted + this.refused >= SAMPLE_RESPONSES || spanNanos() >= SAMPLE_SPAN.toNanos();
+		}
+
+	}
+
+	/** ProviderGate's timeline of one epoch's booked slots, copied. */
+	private record Timeline(long originNanos, double scale, double shiftNanos) {
+
+		static final Timeline NONE = new Timeline(0, 1, 0);
+
+		long slot(long bookedNanos) {
+			return (this == NONE) ? bookedNanos
+					: this.originNanos + Math.round((bookedNanos - this.originNanos) * this.scale + this.shiftNanos);
+		}
+
+		long booked(long slotNanos) {
+			return (this == NONE) ? slotNanos
+					: this.originNanos + Math.round((slotNanos - this.originNanos - this.shiftNanos) / this.scale);
+		}
+
+		Timeline then(long nowNanos, double factor) {
+			long origin = (this == NONE) ? nowNanos : this.originNanos;
+			double shift = this.shiftNanos * factor + (nowNanos - origin) * (1 - factor);
+			return new Timeline(origin, this.scale * factor, shift);
+		}
+
+		static long moved(long tatNanos, long nowNanos, double factor) {
+			return (tatNanos - nowNanos > 0) ? nowNanos + Math.round((tatNanos - nowNanos) * factor) : tatNanos;
 		}
 
 	}

@@ -54,7 +54,9 @@ import io.github.retryafter.internal.Seconds;
  * lane paced at {@code rate × freshShare} or in the retry lane, whichever slot comes first. So a backlog drains at
  * about the provider's rate, in the order requests became eligible, and fresh requests always have a share of their
  * own. A drop starts a new epoch: slots reserved before it are void, and their holders reserve again when they wake,
- * at the lower rate and after the cooldown; a rise keeps slots already reserved. A send lane spaces the actual sends
+ * at the lower rate and after the cooldown; a rise within an epoch (the rate grew, the fleet gave the gate a larger
+ * share) brings the slots already reserved forward, in their order, and a holder more than 100 ms from its slot asks
+ * again half-way there, so a backlog booked at one rate drains at the next. A send lane spaces the actual sends
  * at the rate with a tolerance of two bursts, so holders woken late together by a client's stall go spaced, not at
  * once. A measurement during which the client sent less than half its rate measured the demand, not the provider, and
  * lowers the rate by {@code decreaseFactor} at most.
@@ -90,6 +92,9 @@ public final class ProviderGate {
 	static final Duration FRESH_ACTIVITY = Duration.ofSeconds(1);
 
 	private static final double NANOS_PER_SECOND = 1_000_000_000.0;
+
+	/** How long, at the most, a request holding a slot waits without asking again, unless its slot is nearer. */
+	private static final Duration RATE_POLL = Duration.ofMillis(100);
 
 	/** How often, at the least, requests held behind a probe ask again. */
 	private static final long MIN_PROBE_POLL_NANOS = 10_000_000L;
@@ -201,7 +206,8 @@ public final class ProviderGate {
 		this.cooldownUntil = new AtomicLong(now);
 		this.probeFrom = now;
 		this.sendTat = now;
-		this.state = new AtomicReference<>(new RateState(false, 0, 0, 0, false, now, now, false, null, 0, now, now, now, 0, false));
+		this.state = new AtomicReference<>(new RateState(false, 0, 0, 0, false, now, now, false, null, 0, now, now, now, 0, false,
+				Timeline.NONE));
 	}
 
 	/**
@@ -237,7 +243,9 @@ public final class ProviderGate {
 	 * capacity from about as many refusals as one gate would (a measurement from fewer responses than one gate's
 	 * lowers the rate by {@code decreaseFactor} at most). An instance that carries more than its share of the traffic
 	 * regains the rest as any gate grows its rate, and lets go at the whole {@code maxRate}, as one gate does. A rate
-	 * already in force is kept; the next change applies the new share.
+	 * in force moves with the share (twice the share, twice the rate, floor and ceiling kept), and so do the slots its
+	 * holders booked: when half the fleet's instances have drained their backlog, the others drain theirs twice as
+	 * fast, in the order they booked it. The same share again changes nothing and takes no lock.
 	 * @param share a fraction in {@code (0, 1]}
 	 * @throws IllegalArgumentException if {@code share} is not in {@code (0, 1]}
 	 */
@@ -245,7 +253,21 @@ public final class ProviderGate {
 		if (!(share > 0 && share <= 1)) {
 			throw new IllegalArgumentException("a gate's share of its provider must be in (0, 1] but was " + share);
 		}
-		this.share = share;
+		if (share == this.share) {
+			return;
+		}
+		synchronized (this.rateWriteLock) {
+			double before = this.share;
+			this.share = share;
+			RateState current = this.state.get();
+			if (current.engaged()) {
+				long now = this.ticker.read();
+				double by = share / before;
+				double rate = Math.max(minRate(), Math.min(maxRate(), current.rate() * by));
+				this.sendTat = Timeline.moved(this.sendTat, now, current.rate() / rate);
+				this.state.set(current.rerated(rate / current.rate(), now));
+			}
+		}
 	}
 
 	/**
@@ -368,7 +390,7 @@ public final class ProviderGate {
 			RateState current = this.state.get();
 			// the rate limit off and nothing measured: as a new gate, in a new epoch so held slots are void
 			this.state.set(new RateState(false, 0, 0, 0, false, now, now, false, null, current.epoch() + 1, now, now, now,
-					0, false));
+					0, false, Timeline.NONE));
 		}
 	}
 
@@ -556,7 +578,7 @@ public final class ProviderGate {
 			double rate = quotaPaced ? before : Math.max(minRate(), before * this.settings.decreaseFactor());
 			long restart = later(nowNanos, this.cooldownUntil.get());
 			this.state.set(new RateState(true, rate, before, rate, current.measured(), nowNanos, nowNanos, false, null,
-					current.epoch() + 1, restart, restart, current.freshUntil(), current.quota(), quotaPaced));
+					current.epoch() + 1, restart, restart, current.freshUntil(), current.quota(), quotaPaced, Timeline.NONE));
 		}
 	}
 
@@ -634,7 +656,7 @@ public final class ProviderGate {
 		long retryTat = spent(nowNanos, interval(rate * ((current.freshUntil() - nowNanos > 0) ? 1.0 - share : 1.0)));
 		long freshTat = (share > 0) ? spent(nowNanos, interval(rate * share)) : nowNanos;
 		return new RateState(true, rate, target, rate, measured, nowNanos, nowNanos, true, sample, current.epoch() + 1,
-				retryTat, freshTat, current.freshUntil(), current.quota(), false);
+				retryTat, freshTat, current.freshUntil(), current.quota(), false, Timeline.NONE);
 	}
 
 	/**
@@ -713,7 +735,8 @@ public final class ProviderGate {
 				this.state.set(off(current, nowNanos));
 			}
 			else if (grown > current.rate() * 1.01) {
-				this.state.set(current.withRate(grown));
+				this.sendTat = Timeline.moved(this.sendTat, nowNanos, current.rate() / grown);
+				this.state.set(current.grownTo(grown, nowNanos));
 			}
 		}
 	}
@@ -748,7 +771,7 @@ public final class ProviderGate {
 			if (!current.engaged()) {
 				if (low) {
 					this.state.set(new RateState(true, quota, quota, quota, true, nowNanos, nowNanos, true, null,
-							current.epoch() + 1, nowNanos, nowNanos, current.freshUntil(), quota, true));
+							current.epoch() + 1, nowNanos, nowNanos, current.freshUntil(), quota, true, Timeline.NONE));
 				}
 				return;
 			}
@@ -757,7 +780,7 @@ public final class ProviderGate {
 			}
 			else if (current.rate() > quota && (low || current.quotaPaced())) {
 				this.state.set(new RateState(true, quota, quota, quota, true, nowNanos, nowNanos, true, null,
-						current.epoch() + 1, nowNanos, nowNanos, current.freshUntil(), quota, true));
+						current.epoch() + 1, nowNanos, nowNanos, current.freshUntil(), quota, true, Timeline.NONE));
 			}
 			else {
 				this.state.set(current.withQuota(quota));
@@ -790,13 +813,13 @@ public final class ProviderGate {
 		double rate = Math.max(minRate(), admitted);
 		return new RateState(true, rate, rate, rate, false, nowNanos, nowNanos, true, null, current.epoch() + 1,
 				later(current.retryTat(), nowNanos), later(current.freshTat(), nowNanos), current.freshUntil(),
-				current.quota(), false);
+				current.quota(), false, Timeline.NONE);
 	}
 
 	/** The rate limit off: every request goes, until the next throttle or quota. */
 	private static RateState off(RateState current, long nowNanos) {
 		return new RateState(false, 0, 0, 0, false, current.lastDecreaseNanos(), nowNanos, false, null,
-				current.epoch() + 1, nowNanos, nowNanos, current.freshUntil(), current.quota(), false);
+				current.epoch() + 1, nowNanos, nowNanos, current.freshUntil(), current.quota(), false, Timeline.NONE);
 	}
 
 	/**
@@ -849,21 +872,44 @@ public final class ProviderGate {
 		return paced(fresh, nowNanos, latestStartNanos, held);
 	}
 
-	/** The rate's answer: go while it is off, the slot already held, or a new slot. */
+	/**
+	 * The rate's answer: go while it is off, the slot already held (where the rate's changes since moved it), or a new
+	 * slot. A slot that moved past the request's last useful start (its gate's share shrank) is refused.
+	 */
 	private Admission paced(boolean fresh, long nowNanos, long latestStartNanos, Admission.Hold held) {
 		RateState current = this.state.get();
 		if (!current.engaged()) {
 			return Admission.GO;
 		}
 		if (held != null && held.reason() == GateHold.RATE && held.epoch() == current.epoch()) {
-			if (held.untilNanos() - nowNanos > 0) {
-				return held;
+			long slot = current.timeline().slot(held.slotNanos());
+			if (slot - nowNanos > 0) {
+				if (slot - latestStartNanos > 0) {
+					return new Admission.Refuse("provider '" + this.scope + "' is paced at "
+							+ String.format(Locale.ROOT, "%.1f", current.rate()) + " requests/s and this request's slot "
+							+ "moved to " + seconds(slot - nowNanos) + " away as its share of the provider shrank, past "
+							+ "the last instant (" + seconds(latestStartNanos - nowNanos)
+							+ " from now) a useful attempt could start");
+				}
+				return (slot == held.untilNanos()) ? held : hold(slot, nowNanos, current, held.slotNanos());
 			}
 			synchronized (this.rateWriteLock) {
 				return send(this.state.get(), nowNanos, latestStartNanos, held.epoch());
 			}
 		}
 		return reserveSlot(fresh, nowNanos, latestStartNanos);
+	}
+
+	/**
+	 * A hold of the slot at {@code slotNanos}, booked as {@code bookedNanos}: until the slot, or, while it is more than
+	 * {@link #RATE_POLL} away, half-way there (at least {@code RATE_POLL}), so the holder asks again while a rate that
+	 * rose (a share that grew) can still bring its slot forward. A wait of {@code w} asks about {@code log2(w /
+	 * RATE_POLL)} times.
+	 */
+	private static Admission.Hold hold(long slotNanos, long nowNanos, RateState current, long bookedNanos) {
+		long wait = slotNanos - nowNanos;
+		long until = (wait <= RATE_POLL.toNanos()) ? slotNanos : nowNanos + Math.max(RATE_POLL.toNanos(), wait / 2);
+		return new Admission.Hold(until, GateHold.RATE, current.epoch(), bookedNanos);
 	}
 
 	/**
@@ -881,7 +927,7 @@ public final class ProviderGate {
 		long tolerance = Saturating.multiply(2 * burst() - 1, interval);
 		long turn = later(this.sendTat - tolerance, nowNanos);
 		if (turn - nowNanos > 0 && turn - latestStartNanos <= 0) {
-			return new Admission.Hold(turn, GateHold.RATE, epoch);
+			return new Admission.Hold(turn, GateHold.RATE, epoch, current.timeline().booked(turn));
 		}
 		this.sendTat = Saturating.add(later(this.sendTat, nowNanos), interval);
 		return Admission.GO;
@@ -1022,7 +1068,7 @@ public final class ProviderGate {
 					: current.withRetryTat(later(current.retryTat(), slot) + retryInterval);
 			this.state.set(fresh ? booked.withFreshUntil(Saturating.add(slot, FRESH_ACTIVITY.toNanos())) : booked);
 			return (slot - nowNanos <= 0) ? send(this.state.get(), nowNanos, latestStartNanos, current.epoch())
-					: new Admission.Hold(slot, GateHold.RATE, current.epoch());
+					: hold(slot, nowNanos, current, current.timeline().booked(slot));
 		}
 	}
 
@@ -1161,45 +1207,40 @@ public final class ProviderGate {
 	 * @param freshUntil until when retries keep to their share because a fresh request took a slot
 	 * @param quota the rate the provider's announced quota allows, capping growth; 0 when none was announced
 	 * @param quotaPaced whether the quota turned the rate on (then a quota with room to spare lets it go)
+	 * @param timeline how the slots booked in this epoch moved since, as the rate changed within it
 	 */
 	private record RateState(boolean engaged, double rate, double target, double base, boolean measured,
 			long lastDecreaseNanos, long growthStartNanos, boolean admittedSinceDecrease, Sample sample, long epoch,
-			long retryTat, long freshTat, long freshUntil, double quota, boolean quotaPaced) {
+			long retryTat, long freshTat, long freshUntil, double quota, boolean quotaPaced, Timeline timeline) {
 
 		RateState withRetryTat(long tat) {
 			return new RateState(this.engaged, this.rate, this.target, this.base, this.measured, this.lastDecreaseNanos,
 					this.growthStartNanos, this.admittedSinceDecrease, this.sample, this.epoch, tat, this.freshTat,
-					this.freshUntil, this.quota, this.quotaPaced);
+					this.freshUntil, this.quota, this.quotaPaced, this.timeline);
 		}
 
 		RateState withFreshTat(long tat) {
 			return new RateState(this.engaged, this.rate, this.target, this.base, this.measured, this.lastDecreaseNanos,
 					this.growthStartNanos, this.admittedSinceDecrease, this.sample, this.epoch, this.retryTat, tat,
-					this.freshUntil, this.quota, this.quotaPaced);
+					this.freshUntil, this.quota, this.quotaPaced, this.timeline);
 		}
 
 		RateState withFreshUntil(long until) {
 			return new RateState(this.engaged, this.rate, this.target, this.base, this.measured, this.lastDecreaseNanos,
 					this.growthStartNanos, this.admittedSinceDecrease, this.sample, this.epoch, this.retryTat,
-					this.freshTat, until, this.quota, this.quotaPaced);
-		}
-
-		RateState withRate(double grown) {
-			return new RateState(this.engaged, grown, this.target, this.base, this.measured, this.lastDecreaseNanos,
-					this.growthStartNanos, this.admittedSinceDecrease, this.sample, this.epoch, this.retryTat,
-					this.freshTat, this.freshUntil, this.quota, this.quotaPaced);
+					this.freshTat, until, this.quota, this.quotaPaced, this.timeline);
 		}
 
 		RateState withSample(Sample next) {
 			return new RateState(this.engaged, this.rate, this.target, this.base, this.measured, this.lastDecreaseNanos,
 					this.growthStartNanos, this.admittedSinceDecrease, next, this.epoch, this.retryTat, this.freshTat,
-					this.freshUntil, this.quota, this.quotaPaced);
+					this.freshUntil, this.quota, this.quotaPaced, this.timeline);
 		}
 
 		RateState withQuota(double perSecond) {
 			return new RateState(this.engaged, Math.min(this.rate, perSecond), this.target, this.base, this.measured,
 					this.lastDecreaseNanos, this.growthStartNanos, this.admittedSinceDecrease, this.sample, this.epoch,
-					this.retryTat, this.freshTat, this.freshUntil, perSecond, this.quotaPaced);
+					this.retryTat, this.freshTat, this.freshUntil, perSecond, this.quotaPaced, this.timeline);
 		}
 
 		/** The first success since the last change starts the growth's clock. */
@@ -1207,26 +1248,88 @@ public final class ProviderGate {
 			return this.admittedSinceDecrease ? this
 					: new RateState(this.engaged, this.rate, this.target, this.base, this.measured,
 							this.lastDecreaseNanos, nowNanos, true, this.sample, this.epoch, this.retryTat, this.freshTat,
-							this.freshUntil, this.quota, this.quotaPaced);
+							this.freshUntil, this.quota, this.quotaPaced, this.timeline);
 		}
 
 		/** The growth curve restarted at the current rate now, while the rate is not in use. */
 		RateState regrowFrom(long nowNanos) {
 			return new RateState(this.engaged, this.rate, this.measured ? this.target : this.rate, this.rate,
 					this.measured, this.lastDecreaseNanos, nowNanos, true, this.sample, this.epoch, this.retryTat,
-					this.freshTat, this.freshUntil, this.quota, this.quotaPaced);
+					this.freshTat, this.freshUntil, this.quota, this.quotaPaced, this.timeline);
 		}
 
 		/** A measurement under way at the same rate: reserved slots stand. */
 		RateState measuring(Sample started, long nowNanos) {
 			return new RateState(true, this.rate, this.target, this.base, this.measured, nowNanos, this.growthStartNanos,
-					true, started, this.epoch, this.retryTat, this.freshTat, this.freshUntil, this.quota, false);
+					true, started, this.epoch, this.retryTat, this.freshTat, this.freshUntil, this.quota, false, this.timeline);
 		}
 
 		/** A measurement that leaves the rate where it is, as the new start of its growth. */
 		RateState afterSample(double at, boolean capacity, long nowNanos) {
 			return new RateState(true, at, at, at, capacity, nowNanos, nowNanos, true, null, this.epoch, this.retryTat,
-					this.freshTat, this.freshUntil, this.quota, this.quotaPaced);
+					this.freshTat, this.freshUntil, this.quota, this.quotaPaced, this.timeline);
+		}
+
+		/**
+		 * The rate, its curve and its quota multiplied by {@code by} within this epoch: the lanes' arrival times and
+		 * every slot booked ahead of {@code nowNanos} move by {@code 1 / by}, so the holders keep their order.
+		 */
+		RateState rerated(double by, long nowNanos) {
+			double factor = 1 / by;
+			return new RateState(this.engaged, this.rate * by, this.target * by, this.base * by, this.measured,
+					this.lastDecreaseNanos, this.growthStartNanos, this.admittedSinceDecrease, this.sample, this.epoch,
+					Timeline.moved(this.retryTat, nowNanos, factor), Timeline.moved(this.freshTat, nowNanos, factor),
+					this.freshUntil, this.quota * by, this.quotaPaced, this.timeline.then(nowNanos, factor));
+		}
+
+		/** The rate grown to {@code grown} within this epoch: slots booked ahead come sooner, in their order. */
+		RateState grownTo(double grown, long nowNanos) {
+			double factor = this.rate / grown;
+			return new RateState(this.engaged, grown, this.target, this.base, this.measured, this.lastDecreaseNanos,
+					this.growthStartNanos, this.admittedSinceDecrease, this.sample, this.epoch,
+					Timeline.moved(this.retryTat, nowNanos, factor), Timeline.moved(this.freshTat, nowNanos, factor),
+					this.freshUntil, this.quota, this.quotaPaced, this.timeline.then(nowNanos, factor));
+		}
+
+	}
+
+	/**
+	 * How the slots booked in one epoch moved since, as the rate changed within it: a slot booked for {@code s} now
+	 * comes at {@code origin + (s − origin) × scale + shift}. Each change by a factor {@code f} (the old rate over the
+	 * new) moves every slot still ahead to {@code now + (slot − now) × f}, so a backlog that booked its slots at one
+	 * rate drains at the next, in the order it booked them. Two numbers and a ticker reading; a new epoch starts
+	 * again from {@link #NONE}. The differences are taken from {@code origin}, the first change's instant, so a
+	 * ticker reading far from zero loses no precision.
+	 * @param originNanos the instant the differences are taken from
+	 * @param scale how much the booked spacing shrank (below 1) or stretched (above 1)
+	 * @param shiftNanos how far the slots moved besides
+	 */
+	private record Timeline(long originNanos, double scale, double shiftNanos) {
+
+		static final Timeline NONE = new Timeline(0, 1, 0);
+
+		/** Where a slot booked for {@code bookedNanos} comes now. */
+		long slot(long bookedNanos) {
+			return (this == NONE) ? bookedNanos
+					: this.originNanos + Math.round((bookedNanos - this.originNanos) * this.scale + this.shiftNanos);
+		}
+
+		/** The booking a slot that comes at {@code slotNanos} now stands for: the inverse of {@link #slot}. */
+		long booked(long slotNanos) {
+			return (this == NONE) ? slotNanos
+					: this.originNanos + Math.round((slotNanos - this.originNanos - this.shiftNanos) / this.scale);
+		}
+
+		/** This timeline, then every slot ahead of {@code nowNanos} moved to {@code now + (slot − now) × factor}. */
+		Timeline then(long nowNanos, double factor) {
+			long origin = (this == NONE) ? nowNanos : this.originNanos;
+			double shift = this.shiftNanos * factor + (nowNanos - origin) * (1 - factor);
+			return new Timeline(origin, this.scale * factor, shift);
+		}
+
+		/** Where a lane's arrival time ahead of {@code nowNanos} moves by a change of {@code factor}. */
+		static long moved(long tatNanos, long nowNanos, double factor) {
+			return (tatNanos - nowNanos > 0) ? nowNanos + Math.round((tatNanos - nowNanos) * factor) : tatNanos;
 		}
 
 	}
@@ -1315,21 +1418,36 @@ public final class ProviderGate {
 		}
 
 		/**
-		 * Wait until {@code untilNanos}, then ask again, passing this hold back.
+		 * Wait until {@code untilNanos}, then ask again, passing this hold back. A {@link GateHold#RATE} hold keeps a
+		 * slot: it may ask before the slot comes (a rate that rose since brings the slot forward), and is told to
+		 * wait again, never to lose its place.
 		 * @param untilNanos the instant to wait for, on the gate's ticker
 		 * @param reason why
 		 * @param epoch the rate epoch a {@link GateHold#RATE} slot was reserved in, {@code -1} for a cooldown
+		 * @param slotNanos the slot kept, as booked: where it comes on the gate's ticker when the rate has not changed
+		 * since; {@code untilNanos} for a cooldown
 		 */
-		record Hold(long untilNanos, GateHold reason, long epoch) implements Admission {
+		record Hold(long untilNanos, GateHold reason, long epoch, long slotNanos) implements Admission {
 
 			/**
 			 * Checks the arguments.
 			 * @param untilNanos the instant to wait for, on the gate's ticker
 			 * @param reason why
 			 * @param epoch the rate epoch a {@link GateHold#RATE} slot was reserved in, {@code -1} for a cooldown
+			 * @param slotNanos the slot kept, as booked
 			 */
 			public Hold {
 				Objects.requireNonNull(reason, "reason");
+			}
+
+			/**
+			 * A hold until {@code untilNanos} that keeps the slot there.
+			 * @param untilNanos the instant to wait for, on the gate's ticker
+			 * @param reason why
+			 * @param epoch the rate epoch a {@link GateHold#RATE} slot was reserved in, {@code -1} for a cooldown
+			 */
+			public Hold(long untilNanos, GateHold reason, long epoch) {
+				this(untilNanos, reason, epoch, untilNanos);
 			}
 
 		}

@@ -1,7 +1,10 @@
 package io.github.retryafter.pacing;
 
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
+import java.util.PriorityQueue;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.api.Test;
@@ -43,7 +46,7 @@ class FleetShareTests {
 			}
 		}
 		for (Admission.Hold hold : held) {
-			if (hold.untilNanos() - by <= 0) {
+			if (hold.slotNanos() - by <= 0) {
 				sent++;
 			}
 		}
@@ -140,6 +143,150 @@ class FleetShareTests {
 		assertThat(gate.probePending()).isTrue();
 		assertThat(gate.admit(false, S, FAR, null)).isEqualTo(Admission.PROBE);
 		assertThat(gate.admit(false, S, FAR, null)).isInstanceOf(Admission.Hold.class);
+	}
+
+	@Test
+	void aShareThatDoublesWhileABacklogHoldsDrainsTheRestTwiceAsFastInTheOrderItBooked() {
+		Drain steady = drain(0.25, 350, FAR, Long.MAX_VALUE, 0.25);
+		Drain doubled = drain(0.25, 350, FAR, S / 2, 0.5);
+		// 175/s at a quarter, a burst of 3: the last of 350 goes at about (350 - 3) / 175 s
+		assertThat(steady.last()).isBetween(1_970_000_000L, 1_990_000_000L);
+		// at 0.5 s the share doubles: what was ahead (1.48 s) takes half as long
+		assertThat(doubled.last()).isBetween(1_220_000_000L, 1_250_000_000L);
+		assertThat(doubled.sentBetween(0, S / 2)).isEqualTo(steady.sentBetween(0, S / 2));
+		assertThat(doubled.sentBetween(S, S + S / 10)).as("350/s once the share doubled").isBetween(34, 36);
+		// in the order the backlog booked its slots, but for holders within 100 ms of their slot, which do not ask again
+		assertThat(doubled.mostOvertaken()).isLessThanOrEqualTo(50_000_000L);
+		assertThat(steady.mostOvertaken()).isZero();
+		assertThat(doubled.refused()).isZero();
+		// a holder asks again half-way while its slot is more than 100 ms away: 2 s ahead, 7 asks in all (the booking,
+		// 5 half-way, the slot), not one per 100 ms
+		assertThat(steady.mostAsks()).isEqualTo(7);
+	}
+
+	@Test
+	void aShareThatShrinksMovesTheSlotsLaterAndRefusesAHolderItsSlotWouldTakePastItsLastUsefulStart() {
+		// 350/s at a half, 87.5/s at an eighth: the slots ahead, all within 0.27 s, now reach 1.1 s
+		Drain shrunk = drain(0.5, 100, FAR, 0, 0.125);
+		long[] after = Arrays.stream(shrunk.sent()).filter((at) -> at > 0).sorted().toArray();
+		assertThat(after).hasSize(95);
+		for (int i = 1; i < after.length; i++) {
+			assertThat(after[i] - after[i - 1]).as("spaced at 87.5/s once the share shrank")
+				.isGreaterThanOrEqualTo((long) (S / 87.5) - 1);
+		}
+		assertThat(shrunk.last()).isBetween(1_090_000_000L, 1_130_000_000L);
+		Drain refused = drain(0.5, 100, S / 2, 0, 0.125);
+		assertThat(refused.refused()).isGreaterThan(50);
+		assertThat(refused.last()).isLessThanOrEqualTo(S / 2);
+		long[] sent = refused.sent();
+		for (int i = refused.firstRefused(); i < sent.length; i++) {
+			assertThat(sent[i]).as("the holders refused are the last in line").isEqualTo(-1);
+		}
+	}
+
+	/**
+	 * Books {@code count} retries at 0 after the first throttle of a gate at {@code from} (each with the last useful
+	 * start {@code latest}), then lets each holder ask again at the end of each hold until it goes; the gate's share
+	 * becomes {@code share} at {@code changeAt}.
+	 */
+	private Drain drain(double from, int count, long latest, long changeAt, double share) {
+		this.now.set(0);
+		ProviderGate gate = gate(from);
+		gate.onThrottle(0, 0);
+		long[] sent = new long[count];
+		int[] asks = new int[count];
+		record Waiting(int index, Admission.Hold hold) {
+		}
+		PriorityQueue<Waiting> waiting = new PriorityQueue<>(
+				Comparator.comparingLong((Waiting w) -> w.hold().untilNanos()).thenComparingInt(Waiting::index));
+		for (int i = 0; i < count; i++) {
+			Admission admission = gate.admit(false, 0, latest, null);
+			asks[i]++;
+			if (admission instanceof Admission.Hold hold) {
+				waiting.add(new Waiting(i, hold));
+			}
+			else {
+				sent[i] = (admission == Admission.GO) ? 0 : -1;
+			}
+		}
+		boolean changed = false;
+		while (!waiting.isEmpty()) {
+			Waiting next = waiting.poll();
+			long at = next.hold().untilNanos();
+			if (!changed && changeAt - at <= 0) {
+				this.now.set(changeAt);
+				gate.share(share);
+				changed = true;
+			}
+			this.now.set(at);
+			Admission admission = gate.admit(false, at, latest, next.hold());
+			asks[next.index()]++;
+			if (admission instanceof Admission.Hold hold) {
+				assertThat(hold.untilNanos()).as("a hold ends after now").isGreaterThan(at);
+				waiting.add(new Waiting(next.index(), hold));
+			}
+			else {
+				sent[next.index()] = (admission == Admission.GO) ? at : -1;
+			}
+		}
+		return new Drain(sent, asks);
+	}
+
+	/** When each of a backlog's holders was sent ({@code -1}: refused), and how often each asked. */
+	private record Drain(long[] sent, int[] asks) {
+
+		long last() {
+			long last = 0;
+			for (long at : this.sent) {
+				last = Math.max(last, at);
+			}
+			return last;
+		}
+
+		int sentBetween(long from, long to) {
+			int count = 0;
+			for (long at : this.sent) {
+				count += (at >= from && at < to) ? 1 : 0;
+			}
+			return count;
+		}
+
+		int refused() {
+			int count = 0;
+			for (long at : this.sent) {
+				count += (at == -1) ? 1 : 0;
+			}
+			return count;
+		}
+
+		int firstRefused() {
+			for (int i = 0; i < this.sent.length; i++) {
+				if (this.sent[i] == -1) {
+					return i;
+				}
+			}
+			return this.sent.length;
+		}
+
+		/** The longest any holder went after one that booked its slot after it. */
+		long mostOvertaken() {
+			long most = 0;
+			long latest = Long.MIN_VALUE;
+			for (long at : this.sent) {
+				latest = Math.max(latest, at);
+				most = Math.max(most, latest - at);
+			}
+			return most;
+		}
+
+		int mostAsks() {
+			int most = 0;
+			for (int count : this.asks) {
+				most = Math.max(most, count);
+			}
+			return most;
+		}
+
 	}
 
 }

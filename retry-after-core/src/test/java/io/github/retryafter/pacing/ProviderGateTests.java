@@ -150,7 +150,7 @@ class ProviderGateTests {
 		assertThat(gate.admit(false, opened, opened + FAR, null)).isEqualTo(Admission.PROBE);
 		gate.probeAnswered();
 		assertThat(gate.admit(false, opened, opened + FAR, null)).isInstanceOfSatisfying(Admission.Hold.class,
-				(hold) -> assertThat(hold.untilNanos() - opened).isEqualTo((long) Math.ceil(S / 0.7)));
+				(hold) -> assertThat(hold.slotNanos() - opened).isEqualTo((long) Math.ceil(S / 0.7)));
 	}
 
 	@Test
@@ -216,7 +216,7 @@ class ProviderGateTests {
 		List<Long> slots = new ArrayList<>();
 		for (int i = 0; i < 100; i++) {
 			Admission admission = gate.admit(false, start, FAR, null);
-			slots.add((admission instanceof Admission.Hold hold) ? hold.untilNanos() : start);
+			slots.add((admission instanceof Admission.Hold hold) ? hold.slotNanos() : start);
 		}
 		assertThat(slots.subList(0, 10)).containsOnly(start);
 		long interval = interval(gate.rate().getAsDouble());
@@ -232,11 +232,11 @@ class ProviderGateTests {
 		assertThat(gate.admit(true, start, FAR, null)).isEqualTo(Admission.GO);
 		long share = interval(gate.rate().getAsDouble() * 0.9);
 		assertThat(gate.admit(false, start, FAR, null)).isInstanceOfSatisfying(Admission.Hold.class,
-				(hold) -> assertThat(hold.untilNanos() - start).as("the retry share").isEqualTo(share));
+				(hold) -> assertThat(hold.slotNanos() - start).as("the retry share").isEqualTo(share));
 		long later = start + S + share;
 		assertThat(gate.admit(false, later, FAR, null)).isEqualTo(Admission.GO);
 		assertThat(gate.admit(false, later, FAR, null)).isInstanceOfSatisfying(Admission.Hold.class,
-				(hold) -> assertThat(hold.untilNanos() - later).as("a second later: the whole rate")
+				(hold) -> assertThat(hold.slotNanos() - later).as("a second later: the whole rate")
 					.isEqualTo(interval(gate.rate().getAsDouble())));
 	}
 
@@ -252,9 +252,9 @@ class ProviderGateTests {
 			assertThat(gate.admit(true, start, FAR, null)).as("fresh burst").isEqualTo(Admission.GO);
 		}
 		assertThat(gate.admit(true, start, FAR, null)).isInstanceOfSatisfying(Admission.Hold.class,
-				(hold) -> assertThat(hold.untilNanos() - start).isEqualTo(freshInterval));
+				(hold) -> assertThat(hold.slotNanos() - start).isEqualTo(freshInterval));
 		assertThat(gate.admit(false, start, FAR, null)).isInstanceOfSatisfying(Admission.Hold.class,
-				(hold) -> assertThat(hold.untilNanos() - start).isGreaterThan(10 * S));
+				(hold) -> assertThat(hold.slotNanos() - start).isGreaterThan(10 * S));
 	}
 
 	@Test
@@ -264,13 +264,17 @@ class ProviderGateTests {
 		long interval = interval(gate.rate().getAsDouble());
 		assertThat(gate.admit(false, start, FAR, null)).isEqualTo(Admission.GO);
 		Admission.Hold held = (Admission.Hold) gate.admit(false, start, FAR, null);
-		assertThat(held.untilNanos() - start).isEqualTo(interval);
-		assertThat(gate.admit(false, start + 50_000_000L, FAR, held)).isEqualTo(held);
-		assertThat(gate.admit(false, held.untilNanos(), FAR, held)).isEqualTo(Admission.GO);
-		assertThat(gate.admit(false, held.untilNanos(), held.untilNanos() + 50_000_000L, null))
+		assertThat(held.slotNanos() - start).isEqualTo(interval);
+		assertThat(held.untilNanos() - start).as("asks again before its slot, more than 100 ms away")
+			.isEqualTo(100_000_000L);
+		assertThat(gate.admit(false, start + 50_000_000L, FAR, held)).isInstanceOfSatisfying(Admission.Hold.class,
+				(again) -> assertThat(again).isEqualTo(new Admission.Hold(held.slotNanos(), GateHold.RATE,
+						held.epoch())));
+		assertThat(gate.admit(false, held.slotNanos(), FAR, held)).isEqualTo(Admission.GO);
+		assertThat(gate.admit(false, held.slotNanos(), held.slotNanos() + 50_000_000L, null))
 			.isInstanceOf(Admission.Refuse.class);
-		assertThat(gate.admit(false, held.untilNanos(), FAR, null)).isInstanceOfSatisfying(Admission.Hold.class,
-				(hold) -> assertThat(hold.untilNanos()).isEqualTo(held.untilNanos() + interval));
+		assertThat(gate.admit(false, held.slotNanos(), FAR, null)).isInstanceOfSatisfying(Admission.Hold.class,
+				(hold) -> assertThat(hold.slotNanos()).isEqualTo(held.slotNanos() + interval));
 	}
 
 	@Test
@@ -283,13 +287,13 @@ class ProviderGateTests {
 		gate.onSuccess(start + 1);
 		gate.onThrottle(start + 1, start + 10_000_000L);
 		assertThat(gate.rate()).hasValueCloseTo(4.9, within(1e-6));
-		assertThat(gate.admit(false, held.untilNanos(), FAR, held)).isInstanceOfSatisfying(Admission.Hold.class,
+		assertThat(gate.admit(false, held.slotNanos(), FAR, held)).isInstanceOfSatisfying(Admission.Hold.class,
 				(hold) -> assertThat(hold.reason()).isEqualTo(GateHold.COOLDOWN));
 		this.now.set(start + 2 * S);
 		assertThat(gate.admit(false, start + 2 * S, FAR, held)).isEqualTo(Admission.PROBE);
 		gate.probeAnswered();
 		assertThat(gate.admit(false, start + 2 * S, FAR, null)).isInstanceOfSatisfying(Admission.Hold.class,
-				(hold) -> assertThat(hold.untilNanos() - (start + 2 * S)).isEqualTo(interval(gate.rate().getAsDouble())));
+				(hold) -> assertThat(hold.slotNanos() - (start + 2 * S)).isEqualTo(interval(gate.rate().getAsDouble())));
 	}
 
 	@Test
