@@ -462,6 +462,12 @@ public final class RedisProviderCooldown implements FleetCooldown, RedisFleet.Pa
 		if (instant - entry.known.get() > 0) {
 			this.gates.apply(entry.provider).ifPresent((gate) -> {
 				gate.closeUntil(instant);
+				if (gate.rate().isEmpty()) {
+					// the provider throttled the fleet: this gate paces after the cooldown as the throttled gates do,
+					// instead of sending its whole backlog the instant it opens
+					long now = this.ticker.read();
+					gate.onThrottle(now, now);
+				}
 				entry.raise(gate.cooldownUntilNanos());
 				entry.closedFor = untilMicros;
 			});

@@ -20,6 +20,7 @@ import io.github.retryafter.pacing.PacingSettings;
 import io.github.retryafter.pacing.ProviderGate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -50,6 +51,10 @@ class RedisProviderCooldownTests {
 		a.gate.closeUntil(now + Duration.ofSeconds(2).toNanos());
 		a.cooldown.publish();
 		await().atMost(Duration.ofSeconds(1)).until(() -> b.remaining().compareTo(Duration.ofMillis(1500)) > 0);
+		// b's requests never met the provider's throttle, but the fleet's did: b paces after the cooldown too
+		assertThat(b.gate.rate()).isPresent();
+		assertThat(b.gate.rate().getAsDouble() / b.gate.share()).as("0.7 x 1,000/s at its share")
+			.isCloseTo(700.0, within(1e-6));
 		String stored = value();
 		// b is told to come back in 300 ms: its gate keeps a's longer cooldown
 		b.gate.closeUntil(System.nanoTime() + Duration.ofMillis(300).toNanos());
