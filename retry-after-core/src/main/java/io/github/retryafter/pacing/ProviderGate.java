@@ -271,6 +271,34 @@ public final class ProviderGate {
 	}
 
 	/**
+	 * Paces at {@code perSecond} from now, within this gate's floor and ceiling at its share, while the rate limit is
+	 * on: a fleet store sets it to this instance's part of what the fleet's gates together pace at, in proportion to
+	 * the backlog each holds, so the fleet's instances drain their backlogs together instead of each at a rate it
+	 * measured alone. The rate's curve and the slots booked move with it, as for {@link #share(double)}. Ignored while
+	 * the rate is off, follows an announced quota or is being measured, for a value that is not a positive finite
+	 * rate, and for a change of less than 5%.
+	 * @param perSecond the rate, requests per second
+	 * @param nowNanos now, on the gate's ticker
+	 */
+	public void paceAt(double perSecond, long nowNanos) {
+		if (!(perSecond > 0) || Double.isInfinite(perSecond) || !this.state.get().engaged()) {
+			return;
+		}
+		synchronized (this.rateWriteLock) {
+			RateState current = this.state.get();
+			if (!current.engaged() || current.quotaPaced() || current.sample() != null) {
+				return;
+			}
+			double rate = Math.max(minRate(), Math.min(maxRate(), perSecond));
+			if (Math.abs(rate / current.rate() - 1) < 0.05) {
+				return;
+			}
+			this.sendTat = Timeline.moved(this.sendTat, nowNanos, current.rate() / rate);
+			this.state.set(current.rerated(rate / current.rate(), nowNanos));
+		}
+	}
+
+	/**
 	 * Returns the share of the provider's capacity this gate paces for.
 	 * @return {@code 1} unless a fleet store set it (see {@link #share(double)})
 	 */

@@ -13,6 +13,7 @@ import io.github.retryafter.pacing.ProviderGate.Admission;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.within;
 
 /**
  * A gate as one of a fleet's instances (issue 17): at a share of {@code 1/N} of its provider, N gates together send
@@ -182,6 +183,26 @@ class FleetShareTests {
 		for (int i = refused.firstRefused(); i < sent.length; i++) {
 			assertThat(sent[i]).as("the holders refused are the last in line").isEqualTo(-1);
 		}
+	}
+
+	@Test
+	void aGatePacesAtTheRateItsFleetGivesItWithinItsFloorAndCeilingAndOnlyWhileTheRateIsOn() {
+		ProviderGate gate = gate(0.25);
+		gate.paceAt(100, 0);
+		assertThat(gate.rate()).as("off: nothing to pace").isEmpty();
+		gate.onThrottle(0, 0);
+		assertThat(gate.rate()).hasValue(175.0);
+		gate.paceAt(180, 0);
+		assertThat(gate.rate()).as("less than 5% away").hasValue(175.0);
+		gate.paceAt(50, 0);
+		assertThat(gate.rate().getAsDouble()).isCloseTo(50.0, within(1e-9));
+		gate.paceAt(10_000, 0);
+		assertThat(gate.rate().getAsDouble()).as("a quarter of the 1,000/s ceiling").isCloseTo(250.0, within(1e-9));
+		gate.paceAt(0.01, 0);
+		assertThat(gate.rate().getAsDouble()).as("a quarter of the 1/s floor").isCloseTo(0.25, within(1e-9));
+		gate.paceAt(Double.NaN, 0);
+		gate.paceAt(Double.POSITIVE_INFINITY, 0);
+		assertThat(gate.rate().getAsDouble()).isCloseTo(0.25, within(1e-9));
 	}
 
 	/**

@@ -171,6 +171,51 @@ enum FleetScript {
 			"""),
 
 	/**
+	 * Counts, per provider, the fleet's instances with a backlog at its gate, the requests they hold and the rate they
+	 * pace at: records this instance's {@code queued rate} in the hash of each provider it has a backlog for (as
+	 * {@code at queued rate}, at Redis's now) and removes it from the others, then drops the fields older than the
+	 * window (or not the fleet's). One field per instance, none older than the window, and a hash with fields expires
+	 * the window after its last write. KEYS: the providers' backlog hashes. ARGV: instance id, window ms, then per key
+	 * {@code "queued rate"}, or an empty string for no backlog. Returns three values per key: instances, requests
+	 * queued and requests per second in all; {@value #BAD} three times for a key that is not a hash (it is then left
+	 * alone).
+	 */
+	BACKLOGS(Lua.NOW + """
+			local window = tonumber(ARGV[2])
+			local out = {}
+			for i = 1, #KEYS do
+			  local kind = redis.call('TYPE', KEYS[i]).ok
+			  if kind ~= 'none' and kind ~= 'hash' then
+			    out[3 * i - 2], out[3 * i - 1], out[3 * i] = 'bad', 'bad', 'bad'
+			  else
+			    local mine = ARGV[i + 2]
+			    if mine ~= '' then
+			      redis.call('HSET', KEYS[i], ARGV[1], string.format('%.0f', now) .. ' ' .. mine)
+			    else
+			      redis.call('HDEL', KEYS[i], ARGV[1])
+			    end
+			    local count, queued, rate = 0, 0, 0
+			    local fields = redis.call('HGETALL', KEYS[i])
+			    for j = 1, #fields, 2 do
+			      local at, q, r = string.match(fields[j + 1], '^(%d+) (%d+) (%d+%.?%d*)$')
+			      at, q, r = tonumber(at), tonumber(q), tonumber(r)
+			      if at == nil or q == nil or r == nil or r == math.huge or at < now - window * 1000 then
+			        redis.call('HDEL', KEYS[i], fields[j])
+			      else
+			        count, queued, rate = count + 1, queued + q, rate + r
+			      end
+			    end
+			    if count > 0 then
+			      redis.call('PEXPIRE', KEYS[i], window)
+			    end
+			    out[3 * i - 2], out[3 * i - 1], out[3 * i] = tostring(count), string.format('%.0f', queued),
+			        string.format('%.3f', rate)
+			  end
+			end
+			return out
+			"""),
+
+	/**
 	 * Claims the probe after a provider's fleet cooldown: the first instance to claim the probe of a cooldown instant
 	 * sends it; the others hold their requests until it is answered. The value is {@code until:owner}; a claim for a
 	 * later instant replaces one for an earlier instant, and the key expires {@code lease} after its instant, so a

@@ -5,9 +5,11 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalDouble;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -38,13 +40,24 @@ import io.github.retryafter.pacing.ProviderGate;
  * request can be sent) waits for the first connection (at most the probe timeout) and reads every provider's cooldown
  * once, within the command timeout, closing the gates it names; a failure falls back as any other and is counted.
  * <p>
- * <b>One probe per fleet.</b> Each configured provider's gate gets this instance's share of the provider
- * ({@link ProviderGate#share}, {@code 1 / instances}) and a {@link ProbeArbiter}: when its first request after a fleet
- * cooldown is ready, the first instance to claim {@code {prefix}:probe:<provider>} ({@link FleetScript#CLAIM_PROBE})
- * sends the probe; the others follow it until the claim is removed on its answer ({@link FleetScript#END_PROBE}, read
- * back every flush interval with {@link FleetScript#READ_PROBES}). One key per configured provider, expiring the
- * provider's attempt timeout after the cooldown's instant; a claim that expires (its owner went away) holds nobody,
- * and each instance then probes for itself.
+ * <b>Shares of the provider.</b> Each configured provider's gate paces for this instance's share of the provider
+ * ({@link ProviderGate#share}): {@code 1 / instances}, or, while its gate holds a backlog, {@code 1 / (instances with
+ * a backlog)}, at the rate the fleet's gates with a backlog pace at together times this instance's part of their
+ * backlog ({@link ProviderGate#paceAt}). So the instances drain their backlogs together, not each at a rate it
+ * measured alone from a few responses, and those still draining take over the rate of those that are done. What each
+ * instance holds is a hash per provider, {@code {prefix}:backlog:<provider>} ({@link FleetScript#BACKLOGS}), field
+ * instance id, value {@code at queued rate}: scope the fleet and one provider; bound one field per instance with a
+ * backlog, none older than ten flush intervals (at least 250 ms), the key expiring that long after its last write; at
+ * the bound a field not refreshed (its instance went away) is dropped and no longer counts. An instance reports every
+ * flush interval while its gate holds a backlog and for half the window after, and makes no round trip for it
+ * otherwise; the script reads every field of the hash, so its cost grows with the instances that hold a backlog.
+ * <p>
+ * <b>One probe per fleet.</b> Each configured provider's gate also gets a {@link ProbeArbiter}: when its first request
+ * after a fleet cooldown is ready, the first instance to claim {@code {prefix}:probe:<provider>} ({@link
+ * FleetScript#CLAIM_PROBE}) sends the probe; the others follow it until the claim is removed on its answer ({@link
+ * FleetScript#END_PROBE}, read back every flush interval with {@link FleetScript#READ_PROBES}). One key per configured
+ * provider, expiring the provider's attempt timeout after the cooldown's instant; a claim that expires (its owner went
+ * away) holds nobody, and each instance then probes for itself.
  * <p>
  * <b>No request waits on Redis.</b> After that, everything runs on the fleet's background thread: a gate closed on
  * this instance is pushed as soon as an engine reports a retry or a refusal ({@link #publish}) and at every flush
@@ -66,6 +79,9 @@ public final class RedisProviderCooldown implements FleetCooldown, RedisFleet.Pa
 	/** How long the other instances wait for a probe's answer when the provider's attempt timeout is not given. */
 	public static final Duration DEFAULT_PROBE_LEASE = Duration.ofSeconds(10);
 
+	/** The shortest time an instance counts as having a backlog after it last reported one. */
+	private static final Duration BACKLOG_WINDOW_FLOOR = Duration.ofMillis(250);
+
 	private static final byte[] EXPIRY_MARGIN_MILLIS = "1000".getBytes(StandardCharsets.US_ASCII);
 
 	private final byte[] instanceId;
@@ -82,6 +98,8 @@ public final class RedisProviderCooldown implements FleetCooldown, RedisFleet.Pa
 	private final byte[][] keys;
 
 	private final byte[][] probeKeys;
+
+	private final byte[][] backlogKeys;
 
 	private final AtomicBoolean publishing = new AtomicBoolean();
 
@@ -141,6 +159,7 @@ public final class RedisProviderCooldown implements FleetCooldown, RedisFleet.Pa
 		this.order = List.copyOf(entries.values());
 		this.keys = this.order.stream().map((entry) -> entry.key).toArray(byte[][]::new);
 		this.probeKeys = this.order.stream().map((entry) -> entry.probeKey).toArray(byte[][]::new);
+		this.backlogKeys = this.order.stream().map((entry) -> fleet.key("backlog", entry.provider)).toArray(byte[][]::new);
 		fleet.register(this);
 	}
 
@@ -219,13 +238,88 @@ public final class RedisProviderCooldown implements FleetCooldown, RedisFleet.Pa
 			endAnsweredProbes();
 			followProbes();
 		}
-		double share = 1.0 / this.fleet.instances();
+		countBacklogs();
+		int instances = this.fleet.instances();
 		for (Entry entry : this.order) {
 			this.gates.apply(entry.provider).ifPresent((gate) -> {
-				gate.share(share);
+				int sharing = (entry.reported && entry.backlogged > 0) ? Math.min(entry.backlogged, instances) : instances;
+				gate.share(1.0 / Math.max(1, sharing));
 				gate.arbiter(entry.arbiter);
 			});
 		}
+	}
+
+	/**
+	 * Reports which providers' gates hold a backlog on this instance, with the requests they hold and their rate, and
+	 * reads the fleet's sums ({@link FleetScript#BACKLOGS}): a gate with a backlog paces for {@code 1 / (instances
+	 * with a backlog)} of its provider, at the fleet's rate times its part of the fleet's backlog
+	 * ({@link ProviderGate#paceAt}), so the instances drain their backlogs together and those still draining take over
+	 * the rate of those that are done. A gate counts as holding a backlog for half the window after its queue empties,
+	 * so a queue that empties between two batches does not swing the others' shares. No round trip while no gate of
+	 * this instance has a backlog or was reported with one.
+	 */
+	private void countBacklogs() {
+		Duration window = backlogWindow();
+		long now = this.ticker.read();
+		byte[][] args = new byte[2 + this.order.size()][];
+		args[0] = this.instanceId;
+		args[1] = ascii(window.toMillis());
+		int[] queued = new int[this.order.size()];
+		boolean any = false;
+		for (int i = 0; i < this.order.size(); i++) {
+			Entry entry = this.order.get(i);
+			Optional<ProviderGate> gate = this.gates.apply(entry.provider);
+			queued[i] = gate.map(ProviderGate::queued).orElse(0);
+			double rate = gate.map((g) -> g.rate().orElse(0)).orElse(0.0);
+			if (queued[i] > 0) {
+				entry.lastBacklog = now;
+				entry.backlogSeen = true;
+			}
+			boolean backlog = entry.backlogSeen && now - entry.lastBacklog < window.toNanos() / 2;
+			// only a gate holding requests now lends its rate to the fleet's sum
+			String report = !backlog ? "" : (queued[i] > 0 && rate > 0)
+					? queued[i] + " " + String.format(Locale.ROOT, "%.3f", rate) : "0 0";
+			args[i + 2] = report.getBytes(StandardCharsets.US_ASCII);
+			entry.reporting = backlog;
+			any |= backlog || entry.reported;
+		}
+		if (!any) {
+			return;
+		}
+		Optional<List<Object>> reply = this.fleet.execute(FleetScript.BACKLOGS, this.backlogKeys, args);
+		if (reply.isEmpty()) {
+			return;
+		}
+		long received = this.ticker.read();
+		for (int i = 0; i < this.order.size(); i++) {
+			Entry entry = this.order.get(i);
+			OptionalLong count = Replies.whole(reply.get(), 3 * i);
+			OptionalLong fleetQueued = Replies.whole(reply.get(), 3 * i + 1);
+			OptionalDouble fleetRate = Replies.decimal(reply.get(), 3 * i + 2);
+			entry.reported = entry.reporting;
+			boolean valid = count.isPresent() && fleetQueued.isPresent() && fleetRate.isPresent();
+			entry.backlogged = valid ? (int) Math.min(Integer.MAX_VALUE, count.getAsLong()) : 0;
+			if (!valid && entry.backlogBad.compareAndSet(false, true)) {
+				this.fleet.keyFallBack(this.backlogKeys[i]);
+			}
+			else if (valid && entry.backlogBad.compareAndSet(true, false)) {
+				this.fleet.keyValid(this.backlogKeys[i]);
+			}
+			if (valid && entry.reported && queued[i] > 0 && fleetQueued.getAsLong() > 0 && fleetRate.getAsDouble() > 0) {
+				double part = Math.min(1.0, queued[i] / (double) fleetQueued.getAsLong());
+				double rate = fleetRate.getAsDouble() * part;
+				this.gates.apply(entry.provider).ifPresent((gate) -> gate.paceAt(rate, received));
+			}
+		}
+	}
+
+	/**
+	 * How long an instance that went away counts as having a backlog after it last reported one: ten flush intervals,
+	 * at least 250 ms.
+	 */
+	private Duration backlogWindow() {
+		Duration ten = this.fleet.settings().flushInterval().multipliedBy(10);
+		return (ten.compareTo(BACKLOG_WINDOW_FLOOR) < 0) ? BACKLOG_WINDOW_FLOOR : ten;
 	}
 
 	/**
@@ -528,6 +622,22 @@ public final class RedisProviderCooldown implements FleetCooldown, RedisFleet.Pa
 		private volatile long openedFor = Long.MIN_VALUE;
 
 		private ProbeArbiter arbiter;
+
+		// whether the last report named this instance with a backlog, and how many of the fleet's instances had one;
+		// written and read on the fleet's thread
+		private boolean reported;
+
+		private int backlogged;
+
+		// whether this sync reports this instance with a backlog; the fleet's thread only
+		private boolean reporting;
+
+		// when this instance's gate last held a backlog (on the ticker), if ever; the fleet's thread only
+		private long lastBacklog;
+
+		private boolean backlogSeen;
+
+		private final AtomicBoolean backlogBad = new AtomicBoolean();
 
 		private final AtomicBoolean bad = new AtomicBoolean();
 

@@ -156,6 +156,51 @@ class RedisProviderCooldownTests {
 		b.close();
 	}
 
+	@Test
+	void theInstancesStillDrainingABacklogShareTheProviderAmongThemselvesInProportionToTheirBacklogs()
+			throws IOException {
+		Instance a = new Instance();
+		Instance b = new Instance();
+		Instance c = new Instance();
+		for (Instance instance : List.of(a, b, c)) {
+			instance.gate.onThrottle(System.nanoTime(), System.nanoTime());
+		}
+		await().atMost(Duration.ofSeconds(1)).until(() -> c.gate.share() == 1.0 / 3);
+		double each = a.gate.rate().getAsDouble();
+		// a holds three requests at its gate, b one, c none: a and b pace for half the provider each, and split what
+		// they pace at together three to one
+		for (int i = 0; i < 3; i++) {
+			a.gate.enqueue();
+		}
+		b.gate.enqueue();
+		await().atMost(Duration.ofSeconds(1)).until(() -> a.gate.share() == 0.5 && b.gate.share() == 0.5);
+		await().atMost(Duration.ofSeconds(1))
+			.until(() -> Math.abs(a.gate.rate().getAsDouble() / b.gate.rate().getAsDouble() - 3) < 0.3);
+		assertThat(a.gate.rate().getAsDouble() + b.gate.rate().getAsDouble()).as("about what they paced at before")
+			.isBetween(each, 4 * each);
+		assertThat(c.gate.share()).isEqualTo(1.0 / 3);
+		assertThat(c.gate.rate().getAsDouble()).isEqualTo(each);
+		assertThat(redis.command("HLEN", backlogKey())).contains("2");
+		long ttl = Long.parseLong(redis.command("PTTL", backlogKey()).trim().substring(1));
+		assertThat(ttl).as("ten flush intervals").isBetween(1L, 500L);
+		// a's backlog drained: within half the window and a flush interval, b paces for the whole provider
+		for (int i = 0; i < 3; i++) {
+			a.gate.dequeue();
+		}
+		await().atMost(Duration.ofSeconds(2)).until(() -> b.gate.share() == 1.0);
+		assertThat(a.gate.share()).isEqualTo(1.0 / 3);
+		b.gate.dequeue();
+		await().atMost(Duration.ofSeconds(1)).until(() -> b.gate.share() == 1.0 / 3);
+		assertThat(redis.command("EXISTS", backlogKey())).as("no field left, no key").contains("0");
+		a.close();
+		b.close();
+		c.close();
+	}
+
+	private String backlogKey() {
+		return "{" + this.prefix + "}:backlog:default";
+	}
+
 	private static ProviderGate.Admission admit(Instance instance) {
 		long now = System.nanoTime();
 		return instance.gate.admit(false, now, now + Duration.ofSeconds(30).toNanos(), null,
