@@ -3,6 +3,7 @@ package io.github.retryafter.simulator;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -42,8 +43,10 @@ import io.github.retryafter.test.SeededRandom;
  * divided by the instances, less what it took since), its takes, deposits and refunds sent every flush interval (and
  * at once after a take), the level read back one round trip later; a cooldown pushed when a gate closes and read back
  * every flush; and, in {@link Mode#STORE}, the probe after a cooldown claimed by the first instance to ask (one more
- * round trip) and its claim removed when its answer comes, each gate pacing at {@code 1/N} of the provider, and
- * retries waiting for tokens held in flight. The model decides every retry as Reactor's event loops do (on the share,
+ * round trip) and its claim removed when its answer comes, each gate pacing at {@code 1/N} of the provider (at
+ * {@code 1/B} of it while B instances hold a backlog, at the fleet's rate times its part of their backlog, as the
+ * starter's backlog report sets it; a gate the fleet's cooldown closed turns its rate on), and retries waiting for
+ * tokens held in flight. The model decides every retry as Reactor's event loops do (on the share,
  * no round trip); a blocking client's round trip per retry is not modelled.
  * <p>
  * Everything runs on one virtual time line (the store's clock is that time line; clocks are exact), so the same
@@ -86,8 +89,9 @@ public final class FleetStoreSimulation {
 		STORE_BEFORE(true, false),
 
 		/**
-		 * The store after issue 17: as {@link #STORE_BEFORE}, and each gate paces at {@code 1/N} of the provider, one
-		 * probe per fleet, a retry takes over a refund not yet flushed, and waits for tokens held in flight.
+		 * The store after issue 17: as {@link #STORE_BEFORE}, and each gate paces at {@code 1/N} of the provider (its
+		 * part of the fleet's rate while it holds a backlog), one probe per fleet, a retry takes over a refund not yet
+		 * flushed, and waits for tokens held in flight.
 		 */
 		STORE(true, true);
 
@@ -429,6 +433,23 @@ public final class FleetStoreSimulation {
 
 		long lastWantedAt = Long.MIN_VALUE / 2;
 
+		// the backlog report (Mode.STORE), as RedisProviderCooldown keeps it: when the gate last held requests, what
+		// the last flush reported (requests held, rate) and whether it reported a backlog at all, and the fleet's sums
+		// the store answered (instances with a backlog, requests they hold, requests per second they pace at)
+		long lastBacklog = Long.MIN_VALUE;
+
+		boolean reporting;
+
+		int reportedQueued;
+
+		double reportedRate;
+
+		int fleetBacklogged;
+
+		long fleetQueued;
+
+		double fleetRate;
+
 		long lastRefundAt = Long.MIN_VALUE / 2;
 
 		boolean exchangePending;
@@ -591,6 +612,14 @@ public final class FleetStoreSimulation {
 
 		final Map<Outcome, Integer> outcomes = new EnumMap<>(Outcome.class);
 
+		// the store's backlog hash: per instance, when it last reported a backlog (Long.MIN_VALUE: no field), with the
+		// requests it held and its rate
+		final long[] backlogAt;
+
+		final int[] backlogQueued;
+
+		final double[] backlogRate;
+
 		// the provider's token bucket, full when it comes back
 		double providerTokens;
 
@@ -607,6 +636,10 @@ public final class FleetStoreSimulation {
 			this.providerTokens = backlog.burst();
 			this.providerAt = backlog.outage().toNanos();
 			this.fleet = new Instance[instances];
+			this.backlogAt = new long[instances];
+			Arrays.fill(this.backlogAt, Long.MIN_VALUE);
+			this.backlogQueued = new int[instances];
+			this.backlogRate = new double[instances];
 			for (int i = 0; i < instances; i++) {
 				Instance instance = new Instance(i, this);
 				RetryBudget budget = mode.shared ? instance
@@ -856,13 +889,74 @@ public final class FleetStoreSimulation {
 				schedule(this.now + this.half, Kind.END_PROBE_AT_STORE, instance.index, instance.owned);
 				instance.owned = Long.MIN_VALUE;
 			}
+			if (this.mode.coordinated) {
+				report(instance, gate);
+			}
 			schedule(this.now + this.half, Kind.SYNC_AT_STORE, instance.index, Double.doubleToLongBits(delta));
 			if (this.mode.coordinated && (instance.pool > 0 || instance.unflushedSuccesses > 0)) {
 				requestExchange(instance);
 			}
 		}
 
+		/** What this flush reports of the gate's backlog: held for half the window after its queue empties. */
+		private void report(Instance instance, ProviderGate gate) {
+			int queued = gate.queued();
+			if (queued > 0) {
+				instance.lastBacklog = this.now;
+			}
+			instance.reporting = instance.lastBacklog != Long.MIN_VALUE
+					&& this.now - instance.lastBacklog < backlogWindowNanos() / 2;
+			instance.reportedQueued = queued;
+			instance.reportedRate = (queued > 0) ? gate.rate().orElse(0) : 0;
+		}
+
+		/** The starter's window: ten flush intervals, at least 250 ms. */
+		private long backlogWindowNanos() {
+			return Math.max(250_000_000L, 10 * this.store.flushInterval().toNanos());
+		}
+
+		/** The store's side of {@code BACKLOGS}: this instance's field written or removed, the fresh fields summed. */
+		private void countBacklogs(Instance instance) {
+			int i = instance.index;
+			if (instance.reporting) {
+				this.backlogAt[i] = this.now;
+				this.backlogQueued[i] = instance.reportedQueued;
+				this.backlogRate[i] = instance.reportedRate;
+			}
+			else {
+				this.backlogAt[i] = Long.MIN_VALUE;
+			}
+			int count = 0;
+			long queued = 0;
+			double rate = 0;
+			for (int j = 0; j < this.instances; j++) {
+				if (this.backlogAt[j] != Long.MIN_VALUE && this.backlogAt[j] >= this.now - backlogWindowNanos()) {
+					count++;
+					queued += this.backlogQueued[j];
+					rate += this.backlogRate[j];
+				}
+			}
+			instance.fleetBacklogged = count;
+			instance.fleetQueued = queued;
+			instance.fleetRate = rate;
+		}
+
+		/** The reply's side: the gate's share among the instances with a backlog, and its part of their rate. */
+		private void paceByBacklog(Instance instance) {
+			ProviderGate gate = instance.gate();
+			int sharing = (instance.reporting && instance.fleetBacklogged > 0)
+					? Math.min(instance.fleetBacklogged, this.instances) : this.instances;
+			gate.share(1.0 / sharing);
+			if (instance.reporting && instance.reportedQueued > 0 && instance.fleetQueued > 0 && instance.fleetRate > 0) {
+				double part = Math.min(1.0, instance.reportedQueued / (double) instance.fleetQueued);
+				gate.paceAt(instance.fleetRate * part, this.now);
+			}
+		}
+
 		private void syncAtStore(Instance instance, double delta) {
+			if (this.mode.coordinated) {
+				countBacklogs(instance);
+			}
 			BudgetSettings settings = this.backlog.budget();
 			double level = this.state.level(settings, this.now);
 			if (delta != 0) {
@@ -891,8 +985,15 @@ public final class FleetStoreSimulation {
 			instance.shareAt = this.now;
 			if (cooldownUntil - this.now > 0) {
 				instance.gate().closeUntil(cooldownUntil);
+				if (this.mode.coordinated && instance.gate().rate().isEmpty()) {
+					// the provider throttled the fleet: this gate paces after the cooldown, as the starter's does
+					instance.gate().onThrottle(this.now, this.now);
+				}
 				instance.pushedCooldown = Math.max(instance.pushedCooldown, cooldownUntil);
 				instance.claimed = Math.max(instance.claimed, cooldownUntil);
+			}
+			if (this.mode.coordinated) {
+				paceByBacklog(instance);
 			}
 		}
 
