@@ -600,7 +600,7 @@ final class LockedProviderGate {
 				if (slot - latestStartNanos > 0) {
 					return new Admission.Refuse("provider '" + this.scope + "' is paced at "
 							+ String.format(Locale.ROOT, "%.1f", current.rate()) + " requests/s and this request's slot "
-							+ "moved to " + seconds(slot - nowNanos) + " away as its share of the provider shrank, past "
+							+ "moved to " + seconds(slot - nowNanos) + " away as the rate fell (its fleet's share shrank), past "
 							+ "the last instant (" + seconds(latestStartNanos - nowNanos)
 							+ " from now) a useful attempt could start");
 				}
