@@ -360,7 +360,17 @@ final class LockedProviderGate {
 		}
 		double refusedShare = sample.refused() / (double) (sample.admitted() + sample.refused());
 		if (refusedShare <= 1.0 - HEADROOM) {
-			return current.afterSample(current.rate(), true, nowNanos);
+			double at = Math.max(this.settings.minRate(), current.rate() * (1 - refusedShare));
+			if (at >= current.rate()) {
+				return current.afterSample(current.rate(), true, nowNanos);
+			}
+			double factor = current.rate() / at;
+			this.timeline = timeline(current).then(nowNanos, factor);
+			this.timelineEpoch = current.epoch();
+			this.sendTat = Timeline.moved(this.sendTat, nowNanos, factor);
+			return current.withRetryTat(Timeline.moved(current.retryTat(), nowNanos, factor))
+				.withFreshTat(Timeline.moved(current.freshTat(), nowNanos, factor))
+				.afterSample(at, true, nowNanos);
 		}
 		double measured = sample.admittedPerSecond() * HEADROOM;
 		if (sample.sentPerSecond() < current.rate() / 2) {

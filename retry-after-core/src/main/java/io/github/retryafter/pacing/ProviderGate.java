@@ -36,30 +36,30 @@ import io.github.retryafter.internal.Seconds;
  * any probe, so the fleet sends one; its instances that follow it open at the fleet's cooldown's end, as before.
  * <p>
  * <b>Rate.</b> The first throttle ({@link #onThrottle}) turns on a rate limit of {@code decreaseFactor × maxRate},
- * capped once a request sent since succeeds at what the provider admitted of the burst that throttle cut short.
- * From then on the rate follows what the provider admits. Once the provider admits requests, a refusal (a 429 or 503
- * while the gate is open) means its bucket is empty: the rate drops by {@code decreaseFactor} (unless it already sits
- * at a measured capacity) and the gate measures the successes per second of the requests sent since; when the
- * measurement is complete and more than {@code 1 − HEADROOM} of them were refused, the rate becomes
- * {@link #HEADROOM} × that measured capacity, a drop in proportion to the overshoot. A 429 asking for at most a second
- * from such a provider is a rate signal, not a cooldown ({@link #absorbs}): the engine leaves the gate open and only
- * the refused request waits for its hint. Successes ({@link #onSuccess}) grow the rate: doubling every second while
- * the provider has never refused at this rate, along CUBIC's curve around a measured capacity (flat near it, then
- * probing above), until it reaches {@code maxRate}, where the limit lets go. A throttle that is not a refusal (the
- * provider is down, or a cooldown is in force) lowers the rate by {@code decreaseFactor}, and only once the provider
- * has admitted a request since the last decrease: a provider answering nothing but 503s is down, and its cooldowns
- * already pace the probes. While it is on, each request reserves a slot
- * (generic cell rate algorithm: theoretical arrival times, no timer and no queue) in one of two lanes: retries in a lane
- * paced at the whole rate, or at {@code rate × (1 − freshShare)} while fresh requests are about, fresh requests in a
- * lane paced at {@code rate × freshShare} or in the retry lane, whichever slot comes first. So a backlog drains at
- * about the provider's rate, in the order requests became eligible, and fresh requests always have a share of their
- * own. A drop starts a new epoch: slots reserved before it are void, and their holders reserve again when they wake,
- * at the lower rate and after the cooldown; a rise within an epoch (the rate grew, the fleet gave the gate a larger
- * share) brings the slots already reserved forward, in their order, and a holder more than 100 ms from its slot asks
- * again half-way there, so a backlog booked at one rate drains at the next. A send lane spaces the actual sends
- * at the rate with a tolerance of two bursts, so holders woken late together by a client's stall go spaced, not at
- * once. A measurement during which the client sent less than half its rate measured the demand, not the provider, and
- * lowers the rate by {@code decreaseFactor} at most.
+ * capped once a request sent since succeeds at what the provider admitted of the burst that throttle cut short. From
+ * then on the rate follows what the provider admits. Once the provider admits requests, a refusal (a 429 or 503 while
+ * the gate is open) means its bucket is empty: the rate drops by {@code decreaseFactor} (unless it already sits at a
+ * measured capacity) and the gate measures the successes per second of the requests sent since; when the measurement is
+ * complete and more than {@code 1 − HEADROOM} of them were refused, the rate becomes {@link #HEADROOM} × that measured
+ * capacity, a drop in proportion to the overshoot; with fewer refused, the rate less the share refused (a rate a hair
+ * above the provider would cost a refusal or two in every measurement). A 429 asking for at most a second from such a
+ * provider is a rate signal, not a cooldown ({@link #absorbs}): the engine leaves the gate open and only the refused
+ * request waits for its hint. Successes ({@link #onSuccess}) grow the rate: doubling every second while the provider
+ * has never refused at this rate, along CUBIC's curve around a measured capacity (flat near it, then probing above),
+ * until it reaches {@code maxRate}, where the limit lets go. A throttle that is not a refusal (the provider is down, or
+ * a cooldown is in force) lowers the rate by {@code decreaseFactor}, and only once the provider has admitted a request
+ * since the last decrease: a provider answering nothing but 503s is down, and its cooldowns already pace the probes.
+ * While it is on, each request reserves a slot (generic cell rate algorithm: theoretical arrival times, no timer and no
+ * queue) in one of two lanes: retries in a lane paced at the whole rate, or at {@code rate × (1 − freshShare)} while
+ * fresh requests are about, fresh requests in a lane paced at {@code rate × freshShare} or in the retry lane, whichever
+ * slot comes first. So a backlog drains at about the provider's rate, in the order requests became eligible, and fresh
+ * requests always have a share of their own. A drop starts a new epoch: slots reserved before it are void, and their
+ * holders reserve again when they wake, at the lower rate and after the cooldown; a rise within an epoch (the rate
+ * grew, the fleet gave the gate a larger share) brings the slots already reserved forward, in their order, and a holder
+ * more than 100 ms from its slot asks again half-way there, so a backlog booked at one rate drains at the next. A send
+ * lane spaces the actual sends at the rate with a tolerance of two bursts, so holders woken late together by a client's
+ * stall go spaced, not at once. A measurement during which the client sent less than half its rate measured the demand,
+ * not the provider, and lowers the rate by {@code decreaseFactor} at most.
  * <p>
  * Every instant is a reading of the gate's {@link Ticker}, compared by difference like {@link System#nanoTime()}, so a
  * ticker that wraps around the end of {@code long} is fine; durations (the spacing of slots, the burst tolerance)
@@ -646,10 +646,11 @@ public final class ProviderGate {
 	}
 
 	/**
-	 * A measurement that is complete: a refused share within the headroom keeps the rate (now a measured capacity, so
-	 * it grows along the cubic curve); a larger one sets it to {@code HEADROOM ×} the admitted successes per second;
-	 * none at all means the provider admits more than the rate, which grows fast, unless the rate already sits at a
-	 * measured capacity (the refusal was a stray one), where it keeps growing along the cubic curve.
+	 * A measurement that is complete: a refused share within the headroom trims the rate by that share (now a
+	 * measured capacity, so it grows along the cubic curve); a larger one sets it to {@code HEADROOM ×} the admitted
+	 * successes per second; none at all means the provider admits more than the rate, which grows fast, unless the
+	 * rate already sits at a measured capacity (the refusal was a stray one), where it keeps growing along the cubic
+	 * curve.
 	 */
 	private RateState concluded(RateState current, Sample sample, long nowNanos) {
 		if (sample.refused() == 0) {
@@ -657,7 +658,15 @@ public final class ProviderGate {
 		}
 		double refusedShare = sample.refused() / (double) (sample.admitted() + sample.refused());
 		if (refusedShare <= 1.0 - HEADROOM) {
-			return current.afterSample(current.rate(), true, nowNanos);
+			// within the headroom the rate is a measured capacity, less the share the provider refused: a rate a
+			// little above the provider (a refusal or two in each measurement, each refused request waiting out its
+			// hint) comes down to it, and a stray refusal moves it by as little as it weighs
+			double at = Math.max(minRate(), current.rate() * (1 - refusedShare));
+			if (at >= current.rate()) {
+				return current.afterSample(current.rate(), true, nowNanos);
+			}
+			this.sendTat = Timeline.moved(this.sendTat, nowNanos, current.rate() / at);
+			return current.grownTo(at, nowNanos).afterSample(at, true, nowNanos);
 		}
 		int responses = sample.admitted() + sample.refused();
 		double measured = sample.admittedPerSecond() * HEADROOM;
@@ -1310,7 +1319,10 @@ public final class ProviderGate {
 					this.freshUntil, this.quota * by, this.quotaPaced, this.timeline.then(nowNanos, factor));
 		}
 
-		/** The rate grown to {@code grown} within this epoch: slots booked ahead come sooner, in their order. */
+		/**
+		 * The rate grown to {@code grown} within this epoch: slots booked ahead come sooner, in their order (or later,
+		 * for a rate trimmed after a measurement).
+		 */
 		RateState grownTo(double grown, long nowNanos) {
 			double factor = this.rate / grown;
 			return new RateState(this.engaged, grown, this.target, this.base, this.measured, this.lastDecreaseNanos,
