@@ -51,6 +51,9 @@ import io.github.retryafter.pacing.ProviderGate;
  * the bound a field not refreshed (its instance went away) is dropped and no longer counts. An instance reports every
  * flush interval while its gate holds a backlog and for half the window after, and makes no round trip for it
  * otherwise; the script reads every field of the hash, so its cost grows with the instances that hold a backlog.
+ * While the instance is on its local fallback no sync runs, so a gate keeps the share Redis last gave it (as the
+ * budget keeps its level): instances that fall back together still start their rates, bursts and floors at what the
+ * fleet would, and each rate grows to the whole {@code max-rate} as any gate's does.
  * <p>
  * <b>One probe per fleet.</b> Each configured provider's gate also gets a {@link ProbeArbiter}: when its first request
  * after a fleet cooldown is ready, the first instance to claim {@code {prefix}:probe:<provider>} ({@link

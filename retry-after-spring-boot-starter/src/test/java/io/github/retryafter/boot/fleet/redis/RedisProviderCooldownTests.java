@@ -92,6 +92,25 @@ class RedisProviderCooldownTests {
 	}
 
 	@Test
+	void anInstanceOnItsFallbackKeepsTheShareRedisLastGaveIt() throws IOException {
+		Duration timeout = Duration.ofMillis(50);
+		Instance a = new Instance(timeout);
+		Instance b = new Instance(timeout);
+		Instance c = new Instance(timeout);
+		await().atMost(Duration.ofSeconds(1)).until(() -> a.gate.share() == 1.0 / 3);
+		// Redis stops answering for 800 ms: the commands time out (50 ms) and every instance falls back
+		redis.command("CLIENT", "PAUSE", "800", "ALL");
+		await().atMost(Duration.ofMillis(500)).until(() -> a.fleet.state() == RedisFleet.State.LOCAL_FALLBACK);
+		assertThat(a.gate.share()).as("three instances falling back together still pace as the fleet would")
+			.isEqualTo(1.0 / 3);
+		await().atMost(Duration.ofSeconds(3)).until(a.fleet::onRedis);
+		assertThat(a.gate.share()).isEqualTo(1.0 / 3);
+		a.close();
+		b.close();
+		c.close();
+	}
+
+	@Test
 	void afterTheFleetsCooldownOneInstanceProbesAndTheOthersWaitForItsAnswer() throws IOException {
 		Instance a = new Instance();
 		Instance b = new Instance();
@@ -225,9 +244,13 @@ class RedisProviderCooldownTests {
 		final RedisProviderCooldown cooldown;
 
 		Instance() {
+			this(Duration.ofSeconds(1));
+		}
+
+		Instance(Duration commandTimeout) {
 			var connection = RedisProviderCooldownTests.this.client.connect(ByteArrayCodec.INSTANCE);
 			this.fleet = new RedisFleet(connection::async, new RedisFleetSettings(RedisProviderCooldownTests.this.prefix,
-					Duration.ofSeconds(1), Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofHours(1)));
+					commandTimeout, Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofHours(1)));
 			this.cooldown = new RedisProviderCooldown(this.fleet, List.of("default"), Ticker.system());
 			this.cooldown.attach((name) -> Optional.of(this.gate));
 			await().atMost(Duration.ofSeconds(5)).until(this.fleet::onRedis);
