@@ -109,6 +109,47 @@ class FleetPacingTests {
 		runFleet(16);
 	}
 
+	@Test
+	void aHealthyProviderCostsNoRedisRoundTripPerRequest() {
+		// one sync a second, so what the instance sends on its own while the requests below run stays small
+		this.instance.withPropertyValues("retry.after.fleet.flush-interval=1s").run((context) -> {
+			List<WebClient> clients = List.of(context.getBean(WebClient.Builder.class).build());
+			warmUp(clients);
+			try (RateLimitedProvider healthy = new RateLimitedProvider(0, 1e9, 2000, 1)) {
+				long before = commandsProcessed();
+				long started = System.nanoTime();
+				List<Integer> statuses = Flux.range(0, 2000)
+					.flatMap((i) -> clients.get(0)
+						.get()
+						.uri(healthy.uri("/items/" + i))
+						.exchangeToMono((response) -> response.releaseBody().thenReturn(response.statusCode().value())),
+							64)
+					.collectList()
+					.block(Duration.ofSeconds(30));
+				long elapsedMillis = (System.nanoTime() - started) / 1_000_000;
+				long during = commandsProcessed() - before - 1;
+				assertThat(statuses).hasSize(2000).containsOnly(200);
+				assertThat(healthy.requests()).as("requests the provider saw").isGreaterThanOrEqualTo(2000);
+				// successes deposit locally and reach Redis with the next sync; the gate's success path is local too.
+				// What the instance sends on its own: up to about 40 commands a sync (its heartbeat, the fleet's
+				// cooldowns, probes and budget, a key check each), one sync a second here
+				long background = 45 * (elapsedMillis / 1000 + 2);
+				assertThat(during).as("Redis commands during 2,000 successful requests, in %d ms", elapsedMillis)
+					.isLessThanOrEqualTo(background)
+					.isLessThan(2000 / 4);
+			}
+		});
+	}
+
+	private static long commandsProcessed() throws IOException {
+		return redis.command("INFO", "stats")
+			.lines()
+			.filter((line) -> line.startsWith("total_commands_processed:"))
+			.mapToLong((line) -> Long.parseLong(line.substring(line.indexOf(':') + 1).trim()))
+			.findFirst()
+			.orElseThrow();
+	}
+
 	private void runFleet(int instances) throws IOException {
 		Map<String, Integer> outcomes = new ConcurrentHashMap<>();
 		List<String> reasons = new CopyOnWriteArrayList<>();
