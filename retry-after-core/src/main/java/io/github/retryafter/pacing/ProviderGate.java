@@ -650,7 +650,7 @@ public final class ProviderGate {
 	 * measured capacity, so it grows along the cubic curve); a larger one sets it to {@code HEADROOM ×} the admitted
 	 * successes per second; none at all means the provider admits more than the rate, which grows fast, unless the
 	 * rate already sits at a measured capacity (the refusal was a stray one), where it keeps growing along the cubic
-	 * curve.
+	 * curve. Under {@link #rateWriteLock}: a trim moves the send lane too.
 	 */
 	private RateState concluded(RateState current, Sample sample, long nowNanos) {
 		if (sample.refused() == 0) {
@@ -666,7 +666,7 @@ public final class ProviderGate {
 				return current.afterSample(current.rate(), true, nowNanos);
 			}
 			this.sendTat = Timeline.moved(this.sendTat, nowNanos, current.rate() / at);
-			return current.grownTo(at, nowNanos).afterSample(at, true, nowNanos);
+			return current.movedTo(at, nowNanos).afterSample(at, true, nowNanos);
 		}
 		int responses = sample.admitted() + sample.refused();
 		double measured = sample.admittedPerSecond() * HEADROOM;
@@ -773,7 +773,7 @@ public final class ProviderGate {
 			}
 			else if (grown > current.rate() * 1.01) {
 				this.sendTat = Timeline.moved(this.sendTat, nowNanos, current.rate() / grown);
-				this.state.set(current.grownTo(grown, nowNanos));
+				this.state.set(current.movedTo(grown, nowNanos));
 			}
 		}
 	}
@@ -1320,12 +1320,12 @@ public final class ProviderGate {
 		}
 
 		/**
-		 * The rate grown to {@code grown} within this epoch: slots booked ahead come sooner, in their order (or later,
-		 * for a rate trimmed after a measurement).
+		 * The rate moved to {@code rate} within this epoch, its curve kept: slots booked ahead come sooner for a rise
+		 * (growth) and later for a fall (a trim after a measurement), in their order.
 		 */
-		RateState grownTo(double grown, long nowNanos) {
-			double factor = this.rate / grown;
-			return new RateState(this.engaged, grown, this.target, this.base, this.measured, this.lastDecreaseNanos,
+		RateState movedTo(double rate, long nowNanos) {
+			double factor = this.rate / rate;
+			return new RateState(this.engaged, rate, this.target, this.base, this.measured, this.lastDecreaseNanos,
 					this.growthStartNanos, this.admittedSinceDecrease, this.sample, this.epoch,
 					Timeline.moved(this.retryTat, nowNanos, factor), Timeline.moved(this.freshTat, nowNanos, factor),
 					this.freshUntil, this.quota, this.quotaPaced, this.timeline.then(nowNanos, factor));
