@@ -954,7 +954,9 @@ public final class ProviderGate {
 	 * tolerance (under {@link #rateWriteLock}): slots are booked ahead, so a client that stalled (a collector's pause,
 	 * starved threads) would wake every holder whose slot passed meanwhile at once, a burst that empties the
 	 * provider's bucket. The send lane spaces actual sends at the rate with a tolerance of two bursts (both lanes'),
-	 * so it binds only after such a stall; a request it holds keeps its slot's epoch and asks again at its turn.
+	 * so it binds only after such a stall; a request it holds keeps its slot's epoch and asks again at its turn. A
+	 * request whose turn would come after the last instant it could usefully start goes now instead: its slot has
+	 * come, and ending it for the spacing alone would lose an operation the rate admitted.
 	 */
 	private Admission send(RateState current, long nowNanos, long latestStartNanos, long epoch) {
 		if (!current.engaged()) {
