@@ -101,7 +101,7 @@ final class SameBehaviour {
 					b = locked.rate();
 				}
 				else if (op == 5) {
-					shipped.probeAnswered();
+					shipped.probeAnswered(true);
 					locked.probeAnswered();
 					a = shipped.probing();
 					b = locked.probing();

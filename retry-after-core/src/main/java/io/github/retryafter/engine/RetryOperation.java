@@ -294,7 +294,7 @@ public final class RetryOperation {
 				: new OperationState(this.spec, this.attempts, this.startedAtNanos, deadlineNanos(), totalWait(),
 						cancelled());
 		this.engine.observe(this.spec, this.attempts, outcome, classification);
-		endProbe(true);
+		endProbe(true, classification == Classification.SUCCESS);
 		if (tokenHeld() && classification != Classification.SUCCESS) {
 			// before the engine peeks at the budget: this retry's own token is spent, no longer in flight
 			settleToken();
@@ -548,7 +548,7 @@ public final class RetryOperation {
 		this.finalStop = stop;
 		this.phase = Phase.FINISHED;
 		leaveQueue();
-		endProbe(false);
+		endProbe(false, false);
 		if (tokenHeld()) {
 			settleToken();
 		}
@@ -576,13 +576,14 @@ public final class RetryOperation {
 
 	/**
 	 * Reports the probe's answer to its gate, once: the attempt's outcome was observed ({@code answered}), or the
-	 * operation ended without one. An answer that leaves the gate open ends the cooldown, which is reported.
+	 * operation ended without one. Only a success ({@code admitted}) may open the gate before the cooldown's end; an
+	 * answer that leaves the gate open ends the cooldown, which is reported.
 	 */
-	private void endProbe(boolean answered) {
+	private void endProbe(boolean answered, boolean admitted) {
 		if (this.extra != null && this.extra.probing != null) {
 			ProviderGate gate = this.extra.probing;
 			this.extra.probing = null;
-			gate.probeAnswered();
+			gate.probeAnswered(admitted);
 			if (answered && gate.cooldownRemaining().isZero() && this.engine.listening()) {
 				long now = this.engine.ticker().read();
 				this.engine.listener()

@@ -25,7 +25,7 @@ import io.github.retryafter.internal.Seconds;
  * request could not start a useful attempt by then). {@link #reset()} opens it at once.
  * <p>
  * <b>Probe.</b> When a cooldown ends, the first request admitted is a {@link Admission.Probe probe}: the others are held
- * until {@link #probeAnswered()} reports its answer (polling at intervals that double with the probe's age, each at
+ * until {@link #probeAnswered(boolean)} reports its answer (polling at intervals that double with the probe's age, each at
  * most its own last useful start), so a provider coming back meets one request, not a backlog. A refusal that closes
  * the gate again means another probe after the new cooldown; any other answer opens the gate to the paced rate. A
  * probe that never reports (its caller went away) stops counting once its attempt timeout has passed. A gate that
@@ -423,13 +423,16 @@ public final class ProviderGate {
 	}
 
 	/**
-	 * Reports that the request admitted as a {@link Admission.Probe probe} has its answer (any answer, or none because
-	 * its operation ended): the requests held behind it go when they next ask, unless the answer closed the gate
-	 * again, in which case the first request after the new cooldown probes again.
+	 * Reports that the request admitted as a {@link Admission.Probe probe} has its answer, or none because its
+	 * operation ended: the requests held behind it go when they next ask. Only a probe the provider {@code admitted}
+	 * (a success) opens the gate before the cooldown's end; any other answer (a refusal, a failure without a hint, a
+	 * timeout, a lost response, a cancelled operation) keeps the cooldown to the latest instant named: the next probe
+	 * goes at the instant a hint that came with the answer named, or else at the cooldown's end.
+	 * @param admitted whether the provider admitted the probe (it succeeded)
 	 */
-	public void probeAnswered() {
+	public void probeAnswered(boolean admitted) {
 		synchronized (this.rateWriteLock) {
-			answer(!this.probeRemote);
+			answer(admitted && !this.probeRemote);
 		}
 	}
 
@@ -443,6 +446,10 @@ public final class ProviderGate {
 			// the provider is back
 			this.cooldownUntil.set(now);
 			startLanesBy(now);
+		}
+		else if (!admitted && this.probeInFlight && !this.probeRemote && !this.probeRefused) {
+			// an early probe of its own that failed without a hint: no other goes early, the next at the cooldown's end
+			this.probeFrom = this.cooldownUntil.get();
 		}
 		this.probeInFlight = false;
 		this.probeRemote = false;
@@ -477,7 +484,7 @@ public final class ProviderGate {
 
 	/**
 	 * Reports that another instance of the fleet sends the probe after this gate's cooldown: this gate's requests are
-	 * held after the cooldown, as behind a probe of its own, until {@link #probeAnswered()} reports the fleet's probe
+	 * held after the cooldown, as behind a probe of its own, until {@link #probeAnswered(boolean)} reports the fleet's probe
 	 * answered or {@code expiresNanos} passes (the other instance went away), when this gate probes for itself. Does
 	 * nothing unless a cooldown ended or is in force and no probe of this gate's own is out; an instant that has passed
 	 * lets this gate probe for itself.
@@ -501,7 +508,7 @@ public final class ProviderGate {
 
 	/**
 	 * Reports that the fleet's probe this gate follows ({@link #followProbe}) has its answer: as
-	 * {@link #probeAnswered()}, but only while the probe in flight is the fleet's, so a probe of this gate's own is never
+	 * {@link #probeAnswered(boolean)}, but only while the probe in flight is the fleet's, so a probe of this gate's own is never
 	 * taken for answered.
 	 */
 	public void fleetProbeAnswered() {
@@ -1448,7 +1455,7 @@ public final class ProviderGate {
 		/** Send now. */
 		Admission GO = new Go();
 
-		/** Send now, as the probe after a cooldown: report its answer with {@link ProviderGate#probeAnswered()}. */
+		/** Send now, as the probe after a cooldown: report its answer with {@link ProviderGate#probeAnswered(boolean)}. */
 		Admission PROBE = new Probe();
 
 		/** Send now. */

@@ -5,6 +5,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import io.github.retryafter.Cancellation;
 import io.github.retryafter.HeaderSource;
@@ -153,6 +155,39 @@ class PacingEngineTests {
 		assertThat(shorter.afterAttempt(response(200))).isInstanceOf(Decision.Stop.class);
 		assertThat(engine.gate("default").cooldownRemaining()).isZero();
 		assertThat(fresh.beforeAttempt()).isInstanceOf(Permit.Proceed.class);
+	}
+
+	/**
+	 * Issue 32, defect 1: an early probe that got anything but a success (a 5xx without a hint, a timeout, a lost
+	 * response, its operation cancelled) opened the gate at once, about 18.8 s before the instant the server named.
+	 */
+	@ParameterizedTest(name = "{0}")
+	@ValueSource(strings = { "503", "502", "500", "timeout", "lost", "cancelled" })
+	void anEarlyProbeThatFailsKeepsTheCooldownToTheLatestInstantNamed(String answer) {
+		RetryEngine engine = this.sim.engine(PACED, ScriptedRandom.of(0.0, 0.0, 0.0));
+		RetryOperation early = start(engine);
+		RetryOperation late = start(engine);
+		early.beforeAttempt();
+		late.beforeAttempt();
+		Decision.Retry retry = (Decision.Retry) early.afterAttempt(response(503, "Retry-After: 1"));
+		late.afterAttempt(response(503, "Retry-After: 20"));
+		this.sim.clock.advance(retry.delay().plusMillis(100));
+		assertThat(early.beforeAttempt()).as("the retry whose hint passed goes as the early probe")
+			.isInstanceOf(Permit.Proceed.class);
+		long sent = this.sim.clock.read();
+		switch (answer) {
+			case "timeout" -> early.afterAttempt(new AttemptOutcome.Failure(FailureKind.TIMED_OUT,
+					new java.net.SocketTimeoutException("read timed out"), sent, sent));
+			case "lost" -> early.afterAttempt(new AttemptOutcome.Failure(FailureKind.OUTCOME_UNKNOWN,
+					new java.io.IOException("connection reset"), sent, sent));
+			case "cancelled" -> early.cancel();
+			default -> early.afterAttempt(response(Integer.parseInt(answer)));
+		}
+		assertThat(engine.gate("default").cooldownRemaining()).as("the cooldown still runs to the 20 s instant")
+			.isEqualTo(Duration.ofMillis(18_900));
+		RetryOperation fresh = start(engine);
+		assertThat(fresh.beforeAttempt()).isInstanceOfSatisfying(Permit.Wait.class,
+				(wait) -> assertThat(wait.notBeforeNanos()).isEqualTo(Duration.ofSeconds(20).toNanos()));
 	}
 
 	@Test

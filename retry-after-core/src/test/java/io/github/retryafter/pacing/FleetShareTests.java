@@ -129,7 +129,7 @@ class FleetShareTests {
 		gate.fleetProbeAnswered();
 		assertThat(gate.probing()).isTrue();
 		assertThat(gate.admit(false, 3 * S, FAR, null)).isInstanceOf(Admission.Hold.class);
-		gate.probeAnswered();
+		gate.probeAnswered(true);
 		assertThat(gate.admit(false, 3 * S, FAR, null)).isEqualTo(Admission.GO);
 	}
 

@@ -75,7 +75,7 @@ class ProviderGateTests {
 				(hold) -> assertThat(hold.reason()).isEqualTo(GateHold.COOLDOWN));
 		assertThat(gate.cooldownRemaining()).hasSeconds(4);
 		this.now.set(3 * S + S / 10);
-		gate.probeAnswered();
+		gate.probeAnswered(true);
 		assertThat(gate.cooldownRemaining()).isZero();
 		assertThat(gate.probePending()).isFalse();
 		assertThat(gate.admit(true, 3 * S + S / 10, FAR, null)).isEqualTo(Admission.GO);
@@ -90,14 +90,14 @@ class ProviderGateTests {
 		assertThat(gate.admit(false, 3 * S, FAR, null)).isEqualTo(Admission.PROBE);
 		// the probe's refusal names 4 s: the cooldown still runs to 7 s, and the next probe may go at 4 s
 		gate.closeUntil(4 * S);
-		gate.probeAnswered();
+		gate.probeAnswered(true);
 		assertThat(gate.cooldownRemaining()).hasSeconds(4);
 		assertThat(gate.admit(true, 3 * S, FAR, null)).isEqualTo(new Admission.Hold(4 * S, GateHold.COOLDOWN, -1));
 		this.now.set(4 * S);
 		assertThat(gate.admit(true, 4 * S, FAR, null)).isEqualTo(Admission.PROBE);
 		// a hint that arrives while the probe is out (a straggler sent before the cooldown) keeps the cooldown
 		gate.closeUntil(5 * S);
-		gate.probeAnswered();
+		gate.probeAnswered(true);
 		assertThat(gate.cooldownRemaining()).hasSeconds(3);
 		assertThat(gate.admit(true, 4 * S, FAR, null)).isEqualTo(new Admission.Hold(5 * S, GateHold.COOLDOWN, -1));
 	}
@@ -148,7 +148,7 @@ class ProviderGateTests {
 		long opened = nearEnd + 2 * S;
 		this.now.set(opened);
 		assertThat(gate.admit(false, opened, opened + FAR, null)).isEqualTo(Admission.PROBE);
-		gate.probeAnswered();
+		gate.probeAnswered(true);
 		assertThat(gate.admit(false, opened, opened + FAR, null)).isInstanceOfSatisfying(Admission.Hold.class,
 				(hold) -> assertThat(hold.slotNanos() - opened).isEqualTo((long) Math.ceil(S / 0.7)));
 	}
@@ -291,7 +291,7 @@ class ProviderGateTests {
 				(hold) -> assertThat(hold.reason()).isEqualTo(GateHold.COOLDOWN));
 		this.now.set(start + 2 * S);
 		assertThat(gate.admit(false, start + 2 * S, FAR, held)).isEqualTo(Admission.PROBE);
-		gate.probeAnswered();
+		gate.probeAnswered(true);
 		assertThat(gate.admit(false, start + 2 * S, FAR, null)).isInstanceOfSatisfying(Admission.Hold.class,
 				(hold) -> assertThat(hold.slotNanos() - (start + 2 * S)).isEqualTo(interval(gate.rate().getAsDouble())));
 	}

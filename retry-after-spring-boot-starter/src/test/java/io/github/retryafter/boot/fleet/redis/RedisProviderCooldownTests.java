@@ -136,7 +136,7 @@ class RedisProviderCooldownTests {
 		assertThat(admit(a)).isInstanceOf(ProviderGate.Admission.Hold.class);
 		assertThat(admit(c)).isInstanceOf(ProviderGate.Admission.Hold.class);
 		// b's probe is answered: its claim goes, and a and c learn it within a flush interval or two
-		b.gate.probeAnswered();
+		b.gate.probeAnswered(true);
 		b.cooldown.publish();
 		await().atMost(Duration.ofSeconds(1)).until(() -> admit(a) == ProviderGate.Admission.GO
 				&& admit(c) == ProviderGate.Admission.GO);
@@ -161,7 +161,7 @@ class RedisProviderCooldownTests {
 		await().atMost(Duration.ofSeconds(1)).until(() -> admit(a) == ProviderGate.Admission.PROBE);
 		assertThat(admit(b)).as("b holds the fleet's cooldown").isInstanceOf(ProviderGate.Admission.Hold.class);
 		// the provider admits a's probe: a opens, and so does b, long before the fleet's 3 s
-		a.gate.probeAnswered();
+		a.gate.probeAnswered(true);
 		a.cooldown.publish();
 		await().atMost(Duration.ofSeconds(1)).until(() -> admit(b) == ProviderGate.Admission.GO);
 		assertThat(System.nanoTime() - now).isLessThan(Duration.ofMillis(2500).toNanos());
