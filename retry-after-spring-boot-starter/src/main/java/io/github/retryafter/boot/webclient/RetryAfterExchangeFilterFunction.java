@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -23,10 +24,10 @@ import org.springframework.web.reactive.function.client.ExchangeFunction;
 import reactor.core.CoreSubscriber;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.MonoSink;
 import reactor.core.publisher.Operators;
 import reactor.core.scheduler.Scheduler;
 
-import io.github.retryafter.Cancellation;
 import io.github.retryafter.HeaderSource;
 import io.github.retryafter.Ticker;
 import io.github.retryafter.boot.AttemptTimeouts;
@@ -225,21 +226,51 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 		 * the engine refuses this attempt: the original's body was released before the wait
 		 */
 		Publisher<ClientResponse> attempt(FailedResponse previous) {
-			Permit permit;
-			synchronized (this) {
-				if (this.cancelled) {
-					return Mono.empty();
-				}
-				permit = operation().beforeAttempt();
+			Permit permit = ask();
+			if (permit instanceof Permit.Wait wait) {
+				// held at the gate: ask again each time the wait ends, in one loop at one level (issue 32)
+				observeHold(wait);
+				RetryAfterExchangeFilterFunction filter = filter();
+				return TickerWait.<Permit>until(wait.notBeforeNanos(), filter.ticker, filter.scheduler,
+						this.started.cancellation(), this::askAgain)
+					.flatMap((admitted) -> Mono.fromDirect(send(admitted, previous)));
 			}
+			return (permit != null) ? send(permit, previous) : Mono.empty();
+		}
+
+		/** The engine's permit for the next attempt, or {@code null} once the caller has cancelled. */
+		private Permit ask() {
+			synchronized (this) {
+				return this.cancelled ? null : operation().beforeAttempt();
+			}
+		}
+
+		/** A wake of a request held at the gate: waits again while the gate holds, else hands the permit on. */
+		private OptionalLong askAgain(MonoSink<Permit> sink) {
+			Permit permit = ask();
+			if (permit instanceof Permit.Wait wait) {
+				observeHold(wait);
+				return OptionalLong.of(wait.notBeforeNanos());
+			}
+			if (permit == null) {
+				sink.success();
+			}
+			else {
+				sink.success(permit);
+			}
+			return OptionalLong.empty();
+		}
+
+		private void observeHold(Permit.Wait wait) {
+			this.started.beforeWait();
+			this.started.observation()
+				.waiting(Duration.ofNanos(wait.notBeforeNanos() - filter().ticker.read()), "GATE");
+		}
+
+		/** Sends the attempt the engine admitted, or ends the operation it refused. */
+		private Publisher<ClientResponse> send(Permit permit, FailedResponse previous) {
 			if (permit instanceof Permit.Refused refused) {
 				return stopped(refused.stop(), (previous != null) ? previous.toResponse() : null, null);
-			}
-			if (permit instanceof Permit.Wait wait) {
-				this.started.observation()
-					.waiting(Duration.ofNanos(wait.notBeforeNanos() - filter().ticker.read()),
-							"GATE");
-				return waitUntil(wait.notBeforeNanos()).then(Mono.defer(() -> Mono.fromDirect(attempt(previous))));
 			}
 			Permit.Proceed proceed = (Permit.Proceed) permit;
 			OperationObservation operationObservation = this.started.observation();
@@ -438,24 +469,12 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 		 */
 		private Mono<Void> waitUntil(long deadlineNanos) {
 			this.started.beforeWait();
-			Cancellation cancellation = this.started.cancellation();
-			Mono<Void> cancelledWait = Mono.create(sink -> {
-				Runnable wake = sink::success;
-				cancellation.onCancel(wake);
-				sink.onDispose(() -> cancellation.removeCallback(wake));
-			});
-			return Mono.firstWithSignal(rearm(deadlineNanos), cancelledWait);
-		}
-
-		private Mono<Void> rearm(long deadlineNanos) {
-			return Mono.defer(() -> {
-				long remaining = deadlineNanos - filter().ticker.read();
-				if (remaining <= 0) {
-					return Mono.empty();
-				}
-				return Mono.delay(Duration.ofNanos(remaining), filter().scheduler)
-					.then(rearm(deadlineNanos));
-			});
+			RetryAfterExchangeFilterFunction filter = filter();
+			return TickerWait.until(deadlineNanos, filter.ticker, filter.scheduler, this.started.cancellation(),
+					(sink) -> {
+						sink.success();
+						return OptionalLong.empty();
+					});
 		}
 
 		@Override
