@@ -6,6 +6,7 @@ import java.util.Optional;
 
 import io.github.retryafter.RetryAfterException;
 import io.github.retryafter.RetryPlan;
+import io.github.retryafter.internal.FieldText;
 
 /**
  * What the engine decided after one attempt: retry after a delay, for a stated reason, or stop with an outcome.
@@ -48,7 +49,8 @@ public sealed interface Decision {
 	/**
 	 * Stop: the operation is over.
 	 * @param outcome how it ended
-	 * @param reason a sentence for logs and exceptions saying why, with the numbers
+	 * @param reason a sentence for logs and exceptions saying why, with the numbers (cut to
+	 * {@value FieldText#MAX_REASON} characters, control characters escaped)
 	 */
 	record Stop(Outcome outcome, String reason) implements Decision {
 
@@ -59,7 +61,7 @@ public sealed interface Decision {
 		 */
 		public Stop {
 			Objects.requireNonNull(outcome, "outcome");
-			Objects.requireNonNull(reason, "reason");
+			reason = FieldText.reason(Objects.requireNonNull(reason, "reason"));
 		}
 
 	}

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Optional;
 
 import io.github.retryafter.RetryAfterError;
+import io.github.retryafter.internal.FieldText;
 
 /**
  * Something that wanted a retry was refused. Either the server's {@code Retry-After} was unusable and is treated as
@@ -16,13 +17,20 @@ import io.github.retryafter.RetryAfterError;
  * @param attempt the last attempt made
  * @param stop how the operation ends because of the refusal; empty when only a hint was refused
  * @param hintError the code of the refused {@code Retry-After}, if that is what was refused or why
- * @param reason a sentence with the numbers
+ * @param reason a sentence with the numbers, cut to {@value FieldText#MAX_REASON} characters
  * @param remainingDeadline what is left of the deadline
  * @param budgetTokens the tokens available to this provider
  * @param elapsed the time since the operation started
  */
 public record RefusalEvent(OperationSpec spec, int attempt, Optional<Outcome> stop, Optional<RetryAfterError> hintError,
 		String reason, Duration remainingDeadline, double budgetTokens, Duration elapsed) {
+
+	/**
+	 * Cuts the reason to {@value FieldText#MAX_REASON} characters and escapes its control characters.
+	 */
+	public RefusalEvent {
+		reason = FieldText.reason(reason);
+	}
 
 	/**
 	 * Returns whether the retry budget refused the retry.

@@ -20,6 +20,7 @@ import io.github.retryafter.Scope;
 import io.github.retryafter.Ticker;
 import io.github.retryafter.budget.RetryBudget;
 import io.github.retryafter.internal.BoundedLru;
+import io.github.retryafter.internal.FieldText;
 import io.github.retryafter.internal.Saturating;
 import io.github.retryafter.internal.Seconds;
 import io.github.retryafter.pacing.ProviderGate;
@@ -563,9 +564,10 @@ public final class RetryEngine {
 		}
 		AttemptOutcome.Failure failure = (AttemptOutcome.Failure) outcome;
 		return switch (failure.kind()) {
-			case NOT_SENT -> "a failure before sending (" + failure.cause() + ")";
-			case OUTCOME_UNKNOWN -> "a lost response (" + failure.cause() + ")";
-			case TIMED_OUT -> "a timeout (" + failure.cause() + ")";
+			// the class only: a failure's message may quote what the server sent
+			case NOT_SENT -> "a failure before sending (" + FieldText.describe(failure.cause()) + ")";
+			case OUTCOME_UNKNOWN -> "a lost response (" + FieldText.describe(failure.cause()) + ")";
+			case TIMED_OUT -> "a timeout (" + FieldText.describe(failure.cause()) + ")";
 		};
 	}
 

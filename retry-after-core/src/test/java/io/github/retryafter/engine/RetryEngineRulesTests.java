@@ -140,6 +140,33 @@ class RetryEngineRulesTests {
 		assertThat(result.trace().get(0).status()).isEmpty();
 	}
 
+	/**
+	 * Issue 32, defect 4: a failure's message (a JDK client quotes the status line in it) went uncut into the reason,
+	 * and from there into the WARN line, the endpoint and the exception: 300 KB of the server's text each time.
+	 */
+	@Test
+	void aFailureIsNamedByItsClassAndEveryReasonShownIsBounded() {
+		RetryEngine engine = engine(RetryPolicy.DEFAULTS, RetryBudget.unlimited(), 0.5);
+		RetryOperation operation = engine.start(OperationSpec.of("POST"), Cancellation.never());
+		operation.beforeAttempt();
+		long now = this.sim.clock.read();
+		String hostile = "Invalid status line: \"HTTP/1.1 2X0 session=SECRET\u001b[2J" + "A".repeat(300_000) + "\"";
+		Decision decision = operation.afterAttempt(new AttemptOutcome.Failure(FailureKind.OUTCOME_UNKNOWN,
+				new java.net.ProtocolException(hostile), now, now));
+		Decision.Stop stop = (Decision.Stop) decision;
+		assertThat(stop.outcome()).isEqualTo(Outcome.OUTCOME_UNKNOWN);
+		assertThat(stop.reason()).contains("a lost response (java.net.ProtocolException)").doesNotContain("SECRET");
+		assertThat(events(RefusalEvent.class)).singleElement()
+			.satisfies((refusal) -> assertThat(refusal.reason()).isEqualTo(stop.reason()));
+		assertThat(events(OperationFinishedEvent.class)).singleElement()
+			.satisfies((finished) -> assertThat(finished.reason()).isEqualTo(stop.reason()));
+		String cut = new Decision.Stop(Outcome.NOT_RETRYABLE, hostile).reason();
+		assertThat(cut).startsWith(hostile.substring(0, 49) + "\\u001B[2JAAA")
+			.endsWith("…(+" + (hostile.length() - 1_000) + " chars)")
+			.doesNotContain("\u001b");
+		assertThat(cut.length()).isLessThan(1_100);
+	}
+
 	@Test
 	void status500IsRetriedOnlyWhenConfigured() {
 		RetryPolicy policy = RetryPolicy.builder().retryableStatuses(Set.of(500, 503)).build();

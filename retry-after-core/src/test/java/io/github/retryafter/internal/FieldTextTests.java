@@ -28,4 +28,20 @@ class FieldTextTests {
 		assertThat(FieldText.quote(value)).isEqualTo("\"" + "a".repeat(63) + "…(+12 chars)\"");
 	}
 
+	/** Issue 32 (seen while reading): an ESC in a header reached a log line as it was, able to drive a terminal. */
+	@Test
+	void controlCharactersAreEscapedSoAValueCannotForgeOrDriveALogLine() {
+		assertThat(FieldText.quote("1\u001b[2J")).isEqualTo("\"1\\u001B[2J\"");
+		assertThat(FieldText.cut("a\r\nb\u0085")).isEqualTo("a\\u000D\\u000Ab\\u0085");
+	}
+
+	/** Issue 32, defect 4: a reason is bounded wherever it is shown, and a failure is named by its class only. */
+	@Test
+	void aReasonIsCutToAThousandCharactersAndAFailureIsNamedByItsClassOnly() {
+		assertThat(FieldText.reason("status 503")).isEqualTo("status 503");
+		assertThat(FieldText.reason("r".repeat(300_000))).isEqualTo("r".repeat(1_000) + "…(+299000 chars)");
+		assertThat(FieldText.describe(new java.net.ProtocolException("Invalid status line: \"HTTP/1.1 2X0 session=SECRET\"")))
+			.isEqualTo("java.net.ProtocolException");
+	}
+
 }

@@ -20,6 +20,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
+import java.util.regex.Pattern;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
@@ -60,6 +61,11 @@ import io.github.retryafter.boot.fleet.FleetStatusProvider;
 public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(RedisFleet.class);
+
+	/** The most characters of a store's error text kept for logs, the endpoint and health details. */
+	static final int MAX_ERROR_TEXT = 200;
+
+	private static final Pattern CONTROL = Pattern.compile("[\\p{Cntrl}\\u0080-\\u009f]");
 
 	/**
 	 * How long an instance counts as a member of the fleet after its last heartbeat: long enough that an instance on
@@ -555,7 +561,17 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 			return "timed out";
 		}
 		String message = cause.getMessage();
-		return cause.getClass().getSimpleName() + ((message != null) ? ": " + message : "");
+		return cause.getClass().getSimpleName() + ((message != null) ? ": " + cut(message) : "");
+	}
+
+	/**
+	 * A store's error text as shown in logs, the endpoint and health details: at most {@link #MAX_ERROR_TEXT}
+	 * characters, control characters replaced, so an error that echoes a huge or hostile value stays one short line.
+	 */
+	static String cut(String message) {
+		String kept = (message.length() > MAX_ERROR_TEXT) ? message.substring(0, MAX_ERROR_TEXT) : message;
+		kept = CONTROL.matcher(kept).replaceAll("?");
+		return (kept.length() < message.length()) ? kept + "…(+" + (message.length() - MAX_ERROR_TEXT) + " chars)" : kept;
 	}
 
 	/**
