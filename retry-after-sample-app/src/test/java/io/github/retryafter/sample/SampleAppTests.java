@@ -43,6 +43,9 @@ class SampleAppTests {
 	@Autowired
 	private SimulatedProvider provider;
 
+	@Autowired
+	private org.springframework.core.env.Environment environment;
+
 	@Test
 	void statusRouteAnswers429WithDelaySeconds() throws Exception {
 		HttpResponse<String> response = get("/provider/status/429?retry-after=3");
@@ -129,6 +132,22 @@ class SampleAppTests {
 			.isPositive();
 		assertThat(count(html.substring(herdSection, html.indexOf("</svg>", herdSection)), "<rect class=\"retry\""))
 			.isPositive();
+	}
+
+	/**
+	 * Issue 32, defect 8: exposing {@code retryafter} for reading also exposed its reset, and the sample served it
+	 * unauthenticated on every interface ({@code {"gatesOpened":1}} for {@code {}}).
+	 */
+	@Test
+	void theEndpointIsReadOnlyByDefaultAndTheAppListensOnLoopbackOnly() throws Exception {
+		assertThat(get("/actuator/retryafter/flaky").statusCode()).isEqualTo(200);
+		HttpResponse<String> reset = send(HttpRequest.newBuilder(uri("/actuator/retryafter/flaky"))
+			.header("Content-Type", "application/json")
+			.POST(HttpRequest.BodyPublishers.ofString("{}"))
+			.build());
+		assertThat(reset.statusCode()).as("the reset is not there: %s", reset.body()).isEqualTo(405);
+		assertThat(reset.body()).doesNotContain("gatesOpened");
+		assertThat(this.environment.getProperty("server.address")).isEqualTo("127.0.0.1");
 	}
 
 	@Test

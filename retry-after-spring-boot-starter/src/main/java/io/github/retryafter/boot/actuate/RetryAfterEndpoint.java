@@ -9,6 +9,7 @@ import java.util.Objects;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
+import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -41,12 +42,15 @@ import io.github.retryafter.pacing.ProviderGate;
  * <p>
  * The write operation ({@code POST /actuator/retryafter/{provider}}, optionally with {@code {"origin": "…"}}) is the
  * operator's escape hatch: it opens the provider's gate, or one origin's, at once and turns its rate limit off, also
- * for the fleet when cooldowns are shared. Anyone who can call it can make this application send requests to a
- * provider that asked for a pause: expose it only to operators ({@code management.endpoint.retryafter.access}).
+ * for this instance (with a shared fleet store it also removes the fleet's cooldown, so no instance closes again from
+ * it; the others keep the cooldown they hold until it ends or they are reset too). Anyone who can call it can make
+ * this application send requests to a provider that asked for a pause, so the endpoint's default access is
+ * {@link Access#READ_ONLY}: the reset exists only with {@code management.endpoint.retryafter.access=unrestricted},
+ * which belongs behind operator-only security.
  * <p>
  * Thread-safe: each read builds a new snapshot.
  */
-@Endpoint(id = "retryafter")
+@Endpoint(id = "retryafter", defaultAccess = Access.READ_ONLY)
 public class RetryAfterEndpoint {
 
 	/** The most origins a provider's pacing entry lists. */
