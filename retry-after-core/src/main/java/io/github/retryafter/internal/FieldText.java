@@ -6,7 +6,7 @@ import java.util.Locale;
  * Quotes header values in refusal reasons and exception messages, cut to {@value #MAX_QUOTED} characters: a server
  * controls its headers, and a 100 KB {@code Retry-After} must not become a 100 KB log line, event or endpoint entry.
  * A cut value ends with a marker saying how much was left out, {@code "Tue, 04 Aug…(+99950 chars)"}; control
- * characters (an ESC, a line break) are escaped as {@code \\u001B}, so a value cannot forge a log line. Internal: not
+ * characters but a tab (an ESC, a line break) are escaped as {@code \\u001B}, so a value cannot forge a log line. Internal: not
  * part of the library's API.
  * <p>
  * Stateless and thread-safe.
@@ -92,9 +92,12 @@ public final class FieldText {
 		return false;
 	}
 
-	/** C0 and C1 control characters and DEL: an ESC in a header must not drive the terminal a log is read on. */
+	/**
+	 * C0 and C1 control characters and DEL, but not a tab: an ESC must not drive the terminal a log is read on, nor a
+	 * line break forge a log line.
+	 */
 	private static boolean isControl(char c) {
-		return c < 0x20 || (c >= 0x7f && c <= 0x9f);
+		return (c < 0x20 && c != '\t') || (c >= 0x7f && c <= 0x9f);
 	}
 
 	private static StringBuilder appendCut(StringBuilder out, String value, int start, int end) {

@@ -6,6 +6,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpHeaders;
 import java.net.http.HttpRequest;
+import java.net.http.HttpRequest.BodyPublisher;
 import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandler;
 import java.net.http.HttpResponse.BodyHandlers;
@@ -23,6 +24,7 @@ import io.github.retryafter.HeaderSource;
 import io.github.retryafter.Sleeper;
 import io.github.retryafter.engine.Decision;
 import io.github.retryafter.engine.OperationSpec;
+import io.github.retryafter.engine.Outcome;
 import io.github.retryafter.engine.Permit;
 import io.github.retryafter.engine.RetryEngine;
 import io.github.retryafter.engine.RetryLoop;
@@ -31,12 +33,21 @@ import io.github.retryafter.engine.RetryRunner;
 
 /**
  * Sends requests with the JDK's {@link HttpClient}, retrying them as a {@link RetryEngine} decides, through the core's
- * one {@link RetryLoop}. Each attempt re-sends the same request (the JDK's body publishers replay their body) with
- * {@link HttpRequest.Builder#timeout} set to the engine's attempt timeout, so an attempt gives up by then waiting for
- * the response's headers. A failed response the engine retries is never read: its body subscription is cancelled
- * before the wait, which closes its connection instead of draining it into the pool. The final response's body is
- * read with the caller's {@link BodyHandler}; if the engine refuses an attempt after a wait, the result carries the
- * previous response with an empty body.
+ * one {@link RetryLoop}. Each attempt re-sends the same request with {@link HttpRequest.Builder#timeout} set to the
+ * engine's attempt timeout, so an attempt gives up by then waiting for the response's headers. A failed response the
+ * engine retries is never read: its body subscription is cancelled before the wait, which closes its connection
+ * instead of draining it into the pool. The final response's body is read with the caller's {@link BodyHandler}; if
+ * the engine refuses an attempt after a wait, the result carries the previous response with an empty body.
+ * <p>
+ * <b>Bodies sent.</b> A body publisher of known length ({@code ofString}, {@code ofByteArray}, {@code ofFile}) is
+ * subscribed to again by every attempt, and publishes the same bytes each time. One of unknown length
+ * ({@link BodyPublisher#contentLength()} {@code < 0}: {@code ofInputStream}, {@code ofByteArrays}, a custom publisher)
+ * may publish once only, so it is read on the calling thread before the operation starts, up to
+ * {@link #withMaxReplayBody maxReplayBody} bytes ({@value #DEFAULT_MAX_REPLAY_BODY} by default), and every attempt
+ * sends exactly the bytes read. A body larger than that, or whose publisher fails, is sent once, as it is read, and
+ * the operation is not replayable: a response the engine would retry ends it {@link Outcome#NOT_RETRYABLE}, with a
+ * reason that says why and what to do, never with a retry carrying a different body. A request without a body costs
+ * nothing of this.
  * <p>
  * The idempotency key is the request's own {@link io.github.retryafter.engine.RetryPolicy#idempotencyKeyHeader()}
  * header, if it has one; the engine decides what may be replayed without one.
@@ -45,16 +56,36 @@ import io.github.retryafter.engine.RetryRunner;
  */
 public final class RetryingHttpClient {
 
+	/**
+	 * The default {@link #withMaxReplayBody maxReplayBody}: 1 MiB, as the Spring Boot starter's
+	 * {@code retry.after.max-replay-body}.
+	 */
+	public static final long DEFAULT_MAX_REPLAY_BODY = 1024 * 1024;
+
+	/** The most a byte array holds. */
+	private static final int MAX_ARRAY = Integer.MAX_VALUE - 8;
+
+	/** How the engine's reason for not replaying a body begins; the adapter adds why, and what to do. */
+	private static final String CANNOT_BE_REPLAYED = "the request body cannot be replayed";
+
 	private final HttpClient client;
 
 	private final RetryEngine engine;
 
 	private final RetryLoop loop;
 
-	private RetryingHttpClient(HttpClient client, RetryEngine engine, Sleeper sleeper) {
+	private final int maxReplayBody;
+
+	private RetryingHttpClient(HttpClient client, RetryEngine engine, RetryLoop loop, int maxReplayBody) {
 		this.client = Objects.requireNonNull(client, "client");
 		this.engine = Objects.requireNonNull(engine, "engine");
-		this.loop = RetryLoop.of(engine.ticker(), Objects.requireNonNull(sleeper, "sleeper"));
+		this.loop = loop;
+		this.maxReplayBody = maxReplayBody;
+	}
+
+	private RetryingHttpClient(HttpClient client, RetryEngine engine, Sleeper sleeper) {
+		this(client, engine, RetryLoop.of(engine.ticker(), Objects.requireNonNull(sleeper, "sleeper")),
+				(int) DEFAULT_MAX_REPLAY_BODY);
 	}
 
 	/**
@@ -79,6 +110,21 @@ public final class RetryingHttpClient {
 	}
 
 	/**
+	 * Returns a copy of this adapter that keeps at most {@code bytes} of a request body of unknown length for replay.
+	 * A larger body is sent once and its operation is not retried; a body of known length is not affected.
+	 * @param bytes the most bytes read ahead and kept per request; {@code 0} makes every body of unknown length
+	 * unreplayable but an empty one
+	 * @return a new adapter
+	 * @throws IllegalArgumentException if {@code bytes} is negative
+	 */
+	public RetryingHttpClient withMaxReplayBody(long bytes) {
+		if (bytes < 0) {
+			throw new IllegalArgumentException("maxReplayBody must not be negative but was " + bytes);
+		}
+		return new RetryingHttpClient(this.client, this.engine, this.loop, (int) Math.min(bytes, MAX_ARRAY));
+	}
+
+	/**
 	 * Sends {@code request} until the engine stops, blocking the calling thread.
 	 * @param <B> the body type
 	 * @param request the request; its own timeout is replaced by the engine's per attempt
@@ -86,14 +132,29 @@ public final class RetryingHttpClient {
 	 * @param cancellation cancels the operation from any thread; a wait in progress ends at once
 	 * @return how the operation ended, with the final response or the last attempt's exception
 	 * @throws IOException if the final response's body cannot be read ({@link InterruptedIOException} when
-	 * interrupted while reading it, with the interrupt flag restored)
+	 * interrupted while reading it, or while reading ahead a request body of unknown length, with the interrupt flag
+	 * restored)
 	 */
 	public <B> RetryRunner.Result<HttpResponse<B>> send(HttpRequest request, BodyHandler<B> handler,
 			Cancellation cancellation) throws IOException {
-		OperationSpec spec = OperationSpec.of(request.method());
-		Optional<String> key = request.headers().firstValue(this.engine.policy().idempotencyKeyHeader());
-		RetryOperation operation = this.engine.start(key.map(spec::withIdempotencyKey).orElse(spec), cancellation);
-		return this.loop.run(operation, new Call<>(this.client, operation, request, Objects.requireNonNull(handler)));
+		Objects.requireNonNull(handler, "handler");
+		BodyPublisher publisher = request.bodyPublisher().orElse(null);
+		RecordedBody body = (publisher != null && publisher.contentLength() < 0)
+				? RecordedBody.record(publisher, this.maxReplayBody) : null;
+		try {
+			OperationSpec spec = OperationSpec.of(request.method());
+			if (body != null && !body.replayable()) {
+				spec = spec.withReplayable(false);
+			}
+			Optional<String> key = request.headers().firstValue(this.engine.policy().idempotencyKeyHeader());
+			RetryOperation operation = this.engine.start(key.map(spec::withIdempotencyKey).orElse(spec), cancellation);
+			return this.loop.run(operation, new Call<>(this.client, operation, request, handler, body));
+		}
+		finally {
+			if (body != null) {
+				body.release();
+			}
+		}
 	}
 
 	/**
@@ -109,17 +170,23 @@ public final class RetryingHttpClient {
 		return send(request, handler, Cancellation.never());
 	}
 
-	/** One operation's side of the loop: attempts are read as publishers, so a failed body can be cancelled unread. */
-	private record Call<B>(HttpClient client, RetryOperation operation, HttpRequest request, BodyHandler<B> handler)
-			implements
+	/**
+	 * One operation's side of the loop: attempts are read as publishers, so a failed body can be cancelled unread.
+	 * {@code body} is the read-ahead body of unknown length that every attempt sends instead of the request's own
+	 * publisher; {@code null} when the request's publisher is sent as it is.
+	 */
+	private record Call<B>(HttpClient client, RetryOperation operation, HttpRequest request, BodyHandler<B> handler,
+			RecordedBody body) implements
 			RetryLoop.Exchange<HttpResponse<Flow.Publisher<List<ByteBuffer>>>, RetryRunner.Result<HttpResponse<B>>, IOException> {
 
 		@Override
 		public HttpResponse<Flow.Publisher<List<ByteBuffer>>> send(Permit.Proceed proceed) throws IOException, InterruptedException {
-			HttpRequest attempt = HttpRequest.newBuilder(this.request, (name, value) -> true)
-				.timeout(proceed.timeout())
-				.build();
-			return this.client.send(attempt, BodyHandlers.ofPublisher());
+			HttpRequest.Builder attempt = HttpRequest.newBuilder(this.request, (name, value) -> true)
+				.timeout(proceed.timeout());
+			if (this.body != null) {
+				attempt.method(this.request.method(), this.body.publisher());
+			}
+			return this.client.send(attempt.build(), BodyHandlers.ofPublisher());
 		}
 
 		@Override
@@ -145,7 +212,17 @@ public final class RetryingHttpClient {
 		@Override
 		public RetryRunner.Result<HttpResponse<B>> end(Decision.Stop stop, HttpResponse<Flow.Publisher<List<ByteBuffer>>> response,
 				Throwable failure) throws IOException {
-			return RetryRunner.Result.of(this.operation, stop, (response != null) ? read(response) : null, failure);
+			return RetryRunner.Result.of(this.operation, explained(stop), (response != null) ? read(response) : null,
+					failure);
+		}
+
+		/** Adds to the engine's refusal of a body it cannot replay why the body cannot be replayed, and what to do. */
+		private Decision.Stop explained(Decision.Stop stop) {
+			if (this.body == null || this.body.replayable() || stop.outcome() != Outcome.NOT_RETRYABLE
+					|| !stop.reason().startsWith(CANNOT_BE_REPLAYED)) {
+				return stop;
+			}
+			return new Decision.Stop(stop.outcome(), stop.reason() + ": " + this.body.problem());
 		}
 
 		private HttpResponse<B> read(HttpResponse<Flow.Publisher<List<ByteBuffer>>> response) throws IOException {

@@ -1,6 +1,8 @@
 package io.github.retryafter.jdk;
 
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -35,6 +37,7 @@ import io.github.retryafter.test.FakeClock;
 import io.github.retryafter.test.ScriptedRandom;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
  * The JDK {@code HttpClient} adapter against a loopback server. Waits are virtual: the engine and the adapter wait on
@@ -53,6 +56,9 @@ class RetryingHttpClientTests {
 
 	/** The size of each failed body the server writes. */
 	private long failedBodyBytes = LARGE;
+
+	/** The {@code Retry-After} of each 503 the server answers. */
+	private String retryAfter = "1";
 
 	private final FakeClock clock = FakeClock.create();
 
@@ -100,6 +106,104 @@ class RetryingHttpClientTests {
 		assertThat(this.seen).extracting(Seen::key).containsExactly("order-42", "order-42");
 		assertThat(this.clock.elapsed()).isGreaterThanOrEqualTo(Duration.ofSeconds(1))
 			.isLessThan(Duration.ofMillis(1250));
+	}
+
+	@Test
+	void aPutWithAReadOnceStreamBodyIsRetriedWithTheSameBytes() throws IOException {
+		this.retryAfter = "0";
+		this.statuses.add(503);
+		this.statuses.add(200);
+		String body = text(100 * 1024);
+		InputStream once = new ByteArrayInputStream(body.getBytes(StandardCharsets.UTF_8));
+		HttpRequest request = HttpRequest.newBuilder(uri()).PUT(BodyPublishers.ofInputStream(() -> once)).build();
+		RetryRunner.Result<HttpResponse<String>> result = RetryingHttpClient
+			.of(this.client, engine(RetryPolicy.DEFAULTS), this.clock)
+			.send(request, BodyHandlers.ofString());
+		assertThat(result.outcome()).isEqualTo(Outcome.SUCCESS);
+		assertThat(result.attempts()).isEqualTo(2);
+		assertThat(this.seen).extracting((each) -> each.body().length()).containsExactly(body.length(), body.length());
+		assertThat(this.seen).allMatch((each) -> each.body().equals(body), "the whole body, byte for byte");
+	}
+
+	@Test
+	void aStreamBodyLargerThanTheReplayBoundIsSentOnceAndNotRetried() throws IOException {
+		this.retryAfter = "0";
+		this.statuses.add(503);
+		this.statuses.add(200);
+		String body = text(1024 * 1024 + 1);
+		InputStream once = new ByteArrayInputStream(body.getBytes(StandardCharsets.UTF_8));
+		HttpRequest request = HttpRequest.newBuilder(uri()).PUT(BodyPublishers.ofInputStream(() -> once)).build();
+		RetryRunner.Result<HttpResponse<String>> result = RetryingHttpClient
+			.of(this.client, engine(RetryPolicy.DEFAULTS), this.clock)
+			.send(request, BodyHandlers.ofString());
+		assertThat(this.seen).extracting((each) -> each.body().length()).containsExactly(body.length());
+		assertThat(this.seen).allMatch((each) -> each.body().equals(body), "the whole body, byte for byte");
+		assertThat(result.outcome()).isEqualTo(Outcome.NOT_RETRYABLE);
+		assertThat(result.attempts()).isEqualTo(1);
+		assertThat(result.response()).map(HttpResponse::statusCode).contains(503);
+		assertThat(result.reason()).contains("status 503", "cannot be replayed", "larger than maxReplayBody",
+				"1048576 bytes", "withMaxReplayBody", "BodyPublishers.ofByteArray");
+	}
+
+	@Test
+	void aStreamBodyWhosePublisherFailsIsSentOnceAndNotRetried() throws IOException {
+		this.retryAfter = "0";
+		this.statuses.add(503);
+		this.statuses.add(200);
+		InputStream failing = new InputStream() {
+
+			private int left = 1000;
+
+			@Override
+			public int read() throws IOException {
+				if (this.left-- > 0) {
+					return 'x';
+				}
+				throw new IOException("the source went away");
+			}
+
+		};
+		HttpRequest request = HttpRequest.newBuilder(uri()).PUT(BodyPublishers.ofInputStream(() -> failing)).build();
+		RetryRunner.Result<HttpResponse<String>> result = RetryingHttpClient
+			.of(this.client, engine(RetryPolicy.DEFAULTS), this.clock)
+			.send(request, BodyHandlers.ofString());
+		assertThat(result.outcome()).isEqualTo(Outcome.NOT_RETRYABLE);
+		assertThat(result.attempts()).isEqualTo(1);
+		assertThat(result.failure()).isPresent();
+		assertThat(result.reason()).contains("cannot be replayed", "publisher failed after 1000 bytes")
+			.doesNotContain("the source went away");
+	}
+
+	@Test
+	void theReplayBoundIsASetting() throws IOException {
+		this.retryAfter = "0";
+		RetryingHttpClient retrying = RetryingHttpClient.of(this.client, engine(RetryPolicy.DEFAULTS), this.clock)
+			.withMaxReplayBody(16);
+		this.statuses.add(503);
+		this.statuses.add(200);
+		RetryRunner.Result<HttpResponse<String>> within = retrying.send(streamed("0123456789abcdef"),
+				BodyHandlers.ofString());
+		assertThat(within.outcome()).isEqualTo(Outcome.SUCCESS);
+		this.statuses.add(503);
+		this.statuses.add(200);
+		RetryRunner.Result<HttpResponse<String>> over = retrying.send(streamed("0123456789abcdefg"),
+				BodyHandlers.ofString());
+		assertThat(over.outcome()).isEqualTo(Outcome.NOT_RETRYABLE);
+		assertThat(over.reason()).contains("maxReplayBody (16 bytes)");
+		assertThat(this.seen).extracting(Seen::body)
+			.containsExactly("0123456789abcdef", "0123456789abcdef", "0123456789abcdefg");
+		assertThatIllegalArgumentException().isThrownBy(() -> retrying.withMaxReplayBody(-1));
+	}
+
+	@Test
+	void aBodyOfUnknownLengthThatIsNotRetriedForOtherReasonsKeepsTheEnginesReason() throws IOException {
+		this.statuses.add(404);
+		RetryRunner.Result<HttpResponse<String>> result = RetryingHttpClient
+			.of(this.client, engine(RetryPolicy.DEFAULTS), this.clock)
+			.withMaxReplayBody(4)
+			.send(streamed("larger than four"), BodyHandlers.ofString());
+		assertThat(result.outcome()).isEqualTo(Outcome.NOT_RETRYABLE);
+		assertThat(result.reason()).contains("404").doesNotContain("maxReplayBody");
 	}
 
 	@Test
@@ -153,6 +257,21 @@ class RetryingHttpClientTests {
 			.build();
 	}
 
+	/** {@code length} bytes of ASCII text that does not repeat within a chunk, so a reordered chunk would show. */
+	private static String text(int length) {
+		StringBuilder text = new StringBuilder(length + 16);
+		for (int i = 0; text.length() < length; i++) {
+			text.append(i).append(',');
+		}
+		return text.substring(0, length);
+	}
+
+	/** A PUT whose body is an input stream that can be read once. */
+	private HttpRequest streamed(String body) {
+		InputStream once = new ByteArrayInputStream(body.getBytes(StandardCharsets.UTF_8));
+		return HttpRequest.newBuilder(uri()).PUT(BodyPublishers.ofInputStream(() -> once)).build();
+	}
+
 	private URI uri() {
 		return URI.create("http://127.0.0.1:" + this.server.getAddress().getPort() + "/orders");
 	}
@@ -167,7 +286,7 @@ class RetryingHttpClientTests {
 				: ("ok " + this.seen.size()).getBytes(StandardCharsets.UTF_8);
 		long length = failed ? this.failedBodyBytes : answer.length;
 		if (status != null && status == 503) {
-			exchange.getResponseHeaders().set("Retry-After", "1");
+			exchange.getResponseHeaders().set("Retry-After", this.retryAfter);
 		}
 		CompletableFuture<Boolean> cut = new CompletableFuture<>();
 		if (status != null && status == 503) {
