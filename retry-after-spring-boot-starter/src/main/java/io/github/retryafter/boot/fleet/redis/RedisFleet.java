@@ -74,6 +74,12 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 	 */
 	static final Duration MEMBER_WINDOW = Duration.ofSeconds(30);
 
+	/**
+	 * The most instances a members count may name: a count beyond it is not the fleet's (the members' key holds
+	 * members the fleet did not write), and the last count stands.
+	 */
+	static final int MAX_INSTANCES = 10_000;
+
 	private static final boolean REACTOR = isPresent(RedisFleetRuntimeHints.REACTOR_SCHEDULERS);
 
 	private final Supplier<RedisClusterAsyncCommands<byte[], byte[]>> connector;
@@ -213,8 +219,9 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 
 	/**
 	 * Returns the fleet's instances seen within the last {@link #MEMBER_WINDOW}, as last counted on Redis: each
-	 * instance spends a share of a bucket's last reading when it decides locally.
-	 * @return at least 1
+	 * instance spends a share of a bucket's last reading when it decides locally. A count that is not a number, or not
+	 * between 1 and {@link #MAX_INSTANCES}, is not the fleet's: the last count stands.
+	 * @return at least 1, at most {@link #MAX_INSTANCES}
 	 */
 	public int instances() {
 		return this.instances;
@@ -451,8 +458,9 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 			return;
 		}
 		OptionalLong counted = Replies.whole(reply.get(), 0);
-		if (counted.isPresent() && counted.getAsLong() >= 1) {
-			this.instances = (int) Math.min(Integer.MAX_VALUE, counted.getAsLong());
+		// at least this instance, at most MAX_INSTANCES: a larger count would give every instance a share near zero
+		if (counted.isPresent() && counted.getAsLong() >= 1 && counted.getAsLong() <= MAX_INSTANCES) {
+			this.instances = (int) counted.getAsLong();
 			if (this.membersBad) {
 				this.membersBad = false;
 				keyValid(this.membersKey);

@@ -34,7 +34,8 @@ import io.github.retryafter.pacing.ProviderGate;
  * <p>
  * <b>Bounded.</b> Each provider has a cap (its maximum cooldown): a cooldown is stored for the cap at most, an
  * existing value beyond it is brought down to it, and the key expires one second after its instant, so a key never
- * lives longer than the cap plus one second. A cooldown read from the fleet is also cut to this instance's cap.
+ * lives longer than the cap plus one second. A cooldown read from the fleet is also cut to this instance's cap
+ * (to Redis's now plus the cap) before this instance acts on it or keeps it.
  * <p>
  * <b>A new instance starts from the fleet's state.</b> {@link #attach} (called when the engines exist, before any
  * request can be sent) waits for the first connection (at most the probe timeout) and reads every provider's cooldown
@@ -542,15 +543,28 @@ public final class RedisProviderCooldown implements FleetCooldown, RedisFleet.Pa
 	/**
 	 * Converts the fleet's instant to this instance's clock (never earlier than the fleet's: Redis answered before
 	 * {@code received}), cut to the provider's cap, and closes the gate until then, unless this instance already
-	 * knew of a later one.
+	 * knew of a later one. The instant is kept cut too, so a value beyond the cap closes the gate once, for the cap,
+	 * and a later genuine cooldown still closes it.
 	 */
 	private void learn(Entry entry, long redisNowMicros, long untilMicros, long received) {
-		long remainingMicros = Math.min(untilMicros - redisNowMicros, entry.capMicros);
+		if (untilMicros == entry.cutFrom) {
+			// the instant beyond the cap that was cut already, read again: it changes nothing (cut anew against a later
+			// now, it would keep the gate closed for as long as the key holds it)
+			return;
+		}
+		// kept as Redis's now plus the cap at most: kept whole, an instant beyond the cap would outrank, and so hide,
+		// every genuine cooldown after it for the life of the process
+		long bounded = Math.min(untilMicros,
+				(redisNowMicros > Long.MAX_VALUE - entry.capMicros) ? Long.MAX_VALUE : redisNowMicros + entry.capMicros);
+		long remainingMicros = bounded - redisNowMicros;
 		if (remainingMicros <= 0) {
 			return;
 		}
-		entry.fleetUntil = Math.max(entry.fleetUntil, untilMicros);
-		if (untilMicros <= entry.closedFor) {
+		if (bounded < untilMicros) {
+			entry.cutFrom = untilMicros;
+		}
+		entry.fleetUntil = Math.max(entry.fleetUntil, bounded);
+		if (bounded <= entry.closedFor) {
 			// this fleet instant closed the gate already (or a probe since opened it): read again, it changes nothing,
 			// whatever the round trip's jitter makes of it on this clock
 			return;
@@ -566,7 +580,7 @@ public final class RedisProviderCooldown implements FleetCooldown, RedisFleet.Pa
 					gate.onThrottle(now, now);
 				}
 				entry.raise(gate.cooldownUntilNanos());
-				entry.closedFor = untilMicros;
+				entry.closedFor = bounded;
 			});
 		}
 	}
@@ -623,6 +637,10 @@ public final class RedisProviderCooldown implements FleetCooldown, RedisFleet.Pa
 		private volatile long closedFor = Long.MIN_VALUE;
 
 		private volatile long openedFor = Long.MIN_VALUE;
+
+		// the last fleet instant read beyond the cap, as read (Redis microseconds; Long.MIN_VALUE none): kept only to
+		// recognise it when it is read again; written on the fleet's thread (and at attach, before it runs)
+		private volatile long cutFrom = Long.MIN_VALUE;
 
 		private ProbeArbiter arbiter;
 

@@ -581,7 +581,9 @@ public final class RedisRetryBudget implements RetryBudget, RedisFleet.Participa
 		long received = this.ticker.read();
 		boolean applied = reply.isPresent() && read(bucket, Replies.decimal(reply.get(), 1), received)
 				& read(this.global, Replies.decimal(reply.get(), 2), received);
-		long granted = applied ? Replies.whole(reply.get(), 0).orElse(0) : 0;
+		// never more than was asked (a grant that is not a whole number, negative or NaN reads as 0): a larger grant
+		// would pool tokens the buckets never held
+		long granted = applied ? Math.min(want, Replies.whole(reply.get(), 0).orElse(0)) : 0;
 		synchronized (this.lock) {
 			bucket.pool += (applied ? 0 : give) + granted;
 		}
