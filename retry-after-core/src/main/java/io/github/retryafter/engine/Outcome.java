@@ -37,7 +37,8 @@ public enum Outcome {
 
 	/**
 	 * The provider is cooling down after a {@code Retry-After} (its own or another operation's) or paced, and the
-	 * operation's deadline cannot accommodate the wait, or pacing is fail-fast; no request was sent to it.
+	 * operation's deadline cannot accommodate the wait, pacing is fail-fast, or its gate already holds
+	 * {@code max-queued} requests; no request was sent to it.
 	 */
 	PROVIDER_COOLING_DOWN,
 

@@ -172,11 +172,13 @@ public final class RetryOperation {
 					(this.extra != null) ? this.extra.held : null, Saturating.toNanos(timeout));
 			if (admission instanceof ProviderGate.Admission.Hold hold) {
 				Extra extra = extra();
-				extra.held = hold;
 				if (extra.queuedAt == null) {
+					if (!gate.tryEnqueue()) {
+						return queueFull(gate, next, now);
+					}
 					extra.queuedAt = gate;
-					gate.enqueue();
 				}
+				extra.held = hold;
 				return new Permit.Wait(hold.untilNanos(), hold.reason());
 			}
 			leaveQueue();
@@ -240,6 +242,15 @@ public final class RetryOperation {
 		}
 		return (next == 1 && timeout == policy.attemptTimeout()) ? this.engine.firstProceed()
 				: new Permit.Proceed(next, timeout);
+	}
+
+	/** The gate already holds max-queued requests: this one ends at once, unsent, rather than wait in memory. */
+	private Permit queueFull(ProviderGate gate, int next, long now) {
+		String reason = "'" + gate.scope() + "' already holds " + gate.settings().maxQueued()
+				+ " requests (max-queued); attempt " + next + " was not sent: shed load before it reaches the client,"
+				+ " or raise max-queued if the heap can hold more";
+		refusal(Optional.of(Outcome.PROVIDER_COOLING_DOWN), Optional.empty(), reason, now);
+		return new Permit.Refused(finish(Outcome.PROVIDER_COOLING_DOWN, reason));
 	}
 
 	/**

@@ -46,7 +46,8 @@ import io.github.retryafter.internal.Seconds;
  * provider is a rate signal, not a cooldown ({@link #absorbs}): the engine leaves the gate open and only the refused
  * request waits for its hint. Successes ({@link #onSuccess}) grow the rate: doubling every second while the provider
  * has never refused at this rate, along CUBIC's curve around a measured capacity (flat near it, then probing above),
- * until it reaches {@code maxRate}, where the limit lets go. A throttle that is not a refusal (the provider is down, or
+ * until it reaches {@code maxRate}, where the limit lets go (unless more than {@code burst} requests are held: the
+ * backlog drains at {@code maxRate} first). A throttle that is not a refusal (the provider is down, or
  * a cooldown is in force) lowers the rate by {@code decreaseFactor}, and only once the provider has admitted a request
  * since the last decrease: a provider answering nothing but 503s is down, and its cooldowns already pace the probes.
  * While it is on, each request reserves a slot (generic cell rate algorithm: theoretical arrival times, no timer and no
@@ -775,8 +776,15 @@ public final class ProviderGate {
 			if (!Double.isNaN(this.meterRate)) {
 				grown = Math.min(grown, Math.max(current.rate(), 2 * this.meterRate));
 			}
-			if (grown >= this.settings.maxRate()) {
+			if (grown >= this.settings.maxRate() && backlogFits()) {
 				this.state.set(off(current, nowNanos));
+			}
+			else if (grown >= this.settings.maxRate()) {
+				// a backlog larger than a burst drains at the ceiling, not all at once into the client's pool
+				if (current.rate() < this.settings.maxRate()) {
+					this.sendTat = Timeline.moved(this.sendTat, nowNanos, current.rate() / this.settings.maxRate());
+					this.state.set(current.movedTo(this.settings.maxRate(), nowNanos));
+				}
 			}
 			else if (grown > current.rate() * 1.01) {
 				this.sendTat = Timeline.moved(this.sendTat, nowNanos, current.rate() / grown);
@@ -819,7 +827,7 @@ public final class ProviderGate {
 				}
 				return;
 			}
-			if (current.quotaPaced() && roomy) {
+			if (current.quotaPaced() && roomy && backlogFits()) {
 				this.state.set(off(current, nowNanos));
 			}
 			else if (current.rate() > quota && (low || current.quotaPaced())) {
@@ -1118,9 +1126,32 @@ public final class ProviderGate {
 		}
 	}
 
-	/** Counts a request that starts waiting at this gate. */
+	/** Whether the requests held here fit in one burst, so the rate limit may let go without releasing a flood. */
+	private boolean backlogFits() {
+		return this.queued.get() <= this.settings.burst();
+	}
+
+	/** Counts a request that starts waiting at this gate, whatever the bound (see {@link #tryEnqueue()}). */
 	public void enqueue() {
 		this.queued.incrementAndGet();
+	}
+
+	/**
+	 * Counts a request that starts waiting at this gate, unless {@link PacingSettings#maxQueued()} requests already
+	 * wait: the bound on what one provider's backlog holds in memory.
+	 * @return whether the request was counted; {@code false}: the gate is full and the request must not wait
+	 */
+	public boolean tryEnqueue() {
+		int max = this.settings.maxQueued();
+		while (true) {
+			int now = this.queued.get();
+			if (now >= max) {
+				return false;
+			}
+			if (this.queued.compareAndSet(now, now + 1)) {
+				return true;
+			}
+		}
 	}
 
 	/** Counts a request that stopped waiting at this gate. */

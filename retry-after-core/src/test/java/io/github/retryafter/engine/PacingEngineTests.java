@@ -207,6 +207,35 @@ class PacingEngineTests {
 		assertThat(this.sim.recorder.render()).contains("PROVIDER_COOLING_DOWN");
 	}
 
+	/**
+	 * Issue 32, defect 3: 100,000 WebClient requests held behind a cooldown cost 610–760 MB of heap, with no bound.
+	 * Beyond max-queued a request ends at once, unsent, with a reason saying what to do.
+	 */
+	@Test
+	void aRequestBeyondMaxQueuedEndsAtOnceUnsentAndSaysWhatToDo() {
+		RetryPolicy bounded = RetryPolicy.DEFAULTS.toBuilder()
+			.pacing(PacingSettings.builder().maxQueued(2).build())
+			.build();
+		RetryEngine engine = this.sim.engine(bounded, ScriptedRandom.of());
+		engine.gate("default").closeUntil(Duration.ofSeconds(3).toNanos());
+		RetryOperation first = start(engine);
+		RetryOperation second = start(engine);
+		assertThat(first.beforeAttempt()).isInstanceOf(Permit.Wait.class);
+		assertThat(second.beforeAttempt()).isInstanceOf(Permit.Wait.class);
+		assertThat(first.beforeAttempt()).as("asking again keeps its place").isInstanceOf(Permit.Wait.class);
+		RetryOperation third = start(engine);
+		assertThat(third.beforeAttempt()).isInstanceOfSatisfying(Permit.Refused.class, (refused) -> {
+			assertThat(refused.stop().outcome()).isEqualTo(Outcome.PROVIDER_COOLING_DOWN);
+			assertThat(refused.stop().reason()).contains("already holds 2 requests (max-queued)")
+				.contains("attempt 1 was not sent");
+		});
+		assertThat(third.attempts()).isZero();
+		assertThat(engine.gate("default").queued()).isEqualTo(2);
+		first.cancel();
+		RetryOperation fourth = start(engine);
+		assertThat(fourth.beforeAttempt()).as("a place freed is a place taken").isInstanceOf(Permit.Wait.class);
+	}
+
 	@Test
 	void failFastStopsAFreshRequestAtOnceWhileTheProviderCoolsDown() {
 		RetryPolicy failFast = RetryPolicy.DEFAULTS.toBuilder()

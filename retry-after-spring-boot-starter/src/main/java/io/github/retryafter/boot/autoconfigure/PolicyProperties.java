@@ -675,6 +675,12 @@ public class PolicyProperties {
 		private Duration maxCooldown;
 
 		/**
+		 * Most requests one gate holds at once (waiting for a cooldown, a probe or a slot of the rate); a request
+		 * beyond it ends PROVIDER_COOLING_DOWN at once, unsent. Each held WebClient request costs a few KB of heap.
+		 */
+		private Integer maxQueued;
+
+		/**
 		 * How the provider's rate-limit fields (RateLimit, RateLimit-Policy, RateLimit-*, X-RateLimit-*) pace it.
 		 */
 		private final RateLimitFields rateLimitFields = new RateLimitFields();
@@ -793,6 +799,22 @@ public class PolicyProperties {
 		 */
 		public void setMaxCooldown(Duration maxCooldown) {
 			this.maxCooldown = maxCooldown;
+		}
+
+		/**
+		 * Returns the {@code max-queued} setting: the most requests one gate holds at once.
+		 * @return the setting, or {@code null} when not set here
+		 */
+		public Integer getMaxQueued() {
+			return this.maxQueued;
+		}
+
+		/**
+		 * Sets the {@code max-queued} setting.
+		 * @param maxQueued the most requests one gate holds at once, at least 1
+		 */
+		public void setMaxQueued(Integer maxQueued) {
+			this.maxQueued = maxQueued;
 		}
 
 		/**

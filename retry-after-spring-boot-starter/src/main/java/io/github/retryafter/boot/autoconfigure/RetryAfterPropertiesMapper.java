@@ -183,6 +183,7 @@ final class RetryAfterPropertiesMapper {
 		this.map.from(pacing::getDecreaseFactor)
 			.to(layer.named("pacing.decrease-factor", draft.pacing::decreaseFactor));
 		this.map.from(pacing::getMaxCooldown).to(layer.named("pacing.max-cooldown", draft.pacing::maxCooldown));
+		this.map.from(pacing::getMaxQueued).to(layer.named("pacing.max-queued", draft.pacing::maxQueued));
 		this.map.from(pacing.getRateLimitFields()::getEnabled).to(draft.pacing::rateLimitFields);
 		draft.budget = budget(draft.budget, layer.prefix() + "budget.", p.getBudget());
 	}

@@ -76,6 +76,8 @@ class ConfigurationMetadataTests {
 				.isEqualTo(settings.policy().planner().maxWait().orElseThrow());
 			assertThat(defaults.get("retry.after.max-origins"))
 				.isEqualTo(context.getBean(RetryAfterSettings.class).maxOrigins());
+			assertThat(defaults.get("retry.after.pacing.max-queued")).isEqualTo(settings.policy().pacing().maxQueued())
+				.isEqualTo(10_000);
 		});
 	}
 
