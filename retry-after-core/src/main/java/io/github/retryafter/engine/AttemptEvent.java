@@ -19,4 +19,17 @@ import java.util.Optional;
  */
 public record AttemptEvent(OperationSpec spec, int attempt, AttemptKind kind, Optional<String> idempotencyKey,
 		Duration timeout, Duration remainingDeadline, double tokensBefore, double tokensAfter, Duration elapsed) {
+
+	/**
+	 * Describes the event without the idempotency key's value: a key may be a secret a log must not hold.
+	 * @return the event, the key shown as {@code present} or {@code none}
+	 */
+	@Override
+	public String toString() {
+		return "AttemptEvent[spec=" + this.spec + ", attempt=" + this.attempt + ", kind=" + this.kind
+				+ ", idempotencyKey=" + (this.idempotencyKey.isPresent() ? "present" : "none") + ", timeout="
+				+ this.timeout + ", remainingDeadline=" + this.remainingDeadline + ", tokensBefore=" + this.tokensBefore
+				+ ", tokensAfter=" + this.tokensAfter + ", elapsed=" + this.elapsed + "]";
+	}
+
 }

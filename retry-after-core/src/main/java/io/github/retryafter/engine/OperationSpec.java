@@ -169,4 +169,17 @@ public record OperationSpec(Scope scope, String method, Optional<String> idempot
 				replayable, this.host);
 	}
 
+	/**
+	 * Describes the operation without the idempotency key's or the jitter key's value: a key may be a secret a log
+	 * must not hold.
+	 * @return the operation, each key shown as {@code present} or {@code none}
+	 */
+	@Override
+	public String toString() {
+		return "OperationSpec[scope=" + this.scope + ", method=" + this.method + ", idempotencyKey="
+				+ (this.idempotencyKey.isPresent() ? "present" : "none") + ", deadline=" + this.deadline
+				+ ", jitterKey=" + (this.jitterKey.isPresent() ? "present" : "none") + ", replayable="
+				+ this.replayable + ", host=" + this.host + "]";
+	}
+
 }

@@ -31,4 +31,15 @@ public record RetryOutcome(String provider, Outcome outcome, int attempts, Strin
 				operation.idempotencyKey());
 	}
 
+	/**
+	 * Describes the outcome without the idempotency key's value: a key may be a secret a log must not hold.
+	 * @return the outcome, the key shown as {@code present} or {@code none}
+	 */
+	@Override
+	public String toString() {
+		return "RetryOutcome[provider=" + this.provider + ", outcome=" + this.outcome + ", attempts=" + this.attempts
+				+ ", reason=" + this.reason + ", idempotencyKey="
+				+ (this.idempotencyKey.isPresent() ? "present" : "none") + "]";
+	}
+
 }
