@@ -27,6 +27,14 @@ public record RefusalEvent(OperationSpec spec, int attempt, Optional<Outcome> st
 
 	/**
 	 * Cuts the reason to {@value FieldText#MAX_REASON} characters and escapes its control characters.
+	 * @param spec the operation
+	 * @param attempt the last attempt made
+	 * @param stop how the operation ends because of the refusal; empty when only a hint was refused
+	 * @param hintError the code of the refused {@code Retry-After}, if that is what was refused or why
+	 * @param reason a sentence with the numbers
+	 * @param remainingDeadline what is left of the deadline
+	 * @param budgetTokens the tokens available to this provider
+	 * @param elapsed the time since the operation started
 	 */
 	public RefusalEvent {
 		reason = FieldText.reason(reason);
