@@ -6,8 +6,8 @@ import java.util.Locale;
  * Quotes header values in refusal reasons and exception messages, cut to {@value #MAX_QUOTED} characters: a server
  * controls its headers, and a 100 KB {@code Retry-After} must not become a 100 KB log line, event or endpoint entry.
  * A cut value ends with a marker saying how much was left out, {@code "Tue, 04 Aug…(+99950 chars)"}; control
- * characters but a tab (an ESC, a line break) are escaped as {@code \\u001B}, so a value cannot forge a log line. Internal: not
- * part of the library's API.
+ * characters but a tab (an ESC, a line break) are escaped as {@code \\u001B}, so a value cannot forge a log line.
+ * Internal: not part of the library's API.
  * <p>
  * Stateless and thread-safe.
  */

@@ -25,8 +25,8 @@ import io.github.retryafter.internal.Seconds;
  * request could not start a useful attempt by then). {@link #reset()} opens it at once.
  * <p>
  * <b>Probe.</b> When a cooldown ends, the first request admitted is a {@link Admission.Probe probe}: the others are held
- * until {@link #probeAnswered(boolean)} reports its answer (polling at intervals that double with the probe's age, each at
- * most its own last useful start), so a provider coming back meets one request, not a backlog. A refusal that closes
+ * until {@link #probeAnswered(boolean)} reports its answer (polling at intervals that double with the probe's age,
+ * each at most its own last useful start), so a provider coming back meets one request, not a backlog. A refusal that closes
  * the gate again means another probe after the new cooldown; any other answer opens the gate to the paced rate. A
  * probe that never reports (its caller went away) stops counting once its attempt timeout has passed. A gate that
  * holds ({@link PacingMode#HOLD}) sends the probe early: from the earliest instant named since the provider last
@@ -485,8 +485,8 @@ public final class ProviderGate {
 
 	/**
 	 * Reports that another instance of the fleet sends the probe after this gate's cooldown: this gate's requests are
-	 * held after the cooldown, as behind a probe of its own, until {@link #probeAnswered(boolean)} reports the fleet's probe
-	 * answered or {@code expiresNanos} passes (the other instance went away), when this gate probes for itself. Does
+	 * held after the cooldown, as behind a probe of its own, until {@link #probeAnswered(boolean)} reports the fleet's
+	 * probe answered or {@code expiresNanos} passes (the other instance went away), when this gate probes for itself. Does
 	 * nothing unless a cooldown ended or is in force and no probe of this gate's own is out; an instant that has passed
 	 * lets this gate probe for itself.
 	 * @param expiresNanos the last instant to wait for the fleet's probe, on the gate's ticker
@@ -509,8 +509,8 @@ public final class ProviderGate {
 
 	/**
 	 * Reports that the fleet's probe this gate follows ({@link #followProbe}) has its answer: as
-	 * {@link #probeAnswered(boolean)}, but only while the probe in flight is the fleet's, so a probe of this gate's own is never
-	 * taken for answered.
+	 * {@link #probeAnswered(boolean)}, but only while the probe in flight is the fleet's, so a probe of this gate's own
+	 * is never taken for answered.
 	 */
 	public void fleetProbeAnswered() {
 		synchronized (this.rateWriteLock) {
@@ -778,15 +778,11 @@ public final class ProviderGate {
 			}
 			if (grown >= this.settings.maxRate() && backlogFits()) {
 				this.state.set(off(current, nowNanos));
+				return;
 			}
-			else if (grown >= this.settings.maxRate()) {
-				// a backlog larger than a burst drains at the ceiling, not all at once into the client's pool
-				if (current.rate() < this.settings.maxRate()) {
-					this.sendTat = Timeline.moved(this.sendTat, nowNanos, current.rate() / this.settings.maxRate());
-					this.state.set(current.movedTo(this.settings.maxRate(), nowNanos));
-				}
-			}
-			else if (grown > current.rate() * 1.01) {
+			// a backlog larger than a burst drains at the ceiling, not all at once into the client's pool
+			grown = Math.min(grown, this.settings.maxRate());
+			if (grown > current.rate() * 1.01) {
 				this.sendTat = Timeline.moved(this.sendTat, nowNanos, current.rate() / grown);
 				this.state.set(current.movedTo(grown, nowNanos));
 			}
@@ -1129,11 +1125,6 @@ public final class ProviderGate {
 	/** Whether the requests held here fit in one burst, so the rate limit may let go without releasing a flood. */
 	private boolean backlogFits() {
 		return this.queued.get() <= this.settings.burst();
-	}
-
-	/** Counts a request that starts waiting at this gate, whatever the bound (see {@link #tryEnqueue()}). */
-	public void enqueue() {
-		this.queued.incrementAndGet();
 	}
 
 	/**
@@ -1486,7 +1477,9 @@ public final class ProviderGate {
 		/** Send now. */
 		Admission GO = new Go();
 
-		/** Send now, as the probe after a cooldown: report its answer with {@link ProviderGate#probeAnswered(boolean)}. */
+		/**
+		 * Send now, as the probe after a cooldown: report its answer with {@link ProviderGate#probeAnswered(boolean)}.
+		 */
 		Admission PROBE = new Probe();
 
 		/** Send now. */

@@ -334,7 +334,7 @@ class ProviderGateTests {
 		gate.onSuccess(5 * S, 5 * S);
 		backlog(gate, 300, 5 * S + S / 2);
 		for (int i = 0; i < 11; i++) {
-			gate.enqueue();
+			assertThat(gate.tryEnqueue()).isTrue();
 		}
 		for (int i = 0; i < 100; i++) {
 			gate.onSuccess(5 * S, 5 * S + S / 2 + i * 5_000_000L);
@@ -604,8 +604,8 @@ class ProviderGateTests {
 	@Test
 	void queuedCountsRequestsWaitingAtTheGate() {
 		ProviderGate gate = gate();
-		gate.enqueue();
-		gate.enqueue();
+		assertThat(gate.tryEnqueue()).isTrue();
+		assertThat(gate.tryEnqueue()).isTrue();
 		gate.dequeue();
 		assertThat(gate.queued()).isEqualTo(1);
 	}

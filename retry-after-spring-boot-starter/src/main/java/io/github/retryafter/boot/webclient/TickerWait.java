@@ -18,7 +18,7 @@ import io.github.retryafter.Ticker;
  * timer and this object, not a chain of operators that grows with every time it asked again (issue 32). A timer that
  * fires before the ticker reached the instant is re-armed (a wait is never cut short by a fast timer); a cancelled
  * operation wakes at once, and its step then finds the operation cancelled. The cancellation callback lives exactly as
- * long as the wait. Thread-safe: wakes are serialized on this object's monitor.
+ * long as the wait. Thread-safe: one wake at a time runs the step, outside this object's monitor.
  * @param <T> what the wait completes with
  */
 final class TickerWait<T> implements Runnable {
@@ -55,6 +55,9 @@ final class TickerWait<T> implements Runnable {
 
 	private boolean done;
 
+	// whether a wake is running the step: another wake meanwhile (a cancellation's) leaves it to that one
+	private boolean stepping;
+
 	private TickerWait(MonoSink<T> sink, Ticker ticker, Scheduler scheduler, Cancellation cancellation, Step<T> step) {
 		this.sink = sink;
 		this.ticker = ticker;
@@ -88,7 +91,8 @@ final class TickerWait<T> implements Runnable {
 			return;
 		}
 		this.untilNanos = untilNanos;
-		long remaining = Math.max(0, untilNanos - this.ticker.read());
+		// a cancellation that came while the step ran (its wake found the step running) is not waited out
+		long remaining = this.cancellation.isCancelled() ? 0 : Math.max(0, untilNanos - this.ticker.read());
 		try {
 			this.timer = this.scheduler.schedule(this, remaining, TimeUnit.NANOSECONDS);
 		}
@@ -115,9 +119,8 @@ final class TickerWait<T> implements Runnable {
 
 	@Override
 	public void run() {
-		OptionalLong next;
 		synchronized (this) {
-			if (this.done) {
+			if (this.done || this.stepping) {
 				return;
 			}
 			if (!this.cancellation.isCancelled() && this.untilNanos - this.ticker.read() > 0) {
@@ -130,20 +133,29 @@ final class TickerWait<T> implements Runnable {
 				// a cancellation's wake: the timer in place is no longer needed
 				fired.dispose();
 			}
-			try {
-				next = this.step.next(this.sink);
-			}
-			catch (RuntimeException | Error ex) {
+			this.stepping = true;
+		}
+		// the step runs outside the monitor: completing the sink sends the next attempt downstream
+		OptionalLong next;
+		try {
+			next = this.step.next(this.sink);
+		}
+		catch (RuntimeException | Error ex) {
+			synchronized (this) {
+				this.stepping = false;
 				this.done = true;
-				this.sink.error(ex);
-				return;
 			}
+			this.sink.error(ex);
+			return;
+		}
+		synchronized (this) {
+			this.stepping = false;
 			if (next.isEmpty()) {
 				this.done = true;
 				return;
 			}
+			arm(next.getAsLong());
 		}
-		arm(next.getAsLong());
 	}
 
 	private void dispose() {

@@ -189,9 +189,9 @@ class RedisProviderCooldownTests {
 		// a holds three requests at its gate, b one, c none: a and b pace for half the provider each, and split what
 		// they pace at together three to one
 		for (int i = 0; i < 3; i++) {
-			a.gate.enqueue();
+			assertThat(a.gate.tryEnqueue()).isTrue();
 		}
-		b.gate.enqueue();
+		assertThat(b.gate.tryEnqueue()).isTrue();
 		await().atMost(Duration.ofSeconds(1)).until(() -> a.gate.share() == 0.5 && b.gate.share() == 0.5);
 		await().atMost(Duration.ofSeconds(1))
 			.until(() -> Math.abs(a.gate.rate().getAsDouble() / b.gate.rate().getAsDouble() - 3) < 0.3);
