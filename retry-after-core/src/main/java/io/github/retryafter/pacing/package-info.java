@@ -4,6 +4,7 @@
  * that follows what the provider admits, keeping a share of that rate for fresh requests. A provider that announces
  * its quota in rate-limit fields ({@link io.github.retryafter.pacing.RateLimitFields}) is paced by it before its first
  * refusal. The engine consults the gate before every attempt and reports every response to it, so every adapter gets
- * pacing through the same state machine.
+ * pacing through the same state machine. Inside, the gate is a façade over its cooldown and probe, its adaptive rate
+ * and its slot book; a fleet store sees it through {@link io.github.retryafter.pacing.FleetGate}.
  */
 package io.github.retryafter.pacing;

@@ -29,7 +29,7 @@ class FleetShareTests {
 
 	private ProviderGate gate(double share) {
 		ProviderGate gate = new ProviderGate("p", PacingSettings.DEFAULTS, this.now::get);
-		gate.share(share);
+		gate.fleet().share(share);
 		return gate;
 	}
 
@@ -78,21 +78,21 @@ class FleetShareTests {
 		assertThat(sixteenth.rate().getAsDouble()).isEqualTo(700.0 / 16);
 		assertThat(sixteenth.admit(false, 0, FAR, null)).isEqualTo(Admission.GO);
 		assertThat(sixteenth.admit(false, 0, FAR, null)).isInstanceOf(Admission.Hold.class);
-		assertThatIllegalArgumentException().isThrownBy(() -> sixteenth.share(0)).withMessageContaining("(0, 1]");
-		assertThatIllegalArgumentException().isThrownBy(() -> sixteenth.share(1.5));
+		assertThatIllegalArgumentException().isThrownBy(() -> sixteenth.fleet().share(0)).withMessageContaining("(0, 1]");
+		assertThatIllegalArgumentException().isThrownBy(() -> sixteenth.fleet().share(1.5));
 	}
 
 	@Test
 	void aGateWhoseFleetProbesHoldsItsRequestsUntilTheFleetsProbeIsAnswered() {
 		ProviderGate gate = gate(0.5);
 		gate.closeUntil(2 * S);
-		assertThat(gate.followProbe(12 * S)).isTrue();
+		assertThat(gate.fleet().followProbe(12 * S)).isTrue();
 		this.now.set(2 * S);
 		Admission first = gate.admit(false, 2 * S, FAR, null);
 		assertThat(first).isInstanceOf(Admission.Hold.class);
 		assertThat(((Admission.Hold) first).reason()).isEqualTo(GateHold.COOLDOWN);
 		assertThat(gate.probing()).isTrue();
-		gate.fleetProbeAnswered();
+		gate.fleet().fleetProbeAnswered();
 		assertThat(gate.probePending()).isFalse();
 		assertThat(gate.admit(false, 2 * S, FAR, null)).isEqualTo(Admission.GO);
 	}
@@ -101,17 +101,17 @@ class FleetShareTests {
 	void aFleetProbeTheProviderAdmittedOpensTheFollowerBeforeItsCooldownEndsUnlessItWasRefusedMeanwhile() {
 		ProviderGate follower = gate(0.5);
 		follower.closeUntil(5 * S);
-		assertThat(follower.followProbe(12 * S)).isTrue();
+		assertThat(follower.fleet().followProbe(12 * S)).isTrue();
 		this.now.set(2 * S);
-		follower.fleetProbeAdmitted();
+		follower.fleet().fleetProbeAdmitted();
 		assertThat(follower.cooldownRemaining()).isZero();
 		assertThat(follower.admit(false, 2 * S, FAR, null)).isEqualTo(Admission.GO);
 		ProviderGate refused = gate(0.5);
 		refused.closeUntil(5 * S);
-		assertThat(refused.followProbe(12 * S)).isTrue();
+		assertThat(refused.fleet().followProbe(12 * S)).isTrue();
 		// a refusal reaches this gate while the fleet's probe is out: the probe's admission opens nothing
 		refused.closeUntil(6 * S);
-		refused.fleetProbeAdmitted();
+		refused.fleet().fleetProbeAdmitted();
 		assertThat(refused.cooldownUntilNanos()).isEqualTo(6 * S);
 		assertThat(refused.admit(false, 2 * S, FAR, null)).isInstanceOf(Admission.Hold.class);
 	}
@@ -120,13 +120,13 @@ class FleetShareTests {
 	void aGateWhoseFleetsProbeNeverAnswersProbesForItselfOnceTheLeaseHasPassed() {
 		ProviderGate gate = gate(0.5);
 		gate.closeUntil(2 * S);
-		gate.followProbe(3 * S);
+		gate.fleet().followProbe(3 * S);
 		this.now.set(2 * S);
 		assertThat(gate.admit(false, 2 * S, FAR, null)).isInstanceOf(Admission.Hold.class);
 		this.now.set(3 * S);
 		assertThat(gate.admit(false, 3 * S, FAR, null)).isEqualTo(Admission.PROBE);
 		// the fleet's claim going away now says nothing of this gate's own probe
-		gate.fleetProbeAnswered();
+		gate.fleet().fleetProbeAnswered();
 		assertThat(gate.probing()).isTrue();
 		assertThat(gate.admit(false, 3 * S, FAR, null)).isInstanceOf(Admission.Hold.class);
 		gate.probeAnswered(true);
@@ -139,7 +139,7 @@ class FleetShareTests {
 		gate.closeUntil(S);
 		this.now.set(S);
 		assertThat(gate.admit(false, S, FAR, null)).isEqualTo(Admission.PROBE);
-		assertThat(gate.followProbe(10 * S)).isFalse();
+		assertThat(gate.fleet().followProbe(10 * S)).isFalse();
 		gate.probeWithdrawn();
 		assertThat(gate.probePending()).isTrue();
 		assertThat(gate.admit(false, S, FAR, null)).isEqualTo(Admission.PROBE);
@@ -188,20 +188,20 @@ class FleetShareTests {
 	@Test
 	void aGatePacesAtTheRateItsFleetGivesItWithinItsFloorAndCeilingAndOnlyWhileTheRateIsOn() {
 		ProviderGate gate = gate(0.25);
-		gate.paceAt(100, 0);
+		gate.fleet().paceAt(100, 0);
 		assertThat(gate.rate()).as("off: nothing to pace").isEmpty();
 		gate.onThrottle(0, 0);
 		assertThat(gate.rate()).hasValue(175.0);
-		gate.paceAt(180, 0);
+		gate.fleet().paceAt(180, 0);
 		assertThat(gate.rate()).as("less than 5% away").hasValue(175.0);
-		gate.paceAt(50, 0);
+		gate.fleet().paceAt(50, 0);
 		assertThat(gate.rate().getAsDouble()).isCloseTo(50.0, within(1e-9));
-		gate.paceAt(10_000, 0);
+		gate.fleet().paceAt(10_000, 0);
 		assertThat(gate.rate().getAsDouble()).as("a quarter of the 1,000/s ceiling").isCloseTo(250.0, within(1e-9));
-		gate.paceAt(0.01, 0);
+		gate.fleet().paceAt(0.01, 0);
 		assertThat(gate.rate().getAsDouble()).as("a quarter of the 1/s floor").isCloseTo(0.25, within(1e-9));
-		gate.paceAt(Double.NaN, 0);
-		gate.paceAt(Double.POSITIVE_INFINITY, 0);
+		gate.fleet().paceAt(Double.NaN, 0);
+		gate.fleet().paceAt(Double.POSITIVE_INFINITY, 0);
 		assertThat(gate.rate().getAsDouble()).isCloseTo(0.25, within(1e-9));
 	}
 
@@ -236,7 +236,7 @@ class FleetShareTests {
 			long at = next.hold().untilNanos();
 			if (!changed && changeAt - at <= 0) {
 				this.now.set(changeAt);
-				gate.share(share);
+				gate.fleet().share(share);
 				changed = true;
 			}
 			this.now.set(at);

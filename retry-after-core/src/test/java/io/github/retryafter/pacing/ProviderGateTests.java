@@ -32,9 +32,9 @@ class ProviderGateTests {
 	@Test
 	void aFleetsGateAsksItsArbiterForTheEarlyProbeAndHoldsUntilItAnswers() {
 		ProviderGate gate = gate();
-		List<ProviderGate> asked = new ArrayList<>();
+		List<FleetGate> asked = new ArrayList<>();
 		// the fleet's arbiter answers later, on another thread: here, when the test says so
-		gate.arbiter(asked::add);
+		gate.fleet().arbiter(asked::add);
 		gate.closeUntil(5 * S);
 		gate.closeUntil(3 * S);
 		this.now.set(S);
@@ -42,17 +42,17 @@ class ProviderGateTests {
 		this.now.set(3 * S);
 		assertThat(gate.admit(false, 3 * S, FAR, null)).isInstanceOfSatisfying(Admission.Hold.class,
 				(hold) -> assertThat(hold.reason()).isEqualTo(GateHold.COOLDOWN));
-		assertThat(asked).containsExactly(gate);
-		gate.probeGranted();
+		assertThat(asked).containsExactly(gate.fleet());
+		gate.fleet().probeGranted();
 		assertThat(gate.admit(false, 3 * S, FAR, null)).isEqualTo(Admission.PROBE);
 		assertThat(gate.cooldownRemaining()).hasSeconds(2);
 		// another instance's claim: this gate follows it, and still opens at the fleet's cooldown's end
 		ProviderGate follower = gate();
-		follower.arbiter((ignored) -> {
+		follower.fleet().arbiter((ignored) -> {
 		});
 		follower.closeUntil(5 * S);
-		assertThat(follower.followProbe(6 * S)).isTrue();
-		follower.fleetProbeAnswered();
+		assertThat(follower.fleet().followProbe(6 * S)).isTrue();
+		follower.fleet().fleetProbeAnswered();
 		assertThat(follower.admit(true, 3 * S, FAR, null)).isEqualTo(new Admission.Hold(5 * S, GateHold.COOLDOWN, -1));
 	}
 

@@ -28,6 +28,7 @@ import io.github.retryafter.engine.RetryOperation;
 import io.github.retryafter.engine.RetryPolicy;
 import io.github.retryafter.internal.HttpDate;
 import io.github.retryafter.pacing.PacingSettings;
+import io.github.retryafter.pacing.FleetGate;
 import io.github.retryafter.pacing.ProviderGate;
 import io.github.retryafter.test.FakeClock;
 import io.github.retryafter.test.SeededRandom;
@@ -471,8 +472,8 @@ public final class FleetStoreSimulation {
 			this.share = settings.capacity() / run.instances;
 		}
 
-		ProviderGate gate() {
-			return this.engine.gate(PROVIDER);
+		FleetGate gate() {
+			return this.engine.gate(PROVIDER).fleet();
 		}
 
 		private double refreshedShare(long now) {
@@ -791,7 +792,7 @@ public final class FleetStoreSimulation {
 			if (!this.mode.shared) {
 				return;
 			}
-			ProviderGate gate = instance.gate();
+			FleetGate gate = instance.gate();
 			boolean closedLater = gate.cooldownUntilNanos() - this.now > 0
 					&& gate.cooldownUntilNanos() - instance.pushedCooldown > 0;
 			boolean probeAnswered = instance.owned != Long.MIN_VALUE && !gate.probePending();
@@ -881,7 +882,7 @@ public final class FleetStoreSimulation {
 			instance.unflushedRefunds = 0;
 			double delta = gained - instance.debt;
 			instance.debt = 0;
-			ProviderGate gate = instance.gate();
+			FleetGate gate = instance.gate();
 			if (gate.cooldownUntilNanos() - this.now > 0) {
 				instance.pushedCooldown = Math.max(instance.pushedCooldown, gate.cooldownUntilNanos());
 			}
@@ -899,7 +900,7 @@ public final class FleetStoreSimulation {
 		}
 
 		/** What this flush reports of the gate's backlog: held for half the window after its queue empties. */
-		private void report(Instance instance, ProviderGate gate) {
+		private void report(Instance instance, FleetGate gate) {
 			int queued = gate.queued();
 			if (queued > 0) {
 				instance.lastBacklog = this.now;
@@ -943,7 +944,7 @@ public final class FleetStoreSimulation {
 
 		/** The reply's side: the gate's share among the instances with a backlog, and its part of their rate. */
 		private void paceByBacklog(Instance instance) {
-			ProviderGate gate = instance.gate();
+			FleetGate gate = instance.gate();
 			int sharing = (instance.reporting && instance.fleetBacklogged > 0)
 					? Math.min(instance.fleetBacklogged, this.instances) : this.instances;
 			gate.share(1.0 / sharing);
@@ -1024,7 +1025,7 @@ public final class FleetStoreSimulation {
 
 		/** The store's answer to this instance's claim of the probe after its latest cooldown. */
 		private void claimReply(Instance instance, int owner) {
-			ProviderGate gate = instance.gate();
+			FleetGate gate = instance.gate();
 			long until = instance.claimed;
 			if (owner == instance.index || owner < 0) {
 				instance.owned = (owner < 0) ? Long.MIN_VALUE : until;

@@ -55,7 +55,7 @@ public final class RetryAfterFleetAutoConfiguration {
 			public Object postProcessAfterInitialization(Object bean, String beanName) {
 				if (bean instanceof RetryAfterProviders all) {
 					cooldown.ifAvailable((fleet) -> fleet.attach((name) -> all.get(name)
-						.map((provider) -> provider.engine().gate(name))));
+						.map((provider) -> provider.engine().gate(name).fleet())));
 				}
 				return bean;
 			}

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.function.Function;
 
+import io.github.retryafter.pacing.FleetGate;
 import io.github.retryafter.pacing.ProviderGate;
 
 /**
@@ -22,9 +23,9 @@ public interface FleetCooldown {
 	 * Attaches the engines' gates, once they exist; until then the cooldown reads and closes nothing. It reads the
 	 * fleet's cooldowns once before it returns (waiting a bounded time, on the calling thread), so that an instance
 	 * that starts while a provider is cooling down does not send it a request before the fleet's instant.
-	 * @param gates the gate of a configured provider, by name
+	 * @param gates the gate of a configured provider, by name, as a fleet sees it ({@link ProviderGate#fleet()})
 	 */
-	void attach(Function<String, Optional<ProviderGate>> gates);
+	void attach(Function<String, Optional<FleetGate>> gates);
 
 	/**
 	 * Publishes to the fleet every gate of this instance that closed until later than the fleet knows, without

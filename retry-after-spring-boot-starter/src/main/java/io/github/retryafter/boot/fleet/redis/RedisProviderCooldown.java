@@ -19,6 +19,7 @@ import java.util.function.Function;
 import io.github.retryafter.Ticker;
 import io.github.retryafter.boot.fleet.FleetCooldown;
 import io.github.retryafter.pacing.ProbeArbiter;
+import io.github.retryafter.pacing.FleetGate;
 import io.github.retryafter.pacing.ProviderGate;
 
 /**
@@ -30,7 +31,7 @@ import io.github.retryafter.pacing.ProviderGate;
  * that reads Redis's {@code TIME} ({@link FleetScript#EXTEND_COOLDOWN}), so it is never shortened and no instance's
  * wall clock enters it. On the way out it is converted to each instance's monotonic clock:
  * {@code ticker + (until - redisNow)}, read when the reply arrives, so the local instant is never earlier than the
- * fleet's; the gate then closes until it ({@link ProviderGate#closeUntil}), which never shortens either.
+ * fleet's; the gate then closes until it ({@link FleetGate#closeUntil}), which never shortens either.
  * <p>
  * <b>Bounded.</b> Each provider has a cap (its maximum cooldown): a cooldown is stored for the cap at most, an
  * existing value beyond it is brought down to it, and the key expires one second after its instant, so a key never
@@ -42,9 +43,9 @@ import io.github.retryafter.pacing.ProviderGate;
  * once, within the command timeout, closing the gates it names; a failure falls back as any other and is counted.
  * <p>
  * <b>Shares of the provider.</b> Each configured provider's gate paces for this instance's share of the provider
- * ({@link ProviderGate#share}): {@code 1 / instances}, or, while its gate holds a backlog, {@code 1 / (instances with
+ * ({@link FleetGate#share}): {@code 1 / instances}, or, while its gate holds a backlog, {@code 1 / (instances with
  * a backlog)}, at the rate the fleet's gates with a backlog pace at together times this instance's part of their
- * backlog ({@link ProviderGate#paceAt}). So the instances drain their backlogs together, not each at a rate it
+ * backlog ({@link FleetGate#paceAt}). So the instances drain their backlogs together, not each at a rate it
  * measured alone from a few responses, and those still draining take over the rate of those that are done. What each
  * instance holds is a hash per provider, {@code {prefix}:backlog:<provider>} ({@link FleetScript#BACKLOGS}), field
  * instance id, value {@code at queued rate}: scope the fleet and one provider; bound one field per instance with a
@@ -107,7 +108,7 @@ public final class RedisProviderCooldown implements FleetCooldown, RedisFleet.Pa
 
 	private final AtomicBoolean publishing = new AtomicBoolean();
 
-	private volatile Function<String, Optional<ProviderGate>> gates = (provider) -> Optional.empty();
+	private volatile Function<String, Optional<FleetGate>> gates = (provider) -> Optional.empty();
 
 	/**
 	 * Creates the cooldown, each provider capped at {@link #DEFAULT_CAP}, and registers it with the fleet.
@@ -174,7 +175,7 @@ public final class RedisProviderCooldown implements FleetCooldown, RedisFleet.Pa
 	 * a fleet. Call it where the engines are created, on a thread that may block, before any request is sent.
 	 */
 	@Override
-	public void attach(Function<String, Optional<ProviderGate>> gates) {
+	public void attach(Function<String, Optional<FleetGate>> gates) {
 		this.gates = Objects.requireNonNull(gates, "gates");
 		if (this.keys.length == 0 || !RedisFleet.mayBlock()) {
 			return;
@@ -210,7 +211,7 @@ public final class RedisProviderCooldown implements FleetCooldown, RedisFleet.Pa
 		if (entry == null) {
 			return Duration.ZERO;
 		}
-		return this.gates.apply(provider).map(ProviderGate::cooldownRemaining).orElse(Duration.ZERO);
+		return this.gates.apply(provider).map(FleetGate::cooldownRemaining).orElse(Duration.ZERO);
 	}
 
 	@Override
@@ -221,7 +222,7 @@ public final class RedisProviderCooldown implements FleetCooldown, RedisFleet.Pa
 		}
 		this.fleet.submit(() -> {
 			this.fleet.execute(FleetScript.END_COOLDOWN, new byte[][] { entry.key });
-			this.gates.apply(provider).ifPresent(ProviderGate::reset);
+			this.gates.apply(provider).ifPresent(FleetGate::reset);
 		});
 	}
 
@@ -257,7 +258,7 @@ public final class RedisProviderCooldown implements FleetCooldown, RedisFleet.Pa
 	 * Reports which providers' gates hold a backlog on this instance, with the requests they hold and their rate, and
 	 * reads the fleet's sums ({@link FleetScript#BACKLOGS}): a gate with a backlog paces for {@code 1 / (instances
 	 * with a backlog)} of its provider, at the fleet's rate times its part of the fleet's backlog
-	 * ({@link ProviderGate#paceAt}), so the instances drain their backlogs together and those still draining take over
+	 * ({@link FleetGate#paceAt}), so the instances drain their backlogs together and those still draining take over
 	 * the rate of those that are done. A gate counts as holding a backlog for half the window after its queue empties,
 	 * so a queue that empties between two batches does not swing the others' shares. No round trip while no gate of
 	 * this instance has a backlog or was reported with one.
@@ -272,8 +273,8 @@ public final class RedisProviderCooldown implements FleetCooldown, RedisFleet.Pa
 		boolean any = false;
 		for (int i = 0; i < this.order.size(); i++) {
 			Entry entry = this.order.get(i);
-			Optional<ProviderGate> gate = this.gates.apply(entry.provider);
-			queued[i] = gate.map(ProviderGate::queued).orElse(0);
+			Optional<FleetGate> gate = this.gates.apply(entry.provider);
+			queued[i] = gate.map(FleetGate::queued).orElse(0);
 			double rate = gate.map((g) -> g.rate().orElse(0)).orElse(0.0);
 			if (queued[i] > 0) {
 				entry.lastBacklog = now;
@@ -333,7 +334,7 @@ public final class RedisProviderCooldown implements FleetCooldown, RedisFleet.Pa
 	 * answer or its lease (the provider's attempt timeout) ends. A cooldown the fleet never knew of, Redis away, or a
 	 * key that is not the fleet's: this instance probes for itself.
 	 */
-	private void requestProbe(Entry entry, ProviderGate gate) {
+	private void requestProbe(Entry entry, FleetGate gate) {
 		this.fleet.submit(() -> {
 			long until = entry.fleetUntil;
 			if (!this.fleet.onRedis() || until == Long.MIN_VALUE) {
@@ -373,7 +374,7 @@ public final class RedisProviderCooldown implements FleetCooldown, RedisFleet.Pa
 			if (owned == Long.MIN_VALUE) {
 				continue;
 			}
-			Optional<ProviderGate> gate = this.gates.apply(entry.provider);
+			Optional<FleetGate> gate = this.gates.apply(entry.provider);
 			if (gate.isEmpty() || (!gate.get().probePending() && gate.get().cooldownRemaining().isZero())) {
 				// the gate is open after its probe: the provider admitted it, and the fleet's cooldown of that
 				// instant is over for every instance
@@ -418,7 +419,7 @@ public final class RedisProviderCooldown implements FleetCooldown, RedisFleet.Pa
 			if (standing.isEmpty() || standing.getAsLong() != following) {
 				// answered (the owner removed its claim), expired, replaced by a later cooldown's, or not the fleet's
 				entry.following = Long.MIN_VALUE;
-				this.gates.apply(entry.provider).ifPresent(ProviderGate::fleetProbeAnswered);
+				this.gates.apply(entry.provider).ifPresent(FleetGate::fleetProbeAnswered);
 			}
 		}
 	}
@@ -434,7 +435,7 @@ public final class RedisProviderCooldown implements FleetCooldown, RedisFleet.Pa
 	 * probe of its own that succeeded (unless it learned of a later refusal meanwhile), and that instant never closes
 	 * it again.
 	 */
-	private void admitted(Entry entry, ProviderGate gate, long instant) {
+	private void admitted(Entry entry, FleetGate gate, long instant) {
 		boolean following = entry.following != Long.MIN_VALUE;
 		entry.following = Long.MIN_VALUE;
 		entry.openedFor = Math.max(entry.openedFor, instant);
@@ -504,7 +505,7 @@ public final class RedisProviderCooldown implements FleetCooldown, RedisFleet.Pa
 
 	private void pushClosedGates() {
 		for (Entry entry : this.order) {
-			Optional<ProviderGate> gate = this.gates.apply(entry.provider);
+			Optional<FleetGate> gate = this.gates.apply(entry.provider);
 			if (gate.isEmpty()) {
 				continue;
 			}

@@ -52,7 +52,7 @@ class FleetBoundsTests {
 		RedisFleet fleet = fleet();
 		ProviderGate gate = new ProviderGate("default", PacingSettings.DEFAULTS, Ticker.system());
 		RedisProviderCooldown cooldown = new RedisProviderCooldown(fleet, Map.of("default", cap), Ticker.system());
-		cooldown.attach((name) -> Optional.of(gate));
+		cooldown.attach((name) -> Optional.of(gate.fleet()));
 		// a gate closed for an hour (a hint the gate was given whole) reaches Redis for the cap only
 		gate.closeUntil(System.nanoTime() + Duration.ofHours(1).toNanos());
 		cooldown.publish();
@@ -69,7 +69,7 @@ class FleetBoundsTests {
 		RedisFleet otherFleet = fleet();
 		redis.command("SET", key(), "99999999999999999");
 		new RedisProviderCooldown(otherFleet, Map.of("default", cap), Ticker.system())
-			.attach((name) -> Optional.of(other));
+			.attach((name) -> Optional.of(other.fleet()));
 		assertThat(other.cooldownRemaining()).isPositive().isLessThanOrEqualTo(cap);
 		fleet.close();
 		otherFleet.close();

@@ -74,8 +74,8 @@ class FleetLatencyReportTests {
 		ProviderGate gateB = new ProviderGate("default", PacingSettings.DEFAULTS, Ticker.system());
 		RedisProviderCooldown cooldownA = new RedisProviderCooldown(first, List.of("default"), Ticker.system());
 		RedisProviderCooldown cooldownB = new RedisProviderCooldown(second, List.of("default"), Ticker.system());
-		cooldownA.attach((name) -> Optional.of(gateA));
-		cooldownB.attach((name) -> Optional.of(gateB));
+		cooldownA.attach((name) -> Optional.of(gateA.fleet()));
+		cooldownB.attach((name) -> Optional.of(gateB.fleet()));
 		long[] propagation = new long[40];
 		java.util.Random phases = new java.util.Random(42);
 		for (int i = 0; i < propagation.length; i++) {

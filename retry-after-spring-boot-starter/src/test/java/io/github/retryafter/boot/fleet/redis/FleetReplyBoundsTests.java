@@ -208,7 +208,7 @@ class FleetReplyBoundsTests {
 
 		Sibling(Duration cap) {
 			this.cooldown = new RedisProviderCooldown(this.fleet, Map.of("default", cap), Ticker.system());
-			this.cooldown.attach((name) -> Optional.of(this.gate));
+			this.cooldown.attach((name) -> Optional.of(this.gate.fleet()));
 		}
 
 		Duration remaining() {

@@ -53,7 +53,7 @@ class RedisProviderCooldownTests {
 		await().atMost(Duration.ofSeconds(1)).until(() -> b.remaining().compareTo(Duration.ofMillis(1500)) > 0);
 		// b's requests never met the provider's throttle, but the fleet's did: b paces after the cooldown too
 		assertThat(b.gate.rate()).isPresent();
-		assertThat(b.gate.rate().getAsDouble() / b.gate.share()).as("0.7 x 1,000/s at its share")
+		assertThat(b.gate.rate().getAsDouble() / b.gate.fleet().share()).as("0.7 x 1,000/s at its share")
 			.isCloseTo(700.0, within(1e-6));
 		String stored = value();
 		// b is told to come back in 300 ms: its gate keeps a's longer cooldown
@@ -97,14 +97,14 @@ class RedisProviderCooldownTests {
 		Instance a = new Instance(timeout);
 		Instance b = new Instance(timeout);
 		Instance c = new Instance(timeout);
-		await().atMost(Duration.ofSeconds(1)).until(() -> a.gate.share() == 1.0 / 3);
+		await().atMost(Duration.ofSeconds(1)).until(() -> a.gate.fleet().share() == 1.0 / 3);
 		// Redis stops answering for 800 ms: the commands time out (50 ms) and every instance falls back
 		redis.command("CLIENT", "PAUSE", "800", "ALL");
 		await().atMost(Duration.ofMillis(500)).until(() -> a.fleet.state() == RedisFleet.State.LOCAL_FALLBACK);
-		assertThat(a.gate.share()).as("three instances falling back together still pace as the fleet would")
+		assertThat(a.gate.fleet().share()).as("three instances falling back together still pace as the fleet would")
 			.isEqualTo(1.0 / 3);
 		await().atMost(Duration.ofSeconds(3)).until(a.fleet::onRedis);
-		assertThat(a.gate.share()).isEqualTo(1.0 / 3);
+		assertThat(a.gate.fleet().share()).isEqualTo(1.0 / 3);
 		a.close();
 		b.close();
 		c.close();
@@ -120,7 +120,7 @@ class RedisProviderCooldownTests {
 		a.cooldown.publish();
 		await().atMost(Duration.ofSeconds(1)).until(() -> !b.remaining().isZero() && !c.remaining().isZero());
 		// each instance counts the fleet and paces at its share of the provider
-		await().atMost(Duration.ofSeconds(1)).until(() -> b.gate.share() == 1.0 / 3);
+		await().atMost(Duration.ofSeconds(1)).until(() -> b.gate.fleet().share() == 1.0 / 3);
 		await().until(() -> System.nanoTime() - a.gate.cooldownUntilNanos() > 0
 				&& System.nanoTime() - b.gate.cooldownUntilNanos() > 0 && System.nanoTime() - c.gate.cooldownUntilNanos() > 0);
 		// b's request is ready first: it asks the fleet, and is held until the fleet has decided
@@ -184,7 +184,7 @@ class RedisProviderCooldownTests {
 		for (Instance instance : List.of(a, b, c)) {
 			instance.gate.onThrottle(System.nanoTime(), System.nanoTime());
 		}
-		await().atMost(Duration.ofSeconds(1)).until(() -> c.gate.share() == 1.0 / 3);
+		await().atMost(Duration.ofSeconds(1)).until(() -> c.gate.fleet().share() == 1.0 / 3);
 		double each = a.gate.rate().getAsDouble();
 		// a holds three requests at its gate, b one, c none: a and b pace for half the provider each, and split what
 		// they pace at together three to one
@@ -192,12 +192,12 @@ class RedisProviderCooldownTests {
 			assertThat(a.gate.tryEnqueue()).isTrue();
 		}
 		assertThat(b.gate.tryEnqueue()).isTrue();
-		await().atMost(Duration.ofSeconds(1)).until(() -> a.gate.share() == 0.5 && b.gate.share() == 0.5);
+		await().atMost(Duration.ofSeconds(1)).until(() -> a.gate.fleet().share() == 0.5 && b.gate.fleet().share() == 0.5);
 		await().atMost(Duration.ofSeconds(1))
 			.until(() -> Math.abs(a.gate.rate().getAsDouble() / b.gate.rate().getAsDouble() - 3) < 0.3);
 		assertThat(a.gate.rate().getAsDouble() + b.gate.rate().getAsDouble()).as("about what they paced at before")
 			.isBetween(each, 4 * each);
-		assertThat(c.gate.share()).isEqualTo(1.0 / 3);
+		assertThat(c.gate.fleet().share()).isEqualTo(1.0 / 3);
 		assertThat(c.gate.rate().getAsDouble()).isEqualTo(each);
 		assertThat(redis.command("HLEN", backlogKey())).contains("2");
 		long ttl = Long.parseLong(redis.command("PTTL", backlogKey()).trim().substring(1));
@@ -206,10 +206,10 @@ class RedisProviderCooldownTests {
 		for (int i = 0; i < 3; i++) {
 			a.gate.dequeue();
 		}
-		await().atMost(Duration.ofSeconds(2)).until(() -> b.gate.share() == 1.0);
-		assertThat(a.gate.share()).isEqualTo(1.0 / 3);
+		await().atMost(Duration.ofSeconds(2)).until(() -> b.gate.fleet().share() == 1.0);
+		assertThat(a.gate.fleet().share()).isEqualTo(1.0 / 3);
 		b.gate.dequeue();
-		await().atMost(Duration.ofSeconds(1)).until(() -> b.gate.share() == 1.0 / 3);
+		await().atMost(Duration.ofSeconds(1)).until(() -> b.gate.fleet().share() == 1.0 / 3);
 		assertThat(redis.command("EXISTS", backlogKey())).as("no field left, no key").contains("0");
 		a.close();
 		b.close();
@@ -252,7 +252,7 @@ class RedisProviderCooldownTests {
 			this.fleet = new RedisFleet(connection::async, new RedisFleetSettings(RedisProviderCooldownTests.this.prefix,
 					commandTimeout, Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofHours(1)));
 			this.cooldown = new RedisProviderCooldown(this.fleet, List.of("default"), Ticker.system());
-			this.cooldown.attach((name) -> Optional.of(this.gate));
+			this.cooldown.attach((name) -> Optional.of(this.gate.fleet()));
 			await().atMost(Duration.ofSeconds(5)).until(this.fleet::onRedis);
 		}
 
