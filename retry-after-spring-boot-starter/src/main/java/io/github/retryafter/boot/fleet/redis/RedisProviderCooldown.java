@@ -176,7 +176,7 @@ public final class RedisProviderCooldown implements FleetCooldown, RedisFleet.Pa
 	@Override
 	public void attach(Function<String, Optional<ProviderGate>> gates) {
 		this.gates = Objects.requireNonNull(gates, "gates");
-		if (this.keys.length == 0 || !RedisFleet.mayBlock()) {
+		if (this.keys.length == 0 || !this.fleet.mayBlock()) {
 			return;
 		}
 		if (!this.fleet.awaitFirstProbe(this.fleet.settings().probeTimeout())) {
