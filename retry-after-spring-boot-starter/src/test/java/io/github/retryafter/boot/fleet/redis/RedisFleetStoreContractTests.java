@@ -50,9 +50,9 @@ class RedisFleetStoreContractTests extends FleetStoreContract {
 	@Override
 	protected FleetStore join(String instanceId) {
 		var connection = this.client.connect(ByteArrayCodec.INSTANCE);
-		// one heartbeat at the join, no flush during the test; a fallback rejoins at the first good probe
+		// a fallback rejoins at the first good probe (the flush interval's tick runs the probes)
 		RedisFleet fleet = new RedisFleet(connection::async, new RedisFleetSettings(this.prefix, Duration.ofSeconds(1),
-				Duration.ofHours(1), Duration.ofMillis(300), Duration.ofHours(1), 1), instanceId);
+				Duration.ofMillis(50), Duration.ofMillis(300), Duration.ofHours(1), 1), instanceId);
 		await().atMost(Duration.ofSeconds(5)).until(fleet::onRedis);
 		RedisFleetStore store = new RedisFleetStore(fleet);
 		this.links.put(store, fleet);
@@ -71,6 +71,8 @@ class RedisFleetStoreContractTests extends FleetStoreContract {
 
 	@Override
 	protected void leave(FleetStore member) {
+		// no more heartbeats, then no longer among the members
+		this.links.get(member).close();
 		command("ZREM", "{" + this.prefix + "}:members:instances", idOf(member));
 	}
 
