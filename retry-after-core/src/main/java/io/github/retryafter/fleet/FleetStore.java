@@ -20,7 +20,8 @@ import java.util.OptionalDouble;
  * The cooldown half joins this interface next (issue 28): extend a provider's cooldown
  * ({@code max(existing, now + remaining)}, capped), read the cooldowns (with the store's now), end a cooldown, claim
  * the probe after a cooldown and read or end the claims, and report backlogs (each instance's queued requests and
- * rate, summed per provider). docs/fleet.md lists them with the Lua scripts that do them on Redis.
+ * rate, summed per provider), and, for issue 31, a way for a store that can push (Redis pub/sub) to tell the
+ * instances of a new cooldown at once. docs/fleet.md lists them with the Lua scripts that do them on Redis.
  * <p>
  * Implementations are thread-safe.
  */
