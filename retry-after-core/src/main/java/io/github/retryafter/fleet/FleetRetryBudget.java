@@ -64,6 +64,8 @@ public final class FleetRetryBudget implements RetryBudget, FleetStore.Participa
 
 	private final AtomicBoolean flushRequested = new AtomicBoolean();
 
+	private final Leases leases;
+
 	// per origin and unconfigured providers: never shared, never replaced, at most maxOrigins origins (LRU)
 	private final TokenBucketRetryBudget unconfigured;
 
@@ -79,6 +81,7 @@ public final class FleetRetryBudget implements RetryBudget, FleetStore.Participa
 		providers.forEach((name, settings) -> buckets.put(name,
 				new SharedBucket(FleetBucket.ofProvider(name, settings), now)));
 		this.providers = Map.copyOf(buckets);
+		this.leases = new Leases(this, store, ticker, this.lock, this.global);
 		TokenBucketRetryBudget.Builder local = TokenBucketRetryBudget.builder()
 			.ticker(ticker)
 			.global(global)
@@ -111,7 +114,7 @@ public final class FleetRetryBudget implements RetryBudget, FleetStore.Participa
 	}
 
 	private boolean take(SharedBucket bucket) {
-		if (takeFromPool(bucket)) {
+		if (this.leases.takeFromPool(bucket)) {
 			// a token leased from the fleet, or given back by a retry here that succeeded: the fleet's count is unchanged
 			return true;
 		}
@@ -119,7 +122,7 @@ public final class FleetRetryBudget implements RetryBudget, FleetStore.Participa
 		if (shared(bucket) && !mayBlock && this.store.instances() > 1) {
 			// no round trip on an event loop, and other instances share the bucket: ask the fleet for a token and let
 			// the retry wait for it (alone, an instance's share is the whole bucket, and it decides on it at once)
-			wantToken(bucket);
+			this.leases.want(bucket);
 			return false;
 		}
 		if (shared(bucket) && mayBlock) {
@@ -172,11 +175,7 @@ public final class FleetRetryBudget implements RetryBudget, FleetStore.Participa
 		}
 		bucket.landed();
 		if (shared(bucket)) {
-			synchronized (this.lock) {
-				bucket.pool = bucket.pool + 1;
-				bucket.lastRefundAt = this.ticker.read();
-			}
-			requestExchange(bucket);
+			this.leases.refunded(bucket);
 		}
 		else {
 			gainLocally(bucket, 1, 1);
@@ -256,13 +255,7 @@ public final class FleetRetryBudget implements RetryBudget, FleetStore.Participa
 		if (!shared(bucket)) {
 			return inFlight;
 		}
-		boolean mayGive = bucket.exchangePending.get() || fleetMayGive(bucket);
-		if (mayGive && !holdingsKnown(bucket, this.ticker.read())) {
-			// the retry waits for a fresh reading of what the others hold, and decides on it at its next ask
-			bucket.refresh.set(true);
-			requestExchange(bucket);
-		}
-		return inFlight + (mayGive ? 1 : 0);
+		return inFlight + this.leases.pending(bucket);
 	}
 
 	@Override
@@ -364,20 +357,7 @@ public final class FleetRetryBudget implements RetryBudget, FleetStore.Participa
 				}
 			}
 		}
-		returnUnwanted();
-	}
-
-	/** Pooled tokens no retry here wanted lately go back, and the fleet learns what this instance holds once it changed. */
-	private void returnUnwanted() {
-		for (SharedBucket bucket : this.providers.values()) {
-			boolean changed;
-			synchronized (this.lock) {
-				changed = bucket.pool > 0 || bucket.pool + bucket.inFlight.get() != bucket.lastHeld;
-			}
-			if (changed && shared(bucket) && bucket.exchangePending.compareAndSet(false, true)) {
-				exchangeNow(bucket);
-			}
-		}
+		this.leases.returnUnwanted(this.providers.values());
 	}
 
 	@Override
@@ -395,127 +375,10 @@ public final class FleetRetryBudget implements RetryBudget, FleetStore.Participa
 		sync();
 	}
 
-	/** Takes one token from this instance's pool (leased from the fleet, or given back here), if there is one. */
-	private boolean takeFromPool(SharedBucket bucket) {
-		synchronized (this.lock) {
-			if (bucket.pool < 1) {
-				return false;
-			}
-			bucket.pool = bucket.pool - 1;
-			return true;
-		}
-	}
-
-	/**
-	 * A retry on an event loop found no token here: the next exchange asks the fleet for one, if the fleet may have
-	 * one to give (otherwise the retry gives up rather than ask again and again).
-	 */
-	private void wantToken(SharedBucket bucket) {
-		synchronized (this.lock) {
-			bucket.wanted++;
-			bucket.lastWantedAt = this.ticker.read();
-		}
-		if (fleetMayGive(bucket)) {
-			requestExchange(bucket);
-		}
-	}
-
-	/**
-	 * Whether the fleet may give this instance a token: the bucket (and the global bucket) had one at the last reading,
-	 * with the refill since, or other instances hold tokens that they may give back, or what they hold is not known,
-	 * or deposits from successes here (not yet flushed, or on their way) will pay for one (they go now).
-	 */
-	private boolean fleetMayGive(SharedBucket bucket) {
-		long now = this.ticker.read();
-		if (Math.min(bucket.estimate(now), this.global.estimate(now)) >= 1 || bucket.fleetHeld > bucket.lastHeld
-				|| !holdingsKnown(bucket, now)) {
-			return true;
-		}
-		long unflushed = bucket.successes.sum();
-		if (Math.min(bucket.estimate(now) + unflushed * bucket.settings.depositRatio() + bucket.sending,
-				this.global.estimate(now) + unflushed * this.globalSettings.depositRatio() + this.global.sending) < 1) {
-			return false;
-		}
-		if (unflushed > 0) {
-			requestFlush();
-		}
-		return true;
-	}
-
 	/** Whether the fleet was short of tokens for {@code bucket} at the last reading: it, or the global bucket, under one. */
 	private boolean tokensShort(SharedBucket bucket) {
 		long now = this.ticker.read();
 		return Math.min(bucket.estimate(now), this.global.estimate(now)) < 1;
-	}
-
-	/** Whether what the fleet's members hold was read by an exchange that started within {@link #FRESH_FOR}. */
-	private static boolean holdingsKnown(SharedBucket bucket, long now) {
-		return now - bucket.exchangedAt <= FRESH_FOR.toNanos();
-	}
-
-	/** Asks the store's thread for an exchange of {@code bucket}'s tokens with the fleet; at most one at a time. */
-	private void requestExchange(SharedBucket bucket) {
-		if (this.store.shared() && bucket.exchangePending.compareAndSet(false, true)) {
-			this.store.submit(() -> exchangeNow(bucket));
-		}
-	}
-
-	/** Runs an exchange on the store's thread, then another if retries here still want tokens the fleet has. */
-	private void exchangeNow(SharedBucket bucket) {
-		try {
-			exchange(bucket);
-		}
-		finally {
-			bucket.exchangePending.set(false);
-		}
-		boolean again;
-		synchronized (this.lock) {
-			again = bucket.wanted > 0;
-		}
-		if (again && fleetMayGive(bucket)) {
-			requestExchange(bucket);
-		}
-	}
-
-	/**
-	 * One round trip ({@link FleetStore#lease}): gives back the pooled tokens no retry here wanted within
-	 * {@link #KEEP_FOR}, asks for a token per retry that found none (at most {@link #MAX_LEASE}), and records what this
-	 * instance holds. What could not be given back (the store away, a key that is not the fleet's) stays in the pool.
-	 */
-	private void exchange(SharedBucket bucket) {
-		long now = this.ticker.read();
-		long give;
-		long want;
-		long held;
-		synchronized (this.lock) {
-			boolean demand = bucket.wanted > 0 || now - bucket.lastWantedAt <= KEEP_FOR.toNanos()
-					|| now - bucket.lastRefundAt <= REFUND_KEEP_FOR.toNanos();
-			long keep = demand ? bucket.pool : 0;
-			give = bucket.pool - keep;
-			want = Math.min(MAX_LEASE, Math.max(0, bucket.wanted - keep));
-			bucket.pool = keep;
-			bucket.wanted = 0;
-			held = bucket.pool + bucket.inFlight.get();
-		}
-		boolean refresh = bucket.refresh.getAndSet(false);
-		if (give == 0 && want == 0 && held == bucket.lastHeld && !refresh) {
-			return;
-		}
-		Optional<FleetStore.Lease> reply = this.store.lease(bucket.id, this.global.id, give, want, held);
-		long received = this.ticker.read();
-		boolean applied = reply.isPresent() && read(bucket, reply.get().provider(), received)
-				& read(this.global, reply.get().global(), received);
-		// never more than was asked: a larger grant would pool tokens the buckets never held
-		long granted = applied ? Math.max(0, Math.min(want, reply.get().granted())) : 0;
-		synchronized (this.lock) {
-			bucket.pool += (applied ? 0 : give) + granted;
-		}
-		if (applied) {
-			bucket.lastHeld = held + granted;
-			bucket.fleetHeld = Math.max(0, reply.get().fleetHeld());
-			// what the fleet held is known as of this exchange's start at the latest
-			bucket.exchangedAt = now;
-		}
 	}
 
 	private SharedBucket configured(String provider) {
@@ -523,7 +386,7 @@ public final class FleetRetryBudget implements RetryBudget, FleetStore.Participa
 	}
 
 	/** Whether decisions for {@code bucket} go to the store: it is shared and both keys are valid. */
-	private boolean shared(SharedBucket bucket) {
+	boolean shared(SharedBucket bucket) {
 		return this.store.shared() && !bucket.bad.get() && !this.global.bad.get();
 	}
 
@@ -531,7 +394,7 @@ public final class FleetRetryBudget implements RetryBudget, FleetStore.Participa
 	 * Records a bucket's level read from the store, or that its key is not valid (reported once per episode).
 	 * @return whether the level was a valid reading
 	 */
-	private boolean read(SharedBucket bucket, OptionalDouble tokens, long now) {
+	boolean read(SharedBucket bucket, OptionalDouble tokens, long now) {
 		if (tokens.isEmpty()) {
 			if (bucket.bad.compareAndSet(false, true)) {
 				this.store.bucketInvalid(bucket.id);
@@ -573,7 +436,7 @@ public final class FleetRetryBudget implements RetryBudget, FleetStore.Participa
 		}
 	}
 
-	private void requestFlush() {
+	void requestFlush() {
 		if (this.flushRequested.compareAndSet(false, true)) {
 			this.store.submit(() -> {
 				this.flushRequested.set(false);
