@@ -16,6 +16,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.LongAdder;
 
 import io.github.retryafter.Ticker;
 import io.github.retryafter.budget.BudgetSettings;
@@ -243,7 +244,7 @@ public final class InMemoryFleetStore {
 
 		private volatile boolean shared = true;
 
-		private volatile long invalidReports;
+		private final LongAdder invalidReports = new LongAdder();
 
 		private Member(String instanceId, Executor background) {
 			this.instanceId = instanceId;
@@ -272,7 +273,7 @@ public final class InMemoryFleetStore {
 
 		@Override
 		public void bucketInvalid(FleetBucket bucket) {
-			this.invalidReports++;
+			this.invalidReports.increment();
 		}
 
 		@Override
@@ -344,7 +345,7 @@ public final class InMemoryFleetStore {
 		 * @return the count
 		 */
 		public long invalidReports() {
-			return this.invalidReports;
+			return this.invalidReports.sum();
 		}
 
 		@Override
