@@ -67,7 +67,6 @@ final class Leases {
 		}
 	}
 
-
 	/** Takes one token from this instance's pool (leased from the fleet, or given back here), if there is one. */
 	boolean takeFromPool(SharedBucket bucket) {
 		synchronized (this.lock) {
