@@ -52,11 +52,8 @@ class HouseRulesTests {
 			"retry-after-core/src/main/java/io/github/retryafter/engine/RetryEngine.java",
 			"retry-after-core/src/main/java/io/github/retryafter/engine/RetryOperation.java",
 			"retry-after-core/src/main/java/io/github/retryafter/engine/RetryPolicy.java",
-			"retry-after-spring-boot-starter/src/main/java/io/github/retryafter/boot/fleet/redis/RedisFleet.java",
 			"retry-after-spring-boot-starter/src/main/java/io/github/retryafter/boot/fleet/redis/RedisProviderCooldown.java",
-			"retry-after-spring-boot-starter/src/main/java/io/github/retryafter/boot/fleet/redis/RedisRetryBudget.java",
-			"retry-after-tools/src/main/java/io/github/retryafter/simulator/FleetSimulation.java",
-			"retry-after-tools/src/main/java/io/github/retryafter/simulator/FleetStoreSimulation.java");
+			"retry-after-tools/src/main/java/io/github/retryafter/simulator/FleetSimulation.java");
 
 	/** Methods over the limit today, as {@code Type.method}. */
 	static final Set<String> LONG_METHODS = Set.of("RetryListener.composite", "RetryOperation.beforeAttempt");

@@ -3,6 +3,7 @@ package io.github.retryafter.boot.autoconfigure;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.UUID;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -24,16 +25,18 @@ import io.github.retryafter.Ticker;
 import io.github.retryafter.boot.ProviderSettings;
 import io.github.retryafter.boot.RetryAfterSettings;
 import io.github.retryafter.boot.fleet.FleetCooldown;
+import io.github.retryafter.boot.fleet.FleetThreads;
+import io.github.retryafter.boot.fleet.FleetThreadsRuntimeHints;
 import io.github.retryafter.boot.fleet.redis.RedisFleet;
-import io.github.retryafter.boot.fleet.redis.RedisFleetRuntimeHints;
 import io.github.retryafter.boot.fleet.redis.RedisFleetSettings;
+import io.github.retryafter.boot.fleet.redis.RedisFleetStore;
 import io.github.retryafter.boot.fleet.redis.RedisProviderCooldown;
-import io.github.retryafter.boot.fleet.redis.RedisRetryBudget;
-import io.github.retryafter.budget.RetryBudget;
+import io.github.retryafter.fleet.FleetStore;
 
 /**
  * The fleet on Redis, when {@code retry.after.fleet.store=redis} and Spring Data Redis with Lettuce is present: a
- * {@link RedisRetryBudget} and a {@link RedisProviderCooldown} over one {@link RedisFleet}, which uses the
+ * {@link RedisFleetStore} (the store the core's fleet budget runs on) and a {@link RedisProviderCooldown} over one
+ * {@link RedisFleet}, which uses the
  * application's {@link RedisConnectionFactory} (Spring Boot's {@code spring.data.redis.*}), which must be Lettuce's.
  * Imported by {@link RetryAfterFleetAutoConfiguration}.
  */
@@ -41,7 +44,7 @@ import io.github.retryafter.budget.RetryBudget;
 @ConditionalOnProperty(name = "retry.after.fleet.store", havingValue = "redis")
 @ConditionalOnClass({ LettuceConnectionFactory.class, io.lettuce.core.RedisClient.class })
 @EnableConfigurationProperties(RetryAfterFleetProperties.class)
-@ImportRuntimeHints(RedisFleetRuntimeHints.class)
+@ImportRuntimeHints(FleetThreadsRuntimeHints.class)
 class RedisFleetConfiguration {
 
 	static final String DEFAULT_KEY_PREFIX = "retry-after";
@@ -64,7 +67,8 @@ class RedisFleetConfiguration {
 				properties.getFlushInterval(), properties.getProbeInterval(), properties.getKeyTtl(),
 				properties.getRejoinProbes());
 		// the shared native connection: opened on the fleet's thread, never on a request's
-		return new RedisFleet(() -> ((LettuceConnection) lettuce.getConnection()).getNativeConnection(), settings);
+		return new RedisFleet(() -> ((LettuceConnection) lettuce.getConnection()).getNativeConnection(), settings,
+				UUID.randomUUID().toString(), FleetThreads.mayBlock(RedisFleetConfiguration.class.getClassLoader()));
 	}
 
 	/**
@@ -77,10 +81,9 @@ class RedisFleetConfiguration {
 	}
 
 	@Bean
-	@ConditionalOnMissingBean(RetryBudget.class)
-	RedisRetryBudget retryAfterFleetBudget(RedisFleet fleet, RetryAfterSettings settings, Ticker ticker) {
-		return new RedisRetryBudget(fleet, settings.globalBudget(), settings.providerBudgets(), ticker,
-				settings.maxOrigins());
+	@ConditionalOnMissingBean(FleetStore.class)
+	RedisFleetStore retryAfterRedisFleetStore(RedisFleet fleet) {
+		return new RedisFleetStore(fleet);
 	}
 
 	@Bean

@@ -9,18 +9,24 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 
+import io.github.retryafter.Ticker;
 import io.github.retryafter.boot.RetryAfterProviders;
+import io.github.retryafter.boot.RetryAfterSettings;
 import io.github.retryafter.boot.fleet.FleetCooldown;
 import io.github.retryafter.boot.fleet.FleetCooldownListener;
+import io.github.retryafter.boot.fleet.FleetThreads;
 import io.github.retryafter.budget.RetryBudget;
+import io.github.retryafter.fleet.FleetRetryBudget;
+import io.github.retryafter.fleet.FleetStore;
 
 /**
  * Auto-configuration of the fleet: a retry budget and a provider cooldown shared by every instance of the application
  * through the store named by {@code retry.after.fleet.store}. Each store is one imported configuration that defines
- * a {@link RetryBudget} (before {@link RetryAfterAutoConfiguration}'s local one, which then backs off), a
- * {@link FleetCooldown} and a {@link io.github.retryafter.boot.fleet.FleetStatusProvider}: today
- * {@link RedisFleetConfiguration}. What does not depend on the store is defined once, here and in
- * {@link FleetReportingConfiguration}: the listener that publishes a provider's cooldown as soon as a gate closes, the
+ * a {@link FleetStore}, a {@link FleetCooldown} and a {@link io.github.retryafter.boot.fleet.FleetStatusProvider}:
+ * today {@link RedisFleetConfiguration}. What does not depend on the store is defined once, here and in
+ * {@link FleetReportingConfiguration}: the fleet's {@link FleetRetryBudget} over the store (before
+ * {@link RetryAfterAutoConfiguration}'s local budget, which then backs off, and told which threads may block by
+ * {@link FleetThreads}), the listener that publishes a provider's cooldown as soon as a gate closes, the
  * attachment of the cooldown to the engines' gates as the providers' registry is created (with provider pacing on,
  * its default), the meters and the health indicator.
  * <p>
@@ -31,6 +37,19 @@ import io.github.retryafter.budget.RetryBudget;
 @ConditionalOnBooleanProperty(name = "retry.after.enabled", matchIfMissing = true)
 @Import({ RedisFleetConfiguration.class, FleetReportingConfiguration.class })
 public final class RetryAfterFleetAutoConfiguration {
+
+	@Bean
+	@ConditionalOnBean(FleetStore.class)
+	@ConditionalOnMissingBean(RetryBudget.class)
+	FleetRetryBudget retryAfterFleetBudget(FleetStore store, RetryAfterSettings settings, Ticker ticker) {
+		return FleetRetryBudget.builder(store)
+			.global(settings.globalBudget())
+			.providers(settings.providerBudgets())
+			.ticker(ticker)
+			.maxOrigins(settings.maxOrigins())
+			.mayBlock(FleetThreads.mayBlock(RetryAfterFleetAutoConfiguration.class.getClassLoader()))
+			.build();
+	}
 
 	@Bean
 	@ConditionalOnBean(FleetCooldown.class)

@@ -20,9 +20,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
-import java.util.regex.Pattern;
 
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
@@ -30,42 +30,22 @@ import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-import reactor.core.scheduler.Schedulers;
 
 import io.github.retryafter.boot.fleet.FleetStatus;
 import io.github.retryafter.boot.fleet.FleetStatusProvider;
+import io.github.retryafter.fleet.FleetStore;
 
 /**
  * The fleet's link to Redis: one shared Lettuce connection, the scripts, and one background thread that flushes what
  * was batched, reads the fleet's state back, counts the fleet's instances and probes Redis while it is away.
- * <p>
- * Redis trouble never becomes an outage. {@link #execute} waits at most the command timeout; a timeout or a failure
- * switches the fleet to {@link State#LOCAL_FALLBACK} (counted in {@link #fallbacks()}), where every participant answers
- * from local state without touching Redis. <b>Rejoining has hysteresis</b>: a probe on the background thread, every
- * probe interval, is a real script round trip within the command timeout, and only
- * {@link RedisFleetSettings#rejoinProbes() N} consecutive successful probes switch back ({@link State#REDIS}); one
- * failed probe starts the count again. A link that flaps therefore keeps the instance local instead of switching at
- * every flap. The first connection needs one successful probe. The connection is opened on the background thread,
- * so no request ever waits for a connect.
- * <p>
- * <b>No round trip on a non-blocking thread.</b> {@link #execute} answers empty at once, without falling back, on a
- * thread Reactor marks non-blocking (its parallel scheduler, Reactor Netty's event loops): participants decide such
- * calls locally ({@link #mayBlock()}).
- * <p>
- * <b>A value that is not the fleet's</b> (garbage, a wrong type at a key) makes that key fall back, not the fleet:
- * the participant answers for it locally and calls {@link #keyFallBack}, counted in {@link #keyFallbacks()}.
- * <p>
- * Thread-safe. Participants ({@link RedisRetryBudget}, {@link RedisProviderCooldown}) register at construction and
- * are called on the background thread only.
+ * {@link #execute} waits at most the command timeout and never runs on a thread the {@code mayBlock} check refuses; a
+ * timeout or failure switches to {@link State#LOCAL_FALLBACK}, and {@link RedisFleetSettings#rejoinProbes() N} good
+ * probes in a row switch back; a key holding a value the fleet did not write falls back alone ({@link #keyFallBack}).
+ * docs/fleet.md gives the reasons. Thread-safe; participants are called on the background thread only.
  */
 public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(RedisFleet.class);
-
-	/** The most characters of a store's error text kept for logs, the endpoint and health details. */
-	static final int MAX_ERROR_TEXT = 200;
-
-	private static final Pattern CONTROL = Pattern.compile("[\\p{Cntrl}\\u0080-\\u009f]");
 
 	/**
 	 * How long an instance counts as a member of the fleet after its last heartbeat: long enough that an instance on
@@ -80,8 +60,6 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 	 */
 	static final int MAX_INSTANCES = 10_000;
 
-	private static final boolean REACTOR = isPresent(RedisFleetRuntimeHints.REACTOR_SCHEDULERS);
-
 	private final Supplier<RedisClusterAsyncCommands<byte[], byte[]>> connector;
 
 	private final RedisFleetSettings settings;
@@ -93,7 +71,9 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 
 	private volatile boolean stopping;
 
-	private final List<Participant> participants = new CopyOnWriteArrayList<>();
+	private final BooleanSupplier mayBlock;
+
+	private final List<FleetStore.Participant> participants = new CopyOnWriteArrayList<>();
 
 	private final AtomicReference<State> state = new AtomicReference<>(State.CONNECTING);
 
@@ -151,6 +131,23 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 	 */
 	public RedisFleet(Supplier<RedisClusterAsyncCommands<byte[], byte[]>> connector, RedisFleetSettings settings,
 			String instanceId) {
+		this(connector, settings, instanceId, () -> true);
+	}
+
+	/**
+	 * Creates the fleet link and starts its background thread, which connects at once.
+	 * @param connector opens (or returns) the connection's asynchronous commands; called on the background thread
+	 * and allowed to block and to throw
+	 * @param settings the key prefix, timeouts and intervals
+	 * @param instanceId this instance's identity among the fleet's members, unique in the fleet, not starting with
+	 * {@code !}
+	 * @param mayBlock answers, on the calling thread, whether it may wait for Redis (the transport's to say: the
+	 * starter's Reactor wiring refuses Reactor's non-blocking threads)
+	 * @throws IllegalArgumentException if the identity is empty or starts with {@code !}
+	 */
+	public RedisFleet(Supplier<RedisClusterAsyncCommands<byte[], byte[]>> connector, RedisFleetSettings settings,
+			String instanceId, BooleanSupplier mayBlock) {
+		this.mayBlock = Objects.requireNonNull(mayBlock, "mayBlock");
 		this.connector = Objects.requireNonNull(connector, "connector");
 		this.settings = Objects.requireNonNull(settings, "settings");
 		Objects.requireNonNull(instanceId, "instanceId");
@@ -228,11 +225,11 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 	}
 
 	/**
-	 * Returns whether the calling thread may wait for Redis: not on a thread Reactor marks non-blocking.
-	 * @return {@code false} on Reactor's parallel scheduler and Reactor Netty's event loops
+	 * Returns whether the calling thread may wait for Redis, as the {@code mayBlock} check given at construction says.
+	 * @return {@code false} on a thread that must not block (with the starter's wiring: Reactor's non-blocking ones)
 	 */
-	public static boolean mayBlock() {
-		return !REACTOR || !ReactorThreads.nonBlocking();
+	public boolean mayBlock() {
+		return this.mayBlock.getAsBoolean();
 	}
 
 	/**
@@ -275,13 +272,6 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 		}
 	}
 
-	/**
-	 * Returns the Redis key <code>{prefix}:kind:name</code>: the prefix is a hash tag, so that every key of a fleet
-	 * lives in one Redis Cluster slot and a script may touch several.
-	 * @param kind the kind of state ({@code budget}, {@code cooldown})
-	 * @param name a configured provider name, or a fixed name
-	 * @return the key's bytes
-	 */
 	/** The sorted set of the fleet's members, scored by their last heartbeat. */
 	byte[] membersKey() {
 		return this.membersKey.clone();
@@ -292,6 +282,10 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 		return this.instanceId.clone();
 	}
 
+	/**
+	 * Returns the Redis key <code>{prefix}:kind:name</code>: the prefix is a hash tag, so that every key of a fleet
+	 * lives in one Redis Cluster slot and a script may touch several.
+	 */
 	byte[] key(String kind, String name) {
 		return ("{" + this.settings.keyPrefix() + "}:" + kind + ":" + name).getBytes(StandardCharsets.UTF_8);
 	}
@@ -383,7 +377,7 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 		}
 	}
 
-	void register(Participant participant) {
+	void register(FleetStore.Participant participant) {
 		this.participants.add(participant);
 	}
 
@@ -396,7 +390,7 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 			return;
 		}
 		State previous = this.state.getAndSet(State.LOCAL_FALLBACK);
-		this.lastError = describe(cause);
+		this.lastError = ErrorText.describe(cause);
 		this.goodProbes.set(0);
 		this.nextProbeNanos = System.nanoTime() + this.settings.probeInterval().toNanos();
 		if (previous != State.LOCAL_FALLBACK) {
@@ -404,7 +398,7 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 			logger.warn("Redis did not answer within " + this.settings.commandTimeout().toMillis()
 					+ " ms or failed (" + this.lastError + "): retry budget and cooldown are local to this instance "
 					+ "until Redis is back");
-			for (Participant participant : this.participants) {
+			for (FleetStore.Participant participant : this.participants) {
 				participant.onFallback();
 			}
 			FleetStatus status = fleetStatus();
@@ -440,7 +434,7 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 		guarded(() -> {
 			if (this.state.get() == State.REDIS) {
 				heartbeat();
-				for (Participant participant : this.participants) {
+				for (FleetStore.Participant participant : this.participants) {
 					participant.sync();
 				}
 			}
@@ -531,7 +525,7 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 			}
 			// counted at once, not a flush interval later: the shares and leases that follow divide by the fleet's size
 			heartbeat();
-			for (Participant participant : this.participants) {
+			for (FleetStore.Participant participant : this.participants) {
 				participant.onRejoin();
 			}
 		}
@@ -549,37 +543,6 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 		catch (RuntimeException ex) {
 			fallBack(ex);
 		}
-	}
-
-	private static boolean isPresent(String className) {
-		try {
-			Class.forName(className, false, RedisFleet.class.getClassLoader());
-			return true;
-		}
-		catch (ClassNotFoundException | LinkageError ex) {
-			return false;
-		}
-	}
-
-	private static String describe(Throwable cause) {
-		if (cause == null) {
-			return "unknown";
-		}
-		if (cause instanceof TimeoutException) {
-			return "timed out";
-		}
-		String message = cause.getMessage();
-		return cause.getClass().getSimpleName() + ((message != null) ? ": " + cut(message) : "");
-	}
-
-	/**
-	 * A store's error text as shown in logs, the endpoint and health details: at most {@link #MAX_ERROR_TEXT}
-	 * characters, control characters replaced, so an error that echoes a huge or hostile value stays one short line.
-	 */
-	static String cut(String message) {
-		String kept = (message.length() > MAX_ERROR_TEXT) ? message.substring(0, MAX_ERROR_TEXT) : message;
-		kept = CONTROL.matcher(kept).replaceAll("?");
-		return (kept.length() < message.length()) ? kept + "…(+" + (message.length() - MAX_ERROR_TEXT) + " chars)" : kept;
 	}
 
 	/**
@@ -601,7 +564,7 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 		}
 		this.thread.interrupt();
 		if (onRedis()) {
-			for (Participant participant : this.participants) {
+			for (FleetStore.Participant participant : this.participants) {
 				participant.sync();
 			}
 		}
@@ -624,31 +587,11 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 
 	}
 
-	/** Reactor's thread marks, loaded only when Reactor is present. */
-	private static final class ReactorThreads {
-
-		static boolean nonBlocking() {
-			return Schedulers.isInNonBlockingThread();
-		}
-
-	}
-
 	/**
-	 * Something that keeps state on Redis. Its methods are called on the background thread.
+	 * Something that keeps state on Redis ({@link RedisProviderCooldown}, until the cooldown's algorithm moves to the
+	 * core as the budget's did). Its methods are called on the background thread.
 	 */
-	interface Participant {
-
-		/** Sends what was batched and reads the fleet's state back (state {@link State#REDIS} only). */
-		void sync();
-
-		/** The fleet just fell back to local state. */
-		void onFallback();
-
-		/**
-		 * The fleet is on Redis again (or for the first time), after a successful script round trip (and, from the
-		 * fallback, several in a row).
-		 */
-		void onRejoin();
+	interface Participant extends FleetStore.Participant {
 
 	}
 

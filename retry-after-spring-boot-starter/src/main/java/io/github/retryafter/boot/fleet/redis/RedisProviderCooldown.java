@@ -177,7 +177,7 @@ public final class RedisProviderCooldown implements FleetCooldown, RedisFleet.Pa
 	@Override
 	public void attach(Function<String, Optional<FleetGate>> gates) {
 		this.gates = Objects.requireNonNull(gates, "gates");
-		if (this.keys.length == 0 || !RedisFleet.mayBlock()) {
+		if (this.keys.length == 0 || !this.fleet.mayBlock()) {
 			return;
 		}
 		if (!this.fleet.awaitFirstProbe(this.fleet.settings().probeTimeout())) {

@@ -16,6 +16,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import io.github.retryafter.Ticker;
 import io.github.retryafter.boot.testing.RedisServer;
 import io.github.retryafter.budget.BudgetSettings;
+import io.github.retryafter.fleet.FleetRetryBudget;
 import io.github.retryafter.pacing.PacingSettings;
 import io.github.retryafter.pacing.ProviderGate;
 
@@ -78,8 +79,11 @@ class FleetBoundsTests {
 	@Test
 	void aFallbackContinuesFromTheLastLevelAndTheFleetIsToldWhatWasSpent() throws IOException {
 		RedisFleet fleet = fleet();
-		RedisRetryBudget budget = new RedisRetryBudget(fleet, new BudgetSettings(1000, 0, 0),
-				Map.of("default", new BudgetSettings(10, 0, 0)), Ticker.system());
+		FleetRetryBudget budget = FleetRetryBudget.builder(new RedisFleetStore(fleet))
+			.global(new BudgetSettings(1000, 0, 0))
+			.providers(Map.of("default", new BudgetSettings(10, 0, 0)))
+			.ticker(Ticker.system())
+			.build();
 		for (int i = 0; i < 6; i++) {
 			assertThat(budget.tryAcquire("default")).isTrue();
 		}

@@ -23,6 +23,7 @@ import io.github.retryafter.Ticker;
 import io.github.retryafter.boot.testing.RedisServer;
 import io.github.retryafter.budget.BudgetSettings;
 import io.github.retryafter.budget.TokenBucketRetryBudget;
+import io.github.retryafter.fleet.FleetRetryBudget;
 import io.github.retryafter.pacing.PacingSettings;
 import io.github.retryafter.pacing.ProviderGate;
 
@@ -59,7 +60,11 @@ class FleetLatencyReportTests {
 		BudgetSettings huge = new BudgetSettings(1e12, 0.2, 0);
 		RedisFleet first = fleet("latency");
 		RedisFleet second = fleet("latency");
-		RedisRetryBudget budget = new RedisRetryBudget(first, huge, Map.of("default", huge), Ticker.system());
+		FleetRetryBudget budget = FleetRetryBudget.builder(new RedisFleetStore(first))
+			.global(huge)
+			.providers(Map.of("default", huge))
+			.ticker(Ticker.system())
+			.build();
 		TokenBucketRetryBudget local = TokenBucketRetryBudget.builder()
 			.global(huge)
 			.providerDefaults(huge)

@@ -28,8 +28,10 @@ import reactor.core.scheduler.Schedulers;
 
 import io.github.retryafter.Scope;
 import io.github.retryafter.Ticker;
+import io.github.retryafter.boot.fleet.FleetThreads;
 import io.github.retryafter.boot.testing.RedisServer;
 import io.github.retryafter.budget.BudgetSettings;
+import io.github.retryafter.fleet.FleetRetryBudget;
 import io.github.retryafter.pacing.PacingSettings;
 import io.github.retryafter.pacing.ProviderGate;
 
@@ -73,8 +75,13 @@ class FleetReplyBoundsTests {
 			reply.set(0, "1000000000".getBytes(StandardCharsets.US_ASCII));
 			return reply;
 		}, faked));
-		RedisRetryBudget budget = new RedisRetryBudget(fleet, new BudgetSettings(1000, 0, 0),
-				Map.of("default", new BudgetSettings(1, 0, 0)), Ticker.system());
+		// the starter's wiring: no round trip on Reactor's non-blocking threads
+		FleetRetryBudget budget = FleetRetryBudget.builder(new RedisFleetStore(fleet))
+			.global(new BudgetSettings(1000, 0, 0))
+			.providers(Map.of("default", new BudgetSettings(1, 0, 0)))
+			.ticker(Ticker.system())
+			.mayBlock(FleetThreads.mayBlock(getClass().getClassLoader()))
+			.build();
 		await().atMost(Duration.ofSeconds(2)).until(() -> fleet.instances() == 2);
 		// the bucket's only token is spent, and its retry failed: the bucket reads 0 tokens, and nobody holds one
 		assertThat(budget.tryAcquire("default")).isTrue();
@@ -101,8 +108,11 @@ class FleetReplyBoundsTests {
 		redis.command("EVAL", "for i = 1, tonumber(ARGV[1]) do redis.call('ZADD', KEYS[1], ARGV[2], 'ghost-' .. i) end",
 				"1", membersKey(), "20000", FAR_FUTURE_MICROS);
 		RedisFleet fleet = fleet(Duration.ofHours(1), Duration.ofHours(1), UnaryOperator.identity());
-		RedisRetryBudget budget = new RedisRetryBudget(fleet, new BudgetSettings(1000, 0, 0),
-				Map.of("default", new BudgetSettings(10, 0, 0)), Ticker.system());
+		FleetRetryBudget budget = FleetRetryBudget.builder(new RedisFleetStore(fleet))
+			.global(new BudgetSettings(1000, 0, 0))
+			.providers(Map.of("default", new BudgetSettings(10, 0, 0)))
+			.ticker(Ticker.system())
+			.build();
 		// the heartbeat at the join counted the members: either 20,001 became the fleet's size, or it was refused
 		await().atMost(Duration.ofSeconds(2)).until(() -> fleet.instances() != 1 || fleet.keyFallbacks() > 0);
 		assertThat(fleet.instances()).as("the fleet's size").isEqualTo(1);

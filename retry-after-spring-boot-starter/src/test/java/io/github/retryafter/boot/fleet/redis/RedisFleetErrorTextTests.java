@@ -12,12 +12,12 @@ class RedisFleetErrorTextTests {
 
 	@Test
 	void aHugeOrHostileStoreErrorIsCutAndItsControlCharactersReplaced() {
-		assertThat(RedisFleet.cut("ERR unknown command")).isEqualTo("ERR unknown command");
+		assertThat(ErrorText.cut("ERR unknown command")).isEqualTo("ERR unknown command");
 		String echoed = "ERR wrong key \u001b[2J\n" + "k".repeat(300_000);
-		String shown = RedisFleet.cut(echoed);
+		String shown = ErrorText.cut(echoed);
 		assertThat(shown).startsWith("ERR wrong key ?[2J?kkk").doesNotContain("\u001b").doesNotContain("\n");
-		assertThat(shown).endsWith("…(+" + (echoed.length() - RedisFleet.MAX_ERROR_TEXT) + " chars)");
-		assertThat(shown.length()).isLessThan(RedisFleet.MAX_ERROR_TEXT + 30);
+		assertThat(shown).endsWith("…(+" + (echoed.length() - ErrorText.MAX_ERROR_TEXT) + " chars)");
+		assertThat(shown.length()).isLessThan(ErrorText.MAX_ERROR_TEXT + 30);
 	}
 
 }

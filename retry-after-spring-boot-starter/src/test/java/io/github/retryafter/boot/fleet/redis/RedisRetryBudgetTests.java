@@ -39,6 +39,7 @@ import io.github.retryafter.engine.OperationSpec;
 import io.github.retryafter.engine.Outcome;
 import io.github.retryafter.engine.RetryEngine;
 import io.github.retryafter.engine.RetryOperation;
+import io.github.retryafter.fleet.FleetRetryBudget;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -91,7 +92,7 @@ class RedisRetryBudgetTests {
 			.withClassLoader(new FilteredClassLoader("io.micrometer", "org.springframework.boot.health"))
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
-				assertThat(context.getBean(RetryBudget.class)).isInstanceOf(RedisRetryBudget.class);
+				assertThat(context.getBean(RetryBudget.class)).isInstanceOf(FleetRetryBudget.class);
 				assertThat(context).doesNotHaveBean(RetryAfterFleetMetrics.class);
 				assertThat(context).doesNotHaveBean(RetryAfterFleetHealthIndicator.class);
 				onRedis(context);
@@ -103,7 +104,7 @@ class RedisRetryBudgetTests {
 		this.contextRunner.withPropertyValues("retry.after.fleet.key-prefix=", "spring.application.name=orders")
 			.run((context) -> {
 				assertThat(context).hasSingleBean(RetryBudget.class);
-				assertThat(context.getBean(RetryBudget.class)).isInstanceOf(RedisRetryBudget.class);
+				assertThat(context.getBean(RetryBudget.class)).isInstanceOf(FleetRetryBudget.class);
 				RedisFleet fleet = onRedis(context);
 				assertThat(fleet.settings().keyPrefix()).isEqualTo("orders");
 				assertThat(fleet.fleetStatus().state()).isEqualTo("REDIS");

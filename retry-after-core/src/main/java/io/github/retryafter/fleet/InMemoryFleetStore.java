@@ -1,0 +1,358 @@
+package io.github.retryafter.fleet;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.Queue;
+import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.LongAdder;
+
+import io.github.retryafter.Ticker;
+import io.github.retryafter.budget.BudgetSettings;
+
+/**
+ * A fleet's store in memory, on a {@link Ticker} of its own (a fake clock in tests and simulations): the same
+ * arithmetic as the Redis store's scripts, one atomic step per operation, so the real {@link FleetRetryBudget} can
+ * run without a network, deterministically. Each instance {@link #join joins} and gets its {@link Member}, its
+ * {@link FleetStore}; the members are the fleet's instances. Nothing runs by itself: a member's tasks run when its
+ * executor runs them (by default {@link Member#runTasks()}), and its flush when {@link Member#flush()} is called.
+ * <p>
+ * Thread-safe (every operation holds the store's lock), and deterministic when driven from one thread.
+ */
+public final class InMemoryFleetStore {
+
+	private static final double NANOS_PER_SECOND = 1_000_000_000.0;
+
+	private final Ticker clock;
+
+	private final long keyTtlNanos;
+
+	// guarded by this: per bucket key name, its level and when it was written; a missing key is a full bucket
+	private final Map<String, Level> buckets = new HashMap<>();
+
+	// guarded by this: bucket key names that hold a value the fleet did not write
+	private final Set<String> invalid = new HashSet<>();
+
+	// guarded by this: per provider bucket key name, the tokens each member holds on lease
+	private final Map<String, Map<String, Long>> leases = new HashMap<>();
+
+	// guarded by this: the fleet's members, in the order they joined
+	private final Map<String, Member> members = new LinkedHashMap<>();
+
+	/**
+	 * Creates an empty store whose untouched keys live an hour at most, as the starter's default {@code key-ttl}.
+	 * @param clock the store's own clock, as Redis's {@code TIME} is Redis's
+	 */
+	public InMemoryFleetStore(Ticker clock) {
+		this(clock, Duration.ofHours(1));
+	}
+
+	/**
+	 * Creates an empty store.
+	 * @param clock the store's own clock
+	 * @param keyTtl the longest a bucket's key lives untouched (it is then full again)
+	 */
+	public InMemoryFleetStore(Ticker clock, Duration keyTtl) {
+		this.clock = Objects.requireNonNull(clock, "clock");
+		this.keyTtlNanos = keyTtl.toNanos();
+	}
+
+	/**
+	 * Joins an instance whose submitted tasks wait for {@link Member#runTasks()}.
+	 * @param instanceId the instance's identity, unique in the fleet
+	 * @return its member, shared at once
+	 */
+	public Member join(String instanceId) {
+		return join(instanceId, null);
+	}
+
+	/**
+	 * Joins an instance whose submitted tasks go to {@code background} (a simulation's event queue, say).
+	 * @param instanceId the instance's identity, unique in the fleet
+	 * @param background runs the member's tasks; {@code null} to queue them for {@link Member#runTasks()}
+	 * @return its member, shared at once
+	 */
+	public synchronized Member join(String instanceId, Executor background) {
+		Objects.requireNonNull(instanceId, "instanceId");
+		if (this.members.containsKey(instanceId)) {
+			throw new IllegalArgumentException("instance '" + instanceId + "' has already joined");
+		}
+		Member member = new Member(instanceId, background);
+		this.members.put(instanceId, member);
+		return member;
+	}
+
+	/**
+	 * Writes a value the fleet did not write at {@code bucket}'s key, as another client might: it is answered invalid
+	 * until {@link #clear cleared}.
+	 * @param bucket the bucket
+	 */
+	public synchronized void corrupt(FleetBucket bucket) {
+		this.invalid.add(bucket.keyName());
+	}
+
+	/**
+	 * Deletes {@code bucket}'s key: the bucket is full (and valid) again.
+	 * @param bucket the bucket
+	 */
+	public synchronized void clear(FleetBucket bucket) {
+		this.invalid.remove(bucket.keyName());
+		this.buckets.remove(bucket.keyName());
+	}
+
+	/**
+	 * Returns {@code bucket}'s level now, without writing it.
+	 * @param bucket the bucket
+	 * @return the level, empty when the key is invalid
+	 */
+	public synchronized OptionalDouble level(FleetBucket bucket) {
+		return shown(level(bucket, this.clock.read()));
+	}
+
+	private synchronized Optional<FleetStore.Acquired> acquire(FleetBucket provider, FleetBucket global) {
+		long now = this.clock.read();
+		Double p = level(provider, now);
+		Double g = level(global, now);
+		if (p == null || g == null || p < 1 || g < 1) {
+			return Optional.of(new FleetStore.Acquired(false, shown(p), shown(g)));
+		}
+		store(provider, p - 1, now);
+		store(global, g - 1, now);
+		return Optional.of(new FleetStore.Acquired(true, shown(p - 1), shown(g - 1)));
+	}
+
+	private synchronized Optional<List<OptionalDouble>> deposit(List<FleetStore.Deposit> deposits) {
+		long now = this.clock.read();
+		List<OptionalDouble> levels = new ArrayList<>(deposits.size());
+		for (FleetStore.Deposit deposit : deposits) {
+			BudgetSettings settings = deposit.bucket().settings();
+			Double tokens = level(deposit.bucket(), now);
+			if (tokens != null && deposit.amount() != 0) {
+				tokens = Math.max(0, Math.min(settings.capacity(), tokens + deposit.amount()));
+				store(deposit.bucket(), tokens, now);
+			}
+			levels.add(shown(tokens));
+		}
+		return Optional.of(levels);
+	}
+
+	private synchronized Optional<FleetStore.Lease> lease(String instanceId, FleetBucket provider, FleetBucket global,
+			long give, long want, long held) {
+		long now = this.clock.read();
+		Double p = level(provider, now);
+		Double g = level(global, now);
+		if (p == null || g == null) {
+			return Optional.of(new FleetStore.Lease(0, shown(p), shown(g), 0));
+		}
+		p = Math.min(provider.settings().capacity(), p + give);
+		g = Math.min(global.settings().capacity(), g + give);
+		long grant = (long) Math.max(0, Math.min(want, Math.min(Math.floor(p), Math.floor(g))));
+		p -= grant;
+		g -= grant;
+		store(provider, p, now);
+		store(global, g, now);
+		Map<String, Long> holders = this.leases.computeIfAbsent(provider.keyName(), (name) -> new LinkedHashMap<>());
+		if (held + grant > 0) {
+			holders.put(instanceId, held + grant);
+		}
+		else {
+			holders.remove(instanceId);
+		}
+		long out = 0;
+		for (Iterator<Map.Entry<String, Long>> it = holders.entrySet().iterator(); it.hasNext();) {
+			Map.Entry<String, Long> holder = it.next();
+			if (holder.getKey().equals(instanceId) || this.members.containsKey(holder.getKey())) {
+				out += holder.getValue();
+			}
+			else {
+				// a lease of an instance that left: its tokens stay spent
+				it.remove();
+			}
+		}
+		return Optional.of(new FleetStore.Lease(grant, shown(p), shown(g), out));
+	}
+
+	/** A bucket's level at {@code now}: its capacity when missing or expired, {@code null} when invalid. */
+	private Double level(FleetBucket bucket, long now) {
+		String key = bucket.keyName();
+		if (this.invalid.contains(key)) {
+			return null;
+		}
+		BudgetSettings settings = bucket.settings();
+		Level stored = this.buckets.get(key);
+		if (stored == null || now - stored.expiresAt() >= 0) {
+			return settings.capacity();
+		}
+		double elapsed = Math.max(0, now - stored.at()) / NANOS_PER_SECOND;
+		return Math.max(0, Math.min(settings.capacity(), stored.tokens() + settings.refillPerSecond() * elapsed));
+	}
+
+	/** Writes a level: a full bucket is deleted; a key expires once the floor has refilled it, or the TTL passed. */
+	private void store(FleetBucket bucket, double tokens, long now) {
+		BudgetSettings settings = bucket.settings();
+		if (tokens >= settings.capacity()) {
+			this.buckets.remove(bucket.keyName());
+			return;
+		}
+		long ttl = this.keyTtlNanos;
+		if (settings.refillPerSecond() > 0) {
+			double refilled = Math.ceil((settings.capacity() - tokens) / settings.refillPerSecond() * 1000) + 1000;
+			ttl = Math.min(ttl, (long) refilled * 1_000_000L);
+		}
+		this.buckets.put(bucket.keyName(), new Level(tokens, now, now + ttl));
+	}
+
+	private static OptionalDouble shown(Double tokens) {
+		return (tokens != null) ? OptionalDouble.of(tokens) : OptionalDouble.empty();
+	}
+
+	private synchronized int count() {
+		return Math.max(1, this.members.size());
+	}
+
+	private synchronized void leave(Member member) {
+		this.members.remove(member.instanceId);
+	}
+
+	private record Level(double tokens, long at, long expiresAt) {
+	}
+
+	/**
+	 * One instance's link to the store: a {@link FleetStore}. Shared once joined; {@link #fallBack()} and
+	 * {@link #rejoin()} switch it as a timeout and a good probe would. Thread-safe.
+	 */
+	public final class Member implements FleetStore {
+
+		private final String instanceId;
+
+		private final Executor background;
+
+		private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+
+		private final List<Participant> participants = new CopyOnWriteArrayList<>();
+
+		private volatile boolean shared = true;
+
+		private final LongAdder invalidReports = new LongAdder();
+
+		private Member(String instanceId, Executor background) {
+			this.instanceId = instanceId;
+			this.background = (background != null) ? background : this.tasks::add;
+		}
+
+		@Override
+		public boolean shared() {
+			return this.shared;
+		}
+
+		@Override
+		public int instances() {
+			return count();
+		}
+
+		@Override
+		public void submit(Runnable task) {
+			this.background.execute(task);
+		}
+
+		@Override
+		public void register(Participant participant) {
+			this.participants.add(Objects.requireNonNull(participant, "participant"));
+		}
+
+		@Override
+		public void bucketInvalid(FleetBucket bucket) {
+			this.invalidReports.increment();
+		}
+
+		@Override
+		public void bucketValid(FleetBucket bucket) {
+		}
+
+		@Override
+		public Optional<Acquired> acquire(FleetBucket provider, FleetBucket global) {
+			return this.shared ? InMemoryFleetStore.this.acquire(provider, global) : Optional.empty();
+		}
+
+		@Override
+		public Optional<List<OptionalDouble>> deposit(List<Deposit> deposits) {
+			return this.shared ? InMemoryFleetStore.this.deposit(deposits) : Optional.empty();
+		}
+
+		@Override
+		public Optional<Lease> lease(FleetBucket provider, FleetBucket global, long give, long want, long held) {
+			return this.shared ? InMemoryFleetStore.this.lease(this.instanceId, provider, global, give, want, held)
+					: Optional.empty();
+		}
+
+		/**
+		 * Runs the tasks submitted so far, and those they submit, on the calling thread (members joined without an
+		 * executor only).
+		 * @return how many ran
+		 */
+		public int runTasks() {
+			int ran = 0;
+			for (Runnable task = this.tasks.poll(); task != null; task = this.tasks.poll()) {
+				task.run();
+				ran++;
+			}
+			return ran;
+		}
+
+		/** The flush interval's tick: every participant syncs, while shared. */
+		public void flush() {
+			if (this.shared) {
+				for (Participant participant : this.participants) {
+					participant.sync();
+				}
+			}
+		}
+
+		/** Falls back to local state, as a timeout would: participants are told. */
+		public void fallBack() {
+			if (this.shared) {
+				this.shared = false;
+				this.participants.forEach(Participant::onFallback);
+			}
+		}
+
+		/** Returns to the store, as good probes would: participants are told. */
+		public void rejoin() {
+			if (!this.shared) {
+				this.shared = true;
+				this.participants.forEach(Participant::onRejoin);
+			}
+		}
+
+		/** Leaves the fleet: no longer counted, and its leases are dropped at the next lease of another member. */
+		public void leave() {
+			InMemoryFleetStore.this.leave(this);
+		}
+
+		/**
+		 * Returns how many times a participant reported an invalid bucket.
+		 * @return the count
+		 */
+		public long invalidReports() {
+			return this.invalidReports.sum();
+		}
+
+		@Override
+		public String toString() {
+			return "InMemoryFleetStore.Member[" + this.instanceId + ", shared=" + this.shared + "]";
+		}
+
+	}
+
+}
