@@ -27,6 +27,7 @@ import io.github.retryafter.engine.Decision;
 import io.github.retryafter.engine.OperationSpec;
 import io.github.retryafter.engine.Outcome;
 import io.github.retryafter.engine.Permit;
+import io.github.retryafter.engine.ReplaySafety;
 import io.github.retryafter.engine.RetryEngine;
 import io.github.retryafter.engine.RetryLoop;
 import io.github.retryafter.engine.RetryOperation;
@@ -74,9 +75,6 @@ public final class RetryingHttpClient {
 
 	/** The most a byte array holds. */
 	private static final int MAX_ARRAY = Integer.MAX_VALUE - 8;
-
-	/** How the engine's reason for not replaying a body begins; the adapter adds why, and what to do. */
-	private static final String CANNOT_BE_REPLAYED = "the request body cannot be replayed";
 
 	private final HttpClient client;
 
@@ -287,11 +285,7 @@ public final class RetryingHttpClient {
 
 		/** Adds to the engine's refusal of a body it cannot replay why the body cannot be replayed, and what to do. */
 		private Decision.Stop explained(Decision.Stop stop) {
-			if (this.body == null || this.body.replayable() || stop.outcome() != Outcome.NOT_RETRYABLE
-					|| !stop.reason().startsWith(CANNOT_BE_REPLAYED)) {
-				return stop;
-			}
-			return new Decision.Stop(stop.outcome(), stop.reason() + ": " + this.body.problem());
+			return (this.body == null || this.body.replayable()) ? stop : ReplaySafety.explained(stop, this.body.problem());
 		}
 
 		private HttpResponse<B> read(HttpResponse<Flow.Publisher<List<ByteBuffer>>> response) throws IOException {
