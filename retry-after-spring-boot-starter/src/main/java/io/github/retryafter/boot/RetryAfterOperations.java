@@ -1,6 +1,7 @@
 package io.github.retryafter.boot;
 
 import java.net.URI;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -19,6 +20,7 @@ import io.github.retryafter.boot.observation.RetryAfterObservations;
 import io.github.retryafter.boot.observation.RetryAfterObservations.OperationObservation;
 import io.github.retryafter.engine.Decision;
 import io.github.retryafter.engine.OperationSpec;
+import io.github.retryafter.engine.Permit;
 import io.github.retryafter.engine.RetryOperation;
 import io.github.retryafter.request.RequestPreparer;
 
@@ -258,6 +260,23 @@ public final class RetryAfterOperations {
 			if (listener != null) {
 				listener.accept(RetryOutcome.of(this.operation, stop.outcome(), stop.reason()));
 			}
+		}
+
+		/**
+		 * Tells the operation's observation that it waits for the retry the engine scheduled.
+		 * @param retry the engine's decision
+		 */
+		public void retryScheduled(Decision.Retry retry) {
+			this.observation.waiting(retry.delay(), retry.source().name());
+		}
+
+		/**
+		 * Tells the operation's observation that its provider's gate holds it until {@code wait} ends.
+		 * @param wait the gate's hold
+		 * @param nowNanos the reading of the ticker the hold is on, now
+		 */
+		public void held(Permit.Wait wait, long nowNanos) {
+			this.observation.waiting(Duration.ofNanos(wait.notBeforeNanos() - nowNanos), "GATE");
 		}
 
 		/**

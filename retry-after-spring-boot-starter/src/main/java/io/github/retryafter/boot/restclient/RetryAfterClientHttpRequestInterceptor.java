@@ -203,13 +203,12 @@ public final class RetryAfterClientHttpRequestInterceptor implements ClientHttpR
 
 		@Override
 		public void retryScheduled(Decision.Retry retry) {
-			this.started.observation().waiting(retry.delay(), retry.source().name());
+			this.started.retryScheduled(retry);
 		}
 
 		@Override
 		public void held(Permit.Wait wait) {
-			this.started.observation()
-				.waiting(Duration.ofNanos(wait.notBeforeNanos() - this.ticker.read()), "GATE");
+			this.started.held(wait, this.ticker.read());
 		}
 
 		@Override

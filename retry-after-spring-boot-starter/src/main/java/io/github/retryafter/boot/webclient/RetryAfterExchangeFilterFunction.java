@@ -255,8 +255,7 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 
 		private void observeHold(Permit.Wait wait) {
 			this.started.beforeWait();
-			this.started.observation()
-				.waiting(Duration.ofNanos(wait.notBeforeNanos() - filter().ticker.read()), "GATE");
+			this.started.held(wait, filter().ticker.read());
 		}
 
 		/** Sends the attempt the engine admitted, or ends the operation it refused. */
@@ -338,7 +337,7 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 				return Mono.error(ex);
 			}
 			if (decision instanceof Decision.Retry retry) {
-				this.started.observation().waiting(retry.delay(), retry.source().name());
+				this.started.retryScheduled(retry);
 				StandInResponse failed = StandInResponse.of(response.statusCode(), "",
 						response.headers().asHttpHeaders(), response.request());
 				return drain(response, retry.notBeforeNanos()).then(waitUntil(retry.notBeforeNanos()))
@@ -363,7 +362,7 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 				decision = stop.isPresent() ? stop.get() : operation().afterFailure(failure, kind, sentAt, failedAt);
 			}
 			if (decision instanceof Decision.Retry retry) {
-				this.started.observation().waiting(retry.delay(), retry.source().name());
+				this.started.retryScheduled(retry);
 				return waitUntil(retry.notBeforeNanos()).then(Mono.defer(() -> Mono.fromDirect(attempt(null))));
 			}
 			return stopped((Decision.Stop) decision, null, failure);
