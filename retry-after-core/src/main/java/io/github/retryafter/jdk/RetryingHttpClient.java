@@ -58,10 +58,11 @@ import io.github.retryafter.request.RequestPreparer;
  * <p>
  * <b>Providers and keys.</b> Each request is prepared by the core's {@link RequestPreparer}, as the Spring Boot
  * starter's adapters prepare theirs: it goes to the provider its host routes it to ({@link ProviderRoutes}), whose
- * engine decides its retries; its idempotency key is its own {@link io.github.retryafter.engine.RetryPolicy#idempotencyKeyHeader()
- * header}, else the key its {@link OperationOptions} give, else, for a POST or PATCH to a provider that adds keys, a
- * fresh one; a key it did not carry is added to every attempt. Made with one engine ({@link #of(HttpClient,
- * RetryEngine)}), every request goes to that engine and is given no key.
+ * engine decides its retries; its idempotency key is its own
+ * {@link io.github.retryafter.engine.RetryPolicy#idempotencyKeyHeader() header}, else the key its
+ * {@link OperationOptions} give, else, for a POST or PATCH to a provider that adds keys, a fresh one; a key it did not
+ * carry is added to every attempt. Made with one engine ({@link #of(HttpClient, RetryEngine)}), every request goes to
+ * that engine and is given no key.
  * <p>
  * Immutable and thread-safe, as the client and the engines are.
  */
@@ -95,7 +96,8 @@ public final class RetryingHttpClient {
 	private static <P extends ProviderRoute> RetryingHttpClient create(HttpClient client, ProviderRoutes<P> routes,
 			Sleeper sleeper) {
 		Objects.requireNonNull(routes, "routes");
-		RetryLoop loop = RetryLoop.of(routes.defaultRoute().engine().ticker(), Objects.requireNonNull(sleeper, "sleeper"));
+		Objects.requireNonNull(sleeper, "sleeper");
+		RetryLoop loop = RetryLoop.of(routes.defaultRoute().engine().ticker(), sleeper);
 		return new RetryingHttpClient(client, RequestPreparer.of(routes, UUID.randomUUID().toString()), loop,
 				(int) DEFAULT_MAX_REPLAY_BODY);
 	}

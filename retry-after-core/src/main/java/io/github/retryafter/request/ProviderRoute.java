@@ -102,7 +102,8 @@ public interface ProviderRoute {
 			hosts = List.copyOf(hosts);
 			Objects.requireNonNull(engine, "engine");
 			if (maxReplayBodyBytes < 0) {
-				throw new IllegalArgumentException("maxReplayBodyBytes must not be negative but was " + maxReplayBodyBytes);
+				throw new IllegalArgumentException(
+						"maxReplayBodyBytes must not be negative but was " + maxReplayBodyBytes);
 			}
 		}
 

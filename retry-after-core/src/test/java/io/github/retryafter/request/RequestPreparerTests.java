@@ -32,8 +32,8 @@ class RequestPreparerTests {
 			ProviderRoute.of("payments", engine(RetryPolicy.DEFAULTS), "api.pay.example").withIdempotencyKeys(true),
 			ProviderRoute.of("search", engine(RetryPolicy.DEFAULTS), "*.search.example"));
 
-	private final RequestPreparer<ProviderRoute.Simple, PreparedRequest<ProviderRoute.Simple>> preparer = RequestPreparer
-		.of(this.routes, "instance-1");
+	private final RequestPreparer<ProviderRoute.Simple, PreparedRequest<ProviderRoute.Simple>> preparer =
+			RequestPreparer.of(this.routes, "instance-1");
 
 	@Test
 	void aRequestGoesToTheRouteItsHostPicksWithThatRoutesScope() {

@@ -60,9 +60,9 @@ import io.github.retryafter.engine.RetryOperation;
  * <p>
  * <b>Bodies received.</b> A failed response that is retried has its body read and released ({@link Drain}) at most
  * {@link ProviderSettings#maxDrainBytes()}, for at most {@link FailedResponses#DRAIN_TIMEOUT}, and never past the
- * instant its retry is due; a body that does not end by then is cancelled, which makes Reactor Netty close its connection instead of
- * returning it to the pool. Every response is released on every path: when the engine or a listener throws, and when
- * the subscriber cancels while a response is arriving.
+ * instant its retry is due; a body that does not end by then is cancelled, which makes Reactor Netty close its
+ * connection instead of returning it to the pool. Every response is released on every path: when the engine or a
+ * listener throws, and when the subscriber cancels while a response is arriving.
  * <p>
  * Cancelling the subscriber ends the operation as {@code CANCELLED}, once, whatever it races with, and sends no
  * further request. For virtual-time tests, give it a {@code VirtualTimeScheduler} and a ticker reading that
