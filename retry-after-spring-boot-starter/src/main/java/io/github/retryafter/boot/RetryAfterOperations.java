@@ -290,6 +290,22 @@ public final class RetryAfterOperations {
 		}
 
 		/**
+		 * Returns what the caller is told when the operation ends without a response: the last attempt's own
+		 * exception with {@link #outcomeException the outcome's} attached, or the outcome's alone when no attempt
+		 * threw.
+		 * @param stop how it ended
+		 * @param failure what the last attempt threw, or {@code null}
+		 * @return the exception to throw or signal
+		 */
+		public Throwable endedWithout(Decision.Stop stop, Throwable failure) {
+			if (failure == null) {
+				return outcomeException(stop);
+			}
+			failure.addSuppressed(outcomeException(stop));
+			return failure;
+		}
+
+		/**
 		 * Registers the operation so that shutdown cancels its wait; call before every wait. If shutdown has
 		 * already begun, the cancellation fires at once and the next {@code beforeAttempt()} refuses.
 		 */

@@ -223,15 +223,12 @@ public final class RetryAfterClientHttpRequestInterceptor implements ClientHttpR
 			if (response != null) {
 				return response;
 			}
-			if (failure == null) {
-				throw this.started.outcomeException(stop);
-			}
-			failure.addSuppressed(this.started.outcomeException(stop));
-			if (failure instanceof IOException io) {
+			Throwable thrown = this.started.endedWithout(stop, failure);
+			if (thrown instanceof IOException io) {
 				throw io;
 			}
-			// send() throws nothing checked but IOException, so anything else is unchecked.
-			throw (RuntimeException) failure;
+			// the outcome's exception is an IOException, and send() throws nothing else checked
+			throw (RuntimeException) thrown;
 		}
 
 		@Override

@@ -410,11 +410,7 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 				deliver((stop.outcome() == Outcome.SUCCESS) ? response : bounded(response));
 				return Mono.empty();
 			}
-			if (failure != null) {
-				failure.addSuppressed(this.started.outcomeException(stop));
-				return Mono.error(failure);
-			}
-			return Mono.error(this.started.outcomeException(stop));
+			return Mono.error(this.started.endedWithout(stop, failure));
 		}
 
 		/**
