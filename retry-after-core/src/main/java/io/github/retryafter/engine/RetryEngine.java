@@ -368,38 +368,15 @@ public final class RetryEngine {
 			return Evaluation.stop(Outcome.NOT_RETRYABLE,
 					describe(outcome) + " on attempt " + attempt + " is not retryable", false);
 		}
-		Optional<Evaluation> unsafe = replaySafety(state.spec(), outcome, attempt);
+		Optional<Decision.Stop> unsafe = ReplaySafety.refusal(this.policy, state.spec(), outcome, attempt);
 		if (unsafe.isPresent()) {
-			return unsafe.get();
+			return new Evaluation(unsafe.get(), true, Optional.empty());
 		}
 		if (attempt >= this.policy.maxAttempts()) {
 			return Evaluation.stop(Outcome.ATTEMPTS_EXHAUSTED, "attempt " + attempt + " of " + this.policy.maxAttempts()
 					+ " failed (" + describe(outcome) + "); no attempt left", true);
 		}
 		return schedule(state, outcome, now);
-	}
-
-	private Optional<Evaluation> replaySafety(OperationSpec spec, AttemptOutcome outcome, int attempt) {
-		if (outcome instanceof AttemptOutcome.Failure failure && failure.kind() == FailureKind.NOT_SENT) {
-			return Optional.empty();
-		}
-		boolean safe = this.policy.isRetryableMethod(spec.method()) || spec.idempotencyKey().isPresent();
-		if (!safe) {
-			if (outcome instanceof AttemptOutcome.Failure failure) {
-				return Optional.of(Evaluation.stop(Outcome.OUTCOME_UNKNOWN, spec.method() + " without "
-						+ this.policy.idempotencyKeyHeader() + " " + describe(outcome) + " on attempt " + attempt
-						+ " after it was sent: it may have been applied, so it is not repeated; look the outcome up before sending it again",
-						true));
-			}
-			return Optional.of(Evaluation.stop(Outcome.NOT_RETRYABLE, spec.method() + " without "
-					+ this.policy.idempotencyKeyHeader() + " is not replay-safe; " + describe(outcome) + " on attempt "
-					+ attempt + " is not retried", true));
-		}
-		if (!spec.replayable()) {
-			return Optional.of(Evaluation.stop(Outcome.NOT_RETRYABLE, "the request body cannot be replayed; "
-					+ describe(outcome) + " on attempt " + attempt + " is not retried", true));
-		}
-		return Optional.empty();
 	}
 
 	/**

@@ -14,6 +14,7 @@ import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Flow;
 
@@ -26,10 +27,16 @@ import io.github.retryafter.engine.Decision;
 import io.github.retryafter.engine.OperationSpec;
 import io.github.retryafter.engine.Outcome;
 import io.github.retryafter.engine.Permit;
+import io.github.retryafter.engine.ReplaySafety;
 import io.github.retryafter.engine.RetryEngine;
 import io.github.retryafter.engine.RetryLoop;
 import io.github.retryafter.engine.RetryOperation;
 import io.github.retryafter.engine.RetryRunner;
+import io.github.retryafter.request.OperationOptions;
+import io.github.retryafter.request.PreparedRequest;
+import io.github.retryafter.request.ProviderRoute;
+import io.github.retryafter.request.ProviderRoutes;
+import io.github.retryafter.request.RequestPreparer;
 
 /**
  * Sends requests with the JDK's {@link HttpClient}, retrying them as a {@link RetryEngine} decides, through the core's
@@ -49,10 +56,15 @@ import io.github.retryafter.engine.RetryRunner;
  * reason that says why and what to do, never with a retry carrying a different body. A request without a body costs
  * nothing of this.
  * <p>
- * The idempotency key is the request's own {@link io.github.retryafter.engine.RetryPolicy#idempotencyKeyHeader()}
- * header, if it has one; the engine decides what may be replayed without one.
+ * <b>Providers and keys.</b> Each request is prepared by the core's {@link RequestPreparer}, as the Spring Boot
+ * starter's adapters prepare theirs: it goes to the provider its host routes it to ({@link ProviderRoutes}), whose
+ * engine decides its retries; its idempotency key is its own
+ * {@link io.github.retryafter.engine.RetryPolicy#idempotencyKeyHeader() header}, else the key its
+ * {@link OperationOptions} give, else, for a POST or PATCH to a provider that adds keys, a fresh one; a key it did not
+ * carry is added to every attempt. Made with one engine ({@link #of(HttpClient, RetryEngine)}), every request goes to
+ * that engine and is given no key.
  * <p>
- * Immutable and thread-safe, as the client and the engine are.
+ * Immutable and thread-safe, as the client and the engines are.
  */
 public final class RetryingHttpClient {
 
@@ -65,48 +77,77 @@ public final class RetryingHttpClient {
 	/** The most a byte array holds. */
 	private static final int MAX_ARRAY = Integer.MAX_VALUE - 8;
 
-	/** How the engine's reason for not replaying a body begins; the adapter adds why, and what to do. */
-	private static final String CANNOT_BE_REPLAYED = "the request body cannot be replayed";
-
 	private final HttpClient client;
 
-	private final RetryEngine engine;
+	private final RequestPreparer<?, ? extends PreparedRequest<?>> preparer;
 
 	private final RetryLoop loop;
 
 	private final int maxReplayBody;
 
-	private RetryingHttpClient(HttpClient client, RetryEngine engine, RetryLoop loop, int maxReplayBody) {
+	private RetryingHttpClient(HttpClient client, RequestPreparer<?, ? extends PreparedRequest<?>> preparer,
+			RetryLoop loop, int maxReplayBody) {
 		this.client = Objects.requireNonNull(client, "client");
-		this.engine = Objects.requireNonNull(engine, "engine");
+		this.preparer = preparer;
 		this.loop = loop;
 		this.maxReplayBody = maxReplayBody;
 	}
 
-	private RetryingHttpClient(HttpClient client, RetryEngine engine, Sleeper sleeper) {
-		this(client, engine, RetryLoop.of(engine.ticker(), Objects.requireNonNull(sleeper, "sleeper")),
+	private static <P extends ProviderRoute> RetryingHttpClient create(HttpClient client, ProviderRoutes<P> routes,
+			Sleeper sleeper) {
+		Objects.requireNonNull(routes, "routes");
+		Objects.requireNonNull(sleeper, "sleeper");
+		RetryLoop loop = RetryLoop.of(routes.defaultRoute().engine().ticker(), sleeper);
+		return new RetryingHttpClient(client, RequestPreparer.of(routes, UUID.randomUUID().toString()), loop,
 				(int) DEFAULT_MAX_REPLAY_BODY);
 	}
 
 	/**
-	 * Returns an adapter that really sleeps between attempts.
+	 * Returns an adapter that sends every request to one engine, gives none a key, and really sleeps between
+	 * attempts.
 	 * @param client the client that sends every attempt
 	 * @param engine decides what follows each attempt
 	 * @return a new adapter
 	 */
 	public static RetryingHttpClient of(HttpClient client, RetryEngine engine) {
-		return new RetryingHttpClient(client, engine, Sleeper.system());
+		return of(client, engine, Sleeper.system());
 	}
 
 	/**
-	 * Returns an adapter that waits through {@code sleeper} (a fake clock in tests).
+	 * Returns an adapter that sends every request to one engine, gives none a key, and waits through
+	 * {@code sleeper} (a fake clock in tests).
 	 * @param client the client that sends every attempt
 	 * @param engine decides what follows each attempt
 	 * @param sleeper how to block between attempts
 	 * @return a new adapter
 	 */
 	public static RetryingHttpClient of(HttpClient client, RetryEngine engine, Sleeper sleeper) {
-		return new RetryingHttpClient(client, engine, sleeper);
+		Objects.requireNonNull(engine, "engine");
+		return create(client, ProviderRoutes.of(ProviderRoute.of(OperationSpec.DEFAULT_PROVIDER, engine)
+			.withPerOrigin(false)), sleeper);
+	}
+
+	/**
+	 * Returns an adapter that sends each request to the provider its host routes it to, and really sleeps between
+	 * attempts. The engines share one ticker: the {@code default} route's.
+	 * @param client the client that sends every attempt
+	 * @param routes the providers and their engines
+	 * @return a new adapter
+	 */
+	public static RetryingHttpClient of(HttpClient client, ProviderRoutes<?> routes) {
+		return create(client, routes, Sleeper.system());
+	}
+
+	/**
+	 * Returns an adapter that sends each request to the provider its host routes it to, and waits through
+	 * {@code sleeper} (a fake clock in tests). The engines share one ticker: the {@code default} route's.
+	 * @param client the client that sends every attempt
+	 * @param routes the providers and their engines
+	 * @param sleeper how to block between attempts
+	 * @return a new adapter
+	 */
+	public static RetryingHttpClient of(HttpClient client, ProviderRoutes<?> routes, Sleeper sleeper) {
+		return create(client, routes, sleeper);
 	}
 
 	/**
@@ -121,11 +162,51 @@ public final class RetryingHttpClient {
 		if (bytes < 0) {
 			throw new IllegalArgumentException("maxReplayBody must not be negative but was " + bytes);
 		}
-		return new RetryingHttpClient(this.client, this.engine, this.loop, (int) Math.min(bytes, MAX_ARRAY));
+		return new RetryingHttpClient(this.client, this.preparer, this.loop, (int) Math.min(bytes, MAX_ARRAY));
 	}
 
 	/**
-	 * Sends {@code request} until the engine stops, blocking the calling thread.
+	 * Sends {@code request} until its provider's engine stops, blocking the calling thread.
+	 * @param <B> the body type
+	 * @param request the request; its own timeout is replaced by the engine's per attempt
+	 * @param handler reads the final response's body
+	 * @param options what the request says of its operation: a provider it names, a key, a deadline of its own
+	 * @param cancellation cancels the operation from any thread; a wait in progress ends at once
+	 * @return how the operation ended, with the final response or the last attempt's exception
+	 * @throws IOException if the final response's body cannot be read ({@link InterruptedIOException} when
+	 * interrupted while reading it, or while reading ahead a request body of unknown length, with the interrupt flag
+	 * restored)
+	 * @throws IllegalArgumentException if {@code options} names no configured provider: nothing is sent
+	 */
+	public <B> RetryRunner.Result<HttpResponse<B>> send(HttpRequest request, BodyHandler<B> handler,
+			OperationOptions options, Cancellation cancellation) throws IOException {
+		Objects.requireNonNull(handler, "handler");
+		Objects.requireNonNull(options, "options");
+		Objects.requireNonNull(cancellation, "cancellation");
+		BodyPublisher publisher = request.bodyPublisher().orElse(null);
+		RecordedBody body = (publisher != null && publisher.contentLength() < 0)
+				? RecordedBody.record(publisher, this.maxReplayBody) : null;
+		try {
+			PreparedRequest<?> prepared = this.preparer.prepare(request.method(), request.uri(), request.headers(),
+					RetryingHttpClient::firstValue, options,
+					(body != null && !body.replayable()) ? RequestPreparer.BODY_NOT_REPLAYABLE : 0);
+			HttpRequest keyed = prepared.headerToAdd()
+				.map((header) -> HttpRequest.newBuilder(request, (name, value) -> true)
+					.header(header.getKey(), header.getValue())
+					.build())
+				.orElse(request);
+			RetryOperation operation = prepared.route().engine().start(prepared.spec(), cancellation);
+			return this.loop.run(operation, new Call<>(this.client, operation, keyed, handler, body));
+		}
+		finally {
+			if (body != null) {
+				body.release();
+			}
+		}
+	}
+
+	/**
+	 * Sends {@code request} until its provider's engine stops, blocking the calling thread.
 	 * @param <B> the body type
 	 * @param request the request; its own timeout is replaced by the engine's per attempt
 	 * @param handler reads the final response's body
@@ -137,28 +218,11 @@ public final class RetryingHttpClient {
 	 */
 	public <B> RetryRunner.Result<HttpResponse<B>> send(HttpRequest request, BodyHandler<B> handler,
 			Cancellation cancellation) throws IOException {
-		Objects.requireNonNull(handler, "handler");
-		BodyPublisher publisher = request.bodyPublisher().orElse(null);
-		RecordedBody body = (publisher != null && publisher.contentLength() < 0)
-				? RecordedBody.record(publisher, this.maxReplayBody) : null;
-		try {
-			OperationSpec spec = OperationSpec.of(request.method());
-			if (body != null && !body.replayable()) {
-				spec = spec.withReplayable(false);
-			}
-			Optional<String> key = request.headers().firstValue(this.engine.policy().idempotencyKeyHeader());
-			RetryOperation operation = this.engine.start(key.map(spec::withIdempotencyKey).orElse(spec), cancellation);
-			return this.loop.run(operation, new Call<>(this.client, operation, request, handler, body));
-		}
-		finally {
-			if (body != null) {
-				body.release();
-			}
-		}
+		return send(request, handler, OperationOptions.NONE, cancellation);
 	}
 
 	/**
-	 * Sends {@code request} until the engine stops, for an operation nobody cancels.
+	 * Sends {@code request} until its provider's engine stops, for an operation nobody cancels.
 	 * @param <B> the body type
 	 * @param request the request
 	 * @param handler reads the final response's body
@@ -167,7 +231,12 @@ public final class RetryingHttpClient {
 	 */
 	public <B> RetryRunner.Result<HttpResponse<B>> send(HttpRequest request, BodyHandler<B> handler)
 			throws IOException {
-		return send(request, handler, Cancellation.never());
+		return send(request, handler, OperationOptions.NONE, Cancellation.never());
+	}
+
+	/** The first value of a request's header field, or {@code null}: HTTP field names are case-insensitive here. */
+	private static String firstValue(HttpHeaders headers, String name) {
+		return headers.firstValue(name).orElse(null);
 	}
 
 	/**
@@ -218,11 +287,7 @@ public final class RetryingHttpClient {
 
 		/** Adds to the engine's refusal of a body it cannot replay why the body cannot be replayed, and what to do. */
 		private Decision.Stop explained(Decision.Stop stop) {
-			if (this.body == null || this.body.replayable() || stop.outcome() != Outcome.NOT_RETRYABLE
-					|| !stop.reason().startsWith(CANNOT_BE_REPLAYED)) {
-				return stop;
-			}
-			return new Decision.Stop(stop.outcome(), stop.reason() + ": " + this.body.problem());
+			return (this.body == null || this.body.replayable()) ? stop : ReplaySafety.explained(stop, this.body.problem());
 		}
 
 		private HttpResponse<B> read(HttpResponse<Flow.Publisher<List<ByteBuffer>>> response) throws IOException {

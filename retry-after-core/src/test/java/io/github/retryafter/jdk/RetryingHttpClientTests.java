@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
@@ -29,10 +30,17 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import io.github.retryafter.Cancellation;
+import io.github.retryafter.Scope;
+import io.github.retryafter.engine.OperationFinishedEvent;
 import io.github.retryafter.engine.Outcome;
 import io.github.retryafter.engine.RetryEngine;
+import io.github.retryafter.engine.RetryListener;
 import io.github.retryafter.engine.RetryPolicy;
 import io.github.retryafter.engine.RetryRunner;
+import io.github.retryafter.request.OperationOptions;
+import io.github.retryafter.request.ProviderRoute;
+import io.github.retryafter.request.ProviderRoutes;
 import io.github.retryafter.test.FakeClock;
 import io.github.retryafter.test.ScriptedRandom;
 
@@ -246,6 +254,109 @@ class RetryingHttpClientTests {
 			.send(HttpRequest.newBuilder(uri()).timeout(Duration.ofMinutes(5)).build(), BodyHandlers.ofString());
 		assertThat(result.response()).flatMap((response) -> response.request().timeout())
 			.contains(Duration.ofMillis(1500));
+	}
+
+	@Test
+	void sendsEachRequestToTheProviderItsHostRoutesItTo() throws IOException {
+		this.statuses.add(503);
+		this.statuses.add(200);
+		List<OperationFinishedEvent> loopback = new CopyOnWriteArrayList<>();
+		List<OperationFinishedEvent> others = new CopyOnWriteArrayList<>();
+		ProviderRoutes<ProviderRoute.Simple> routes = ProviderRoutes.of(
+				ProviderRoute.of("default", engine(RetryPolicy.DEFAULTS, finishedInto(others))),
+				ProviderRoute.of("loopback", engine(RetryPolicy.DEFAULTS, finishedInto(loopback)), "127.0.0.1"));
+		RetryRunner.Result<HttpResponse<String>> result = RetryingHttpClient.of(this.client, routes, this.clock)
+			.send(HttpRequest.newBuilder(uri()).GET().build(), BodyHandlers.ofString());
+		assertThat(result.outcome()).isEqualTo(Outcome.SUCCESS);
+		assertThat(this.seen).hasSize(2);
+		assertThat(others).isEmpty();
+		assertThat(loopback).singleElement().satisfies((event) -> {
+			assertThat(event.spec().scope()).isEqualTo(Scope.provider("loopback"));
+			assertThat(event.spec().host()).contains("127.0.0.1");
+			assertThat(event.attempts()).isEqualTo(2);
+		});
+	}
+
+	@Test
+	void aPostToAProviderThatAddsKeysCarriesOneFreshKeyOnEveryAttempt() throws IOException {
+		this.statuses.add(503);
+		this.statuses.add(200);
+		ProviderRoutes<ProviderRoute.Simple> routes = ProviderRoutes.of(
+				ProviderRoute.of("default", engine(RetryPolicy.DEFAULTS)),
+				ProviderRoute.of("payments", engine(RetryPolicy.DEFAULTS), "127.0.0.1").withIdempotencyKeys(true));
+		RetryingHttpClient retrying = RetryingHttpClient.of(this.client, routes, this.clock);
+		RetryRunner.Result<HttpResponse<String>> result = retrying
+			.send(HttpRequest.newBuilder(uri()).POST(BodyPublishers.ofString("{\"sku\":7}")).build(),
+					BodyHandlers.ofString());
+		retrying.send(HttpRequest.newBuilder(uri()).POST(BodyPublishers.ofString("{\"sku\":8}")).build(),
+				BodyHandlers.ofString());
+		assertThat(result.outcome()).isEqualTo(Outcome.SUCCESS);
+		assertThat(result.attempts()).as("the key made the POST replay-safe").isEqualTo(2);
+		assertThat(this.seen).hasSize(3);
+		String key = this.seen.get(0).key();
+		assertThat(key).hasSize(36);
+		assertThat(this.seen.get(1).key()).as("the same key on the retry").isEqualTo(key);
+		assertThat(this.seen.get(2).key()).as("each operation its own key").isNotNull().isNotEqualTo(key);
+	}
+
+	@Test
+	void aPostToAProviderThatAddsNoKeysIsSentOnceWithoutOne() throws IOException {
+		this.statuses.add(503);
+		this.statuses.add(200);
+		RetryRunner.Result<HttpResponse<String>> result = RetryingHttpClient
+			.of(this.client, ProviderRoutes.of(ProviderRoute.of("default", engine(RetryPolicy.DEFAULTS))), this.clock)
+			.send(HttpRequest.newBuilder(uri()).POST(BodyPublishers.ofString("{}")).build(), BodyHandlers.ofString());
+		assertThat(result.outcome()).isEqualTo(Outcome.NOT_RETRYABLE);
+		assertThat(this.seen).extracting(Seen::key).containsExactly((String) null);
+	}
+
+	@Test
+	void aKeyAndAProviderGivenAsOptionsAreUsed() throws IOException {
+		this.statuses.add(503);
+		this.statuses.add(200);
+		List<OperationFinishedEvent> named = new CopyOnWriteArrayList<>();
+		ProviderRoutes<ProviderRoute.Simple> routes = ProviderRoutes.of(
+				ProviderRoute.of("default", engine(RetryPolicy.DEFAULTS)),
+				ProviderRoute.of("named", engine(RetryPolicy.DEFAULTS, finishedInto(named))));
+		RetryRunner.Result<HttpResponse<String>> result = RetryingHttpClient.of(this.client, routes, this.clock)
+			.send(HttpRequest.newBuilder(uri()).POST(BodyPublishers.ofString("{}")).build(), BodyHandlers.ofString(),
+					OperationOptions.of(Optional.of("named"), Optional.of("order-9"), Optional.empty()),
+					Cancellation.never());
+		assertThat(result.outcome()).isEqualTo(Outcome.SUCCESS);
+		assertThat(this.seen).extracting(Seen::key).containsExactly("order-9", "order-9");
+		assertThat(named).singleElement().satisfies((event) -> assertThat(event.spec().provider()).isEqualTo("named"));
+	}
+
+	@Test
+	void aProviderNobodyConfiguredIsRefusedBeforeAnythingIsSent() {
+		RetryingHttpClient retrying = RetryingHttpClient.of(this.client, engine(RetryPolicy.DEFAULTS), this.clock);
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> retrying.send(HttpRequest.newBuilder(uri()).build(), BodyHandlers.ofString(),
+					OperationOptions.of(Optional.of("billing"), Optional.empty(), Optional.empty()),
+					Cancellation.never()))
+			.withMessageContaining("'billing'");
+		assertThat(this.seen).isEmpty();
+	}
+
+	private static RetryListener finishedInto(List<OperationFinishedEvent> events) {
+		return new RetryListener() {
+
+			@Override
+			public void onOperationFinished(OperationFinishedEvent event) {
+				events.add(event);
+			}
+
+		};
+	}
+
+	private RetryEngine engine(RetryPolicy policy, RetryListener finished) {
+		return RetryEngine.builder()
+			.policy(policy)
+			.ticker(this.clock)
+			.wallClock(this.clock)
+			.random(ScriptedRandom.of(0.5, 0.5, 0.5))
+			.listener(finished)
+			.build();
 	}
 
 	private RetryEngine engine(RetryPolicy policy) {

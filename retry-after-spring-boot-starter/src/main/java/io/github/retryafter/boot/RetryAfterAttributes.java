@@ -6,6 +6,8 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Consumer;
 
+import io.github.retryafter.request.OperationOptions;
+
 /**
  * Per-request control of retries through request attributes, for both {@code WebClient} and {@code RestClient}:
  * <pre class="code">
@@ -151,7 +153,8 @@ public final class RetryAfterAttributes {
 	 * @param outcomeListener the callback for the outcome
 	 */
 	public record RequestOptions(Optional<String> provider, Optional<String> idempotencyKey,
-			Optional<Duration> deadline, boolean disabled, Optional<Consumer<RetryOutcome>> outcomeListener) {
+			Optional<Duration> deadline, boolean disabled, Optional<Consumer<RetryOutcome>> outcomeListener)
+			implements OperationOptions {
 
 		/** The options of a request that sets none. */
 		public static final RequestOptions NONE = new RequestOptions(Optional.empty(), Optional.empty(),

@@ -1,14 +1,12 @@
 package io.github.retryafter.boot;
 
 import java.net.URI;
-import java.util.Locale;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -16,20 +14,21 @@ import java.util.function.Function;
 import io.micrometer.observation.Observation;
 
 import io.github.retryafter.Cancellation;
-import io.github.retryafter.JitterMode;
-import io.github.retryafter.Scope;
 import io.github.retryafter.boot.RetryAfterAttributes.RequestOptions;
 import io.github.retryafter.boot.RetryAfterProviders.Provider;
 import io.github.retryafter.boot.observation.RetryAfterObservations;
 import io.github.retryafter.boot.observation.RetryAfterObservations.OperationObservation;
 import io.github.retryafter.engine.Decision;
 import io.github.retryafter.engine.OperationSpec;
+import io.github.retryafter.engine.Permit;
 import io.github.retryafter.engine.RetryOperation;
+import io.github.retryafter.request.RequestPreparer;
 
 /**
- * Turns an outgoing HTTP request into a logical operation for its provider's engine: picks the provider, settles the
- * idempotency key, builds the keyed-jitter identity, and tracks pending operations so that closing the application
- * context cancels their waits. Shared by the WebClient filter and the RestClient interceptor. Thread-safe.
+ * The Spring side of an operation's front half: reads a request's attributes, has the core's {@link RequestPreparer}
+ * pick its provider, settle its idempotency key and build its keyed-jitter identity, and tracks pending operations so
+ * that closing the application context cancels their waits. Shared by the WebClient filter and the RestClient
+ * interceptor. Thread-safe.
  */
 public final class RetryAfterOperations {
 
@@ -37,7 +36,7 @@ public final class RetryAfterOperations {
 	 * The {@code bodySize} of a request whose body cannot be replayed (a stream the adapter does not buffer): it is
 	 * sent once.
 	 */
-	public static final long BODY_NOT_REPLAYABLE = -1;
+	public static final long BODY_NOT_REPLAYABLE = RequestPreparer.BODY_NOT_REPLAYABLE;
 
 	/**
 	 * The {@code bodySize} of a request whose body the adapter records as its first attempt writes it, and replays
@@ -45,27 +44,18 @@ public final class RetryAfterOperations {
 	 * replayable and the adapter itself ends it {@code NOT_RETRYABLE} when the recording exceeds
 	 * {@link ProviderSettings#maxReplayBodyBytes()} or is otherwise incomplete.
 	 */
-	public static final long BODY_RECORDED_WHEN_SENT = -2;
-
-	private static final Set<String> KEYED_METHODS = Set.of("POST", "PATCH");
+	public static final long BODY_RECORDED_WHEN_SENT = RequestPreparer.BODY_RECORDED_WHEN_SENT;
 
 	/** How many hosts' scopes are kept at most. */
-	static final int MAX_CACHED_HOSTS = 1024;
+	static final int MAX_CACHED_HOSTS = RequestPreparer.MAX_CACHED_HOSTS;
 
 	private final RetryAfterProviders providers;
 
-	private final String instanceKey;
+	private final RequestPreparer<Provider, Prepared> preparer;
 
 	private final RetryAfterObservations observations;
 
-	private final AtomicLong sequence = new AtomicLong();
-
 	private final Set<Cancellation> pending = ConcurrentHashMap.newKeySet();
-
-	// per request host, as URIs spell it: its provider, its scope and the plain operation last built for it, so a request
-	// to a host seen before resolves and builds none of them; at most MAX_CACHED_HOSTS entries, then emptied and filled
-	// afresh (a cache: a miss only costs a build)
-	private final ConcurrentHashMap<String, HostScope> hosts = new ConcurrentHashMap<>();
 
 	private volatile boolean closed;
 
@@ -87,7 +77,9 @@ public final class RetryAfterOperations {
 	public RetryAfterOperations(RetryAfterProviders providers, String instanceKey,
 			RetryAfterObservations observations) {
 		this.providers = Objects.requireNonNull(providers, "providers");
-		this.instanceKey = Objects.requireNonNull(instanceKey, "instanceKey");
+		// a request prepared with no options and retries on is what the adapters run as it is
+		this.preparer = new RequestPreparer<>(providers.routes(), instanceKey,
+				(provider, spec, header) -> new Prepared(provider, spec, header, RequestOptions.NONE, false));
 		this.observations = Objects.requireNonNull(observations, "observations");
 	}
 
@@ -138,103 +130,12 @@ public final class RetryAfterOperations {
 	public <H> Prepared prepare(String method, URI uri, H headers, BiFunction<? super H, String, String> header,
 			Map<String, Object> attributes, long bodySize) {
 		RequestOptions options = RetryAfterAttributes.read(attributes);
-		HostScope origin = origin(uri, options);
-		Provider provider = origin.provider();
-		ProviderSettings settings = provider.settings();
-		String upperMethod = RetryAfterProviders.upperCase(method);
-		String existing = header.apply(headers, origin.keyLookup());
-		Optional<String> key = (existing != null) ? Optional.of(existing) : options.idempotencyKey();
-		Optional<String> keyToAdd = Optional.empty();
-		if (existing == null) {
-			if (key.isEmpty() && settings.idempotencyKeyEnabled() && KEYED_METHODS.contains(upperMethod)) {
-				key = Optional.of(UUID.randomUUID().toString());
-			}
-			keyToAdd = key;
-		}
-		boolean replayable = (bodySize == BODY_RECORDED_WHEN_SENT)
-				|| (bodySize >= 0 && bodySize <= settings.maxReplayBodyBytes());
+		Prepared prepared = this.preparer.prepare(method, uri, headers, header, options, bodySize);
 		boolean disabled = options.disabled() || this.closed;
-		Optional<String> jitterKey = jitterKey(settings, key);
-		// a plain request (no key, no deadline of its own, no keyed jitter, a replayable body) to a known origin
-		// shares the operation, and when it carries no option at all the prepared request, of the last one like it
-		boolean plain = origin.host().isPresent() && key.isEmpty() && options.deadline().isEmpty()
-				&& jitterKey.isEmpty() && replayable;
-		boolean same = plain && origin.plain() != null && origin.plain().method().equals(upperMethod);
-		if (same && !disabled && options == RequestOptions.NONE) {
-			return origin.prepared();
+		if (!disabled && options == RequestOptions.NONE) {
+			return prepared;
 		}
-		OperationSpec spec = same ? origin.plain() : new OperationSpec(origin.scope(), upperMethod, key,
-				options.deadline(), jitterKey, replayable, origin.host());
-		if (plain && !same) {
-			HostScope remembered = origin.withPlain(spec);
-			remember(remembered);
-			if (!disabled && options == RequestOptions.NONE) {
-				return remembered.prepared();
-			}
-		}
-		Optional<Map.Entry<String, String>> headerToAdd = keyToAdd.isPresent()
-				? Optional.of(Map.entry(settings.policy().idempotencyKeyHeader(), keyToAdd.get())) : Optional.empty();
-		return new Prepared(provider, spec, headerToAdd, options, disabled);
-	}
-
-	/**
-	 * Returns what requests to the request's origin share: its provider, scope and last plain operation. Looked up
-	 * by the host as the URI spells it, so a request to an origin seen before, without a provider of its own, reads
-	 * neither the host's lower case nor the provider's host list; built, and remembered, otherwise.
-	 */
-	private HostScope origin(URI uri, RequestOptions options) {
-		String spelled = uri.getHost();
-		HostScope known = (spelled != null) ? this.hosts.get(spelled) : null;
-		String scheme = RetryAfterProviders.scheme(uri);
-		int port = RetryAfterProviders.port(uri, scheme);
-		if (known != null && known.byHost() && options.provider().isEmpty() && known.isFor(scheme, port)) {
-			return known;
-		}
-		String host = RetryAfterProviders.host(uri);
-		Provider provider = options.provider().isPresent() ? this.providers.resolve(uri, options.provider())
-				: this.providers.resolveHost(host);
-		if (host == null) {
-			return new HostScope(null, provider, options.provider().isEmpty(), scheme, port,
-					provider.scope(uri, null), Optional.empty(), keyLookup(provider), null, null);
-		}
-		String cacheKey = (spelled != null) ? spelled : host;
-		known = (spelled != null) ? known : this.hosts.get(cacheKey);
-		if (known != null && known.provider() == provider && known.isFor(scheme, port)) {
-			return known;
-		}
-		HostScope built = new HostScope(cacheKey, provider, options.provider().isEmpty(), scheme, port,
-				provider.scope(scheme, host, port), Optional.of(host), keyLookup(provider), null, null);
-		remember(built);
-		return built;
-	}
-
-	/** The idempotency-key header's name in lower case, as the request's header fields are asked for it. */
-	private static String keyLookup(Provider provider) {
-		return lowerCase(provider.settings().policy().idempotencyKeyHeader());
-	}
-
-	private static String lowerCase(String name) {
-		return name.toLowerCase(Locale.ROOT);
-	}
-
-	private void remember(HostScope scope) {
-		if (this.hosts.size() >= MAX_CACHED_HOSTS && !this.hosts.containsKey(scope.key())) {
-			this.hosts.clear();
-		}
-		this.hosts.put(scope.key(), scope);
-	}
-
-	/**
-	 * Returns the key keyed jitter derives a position from: this instance's identity and the operation's (its
-	 * idempotency key, else a sequence number), so the operations of one instance do not share a slot. Built only
-	 * for providers whose jitter is keyed.
-	 */
-	private Optional<String> jitterKey(ProviderSettings settings, Optional<String> idempotencyKey) {
-		if (settings.policy().planner().jitter() != JitterMode.KEYED) {
-			return Optional.empty();
-		}
-		String operation = idempotencyKey.orElseGet(() -> Long.toString(this.sequence.incrementAndGet()));
-		return Optional.of(this.instanceKey + "/" + operation);
+		return new Prepared(prepared.provider(), prepared.spec(), prepared.headerToAdd(), options, disabled);
 	}
 
 	/**
@@ -266,7 +167,7 @@ public final class RetryAfterOperations {
 
 	/** How many hosts' scopes are cached now; at most {@link #MAX_CACHED_HOSTS}. */
 	int cachedHosts() {
-		return this.hosts.size();
+		return this.preparer.cachedHosts();
 	}
 
 	/**
@@ -277,35 +178,6 @@ public final class RetryAfterOperations {
 		for (Cancellation cancellation : this.pending) {
 			cancellation.cancel();
 		}
-	}
-
-	/**
-	 * What one host's requests share: the scope of its origin and the last plain operation sent to it.
-	 *
-	 * @param key the host as the requests' URIs spell it, which keys it in the cache; {@code null} when not cached
-	 * @param provider the provider the scope is of
-	 * @param byHost whether the provider is the one the host's name picks, not one a request named
-	 * @param scheme the origin's scheme
-	 * @param port the origin's port
-	 * @param scope the scope
-	 * @param host the host in lower case, as operations carry it; empty for a URI without one
-	 * @param keyLookup the provider's idempotency-key header name in lower case
-	 * @param plain the last operation without key, own deadline or keyed jitter, and replayable; {@code null} if none
-	 * @param prepared that operation prepared, with no header to add, no options and retries on; {@code null} if none
-	 */
-	private record HostScope(String key, Provider provider, boolean byHost, String scheme, int port, Scope scope,
-			Optional<String> host, String keyLookup, OperationSpec plain, Prepared prepared) {
-
-		boolean isFor(String scheme, int port) {
-			return this.port == port && this.scheme.equals(scheme);
-		}
-
-		HostScope withPlain(OperationSpec plain) {
-			return new HostScope(this.key, this.provider, this.byHost, this.scheme, this.port, this.scope, this.host,
-					this.keyLookup, plain, new Prepared(this.provider, plain, Optional.empty(), RequestOptions.NONE,
-							false));
-		}
-
 	}
 
 	/**
@@ -391,6 +263,23 @@ public final class RetryAfterOperations {
 		}
 
 		/**
+		 * Tells the operation's observation that it waits for the retry the engine scheduled.
+		 * @param retry the engine's decision
+		 */
+		public void retryScheduled(Decision.Retry retry) {
+			this.observation.waiting(retry.delay(), retry.source().name());
+		}
+
+		/**
+		 * Tells the operation's observation that its provider's gate holds it until {@code wait} ends.
+		 * @param wait the gate's hold
+		 * @param nowNanos the reading of the ticker the hold is on, now
+		 */
+		public void held(Permit.Wait wait, long nowNanos) {
+			this.observation.waiting(Duration.ofNanos(wait.notBeforeNanos() - nowNanos), "GATE");
+		}
+
+		/**
 		 * Returns the exception that tells the caller how the operation ended, to throw when there is no response
 		 * to return, or to attach to the last attempt's own exception.
 		 * @param stop how it ended
@@ -398,6 +287,22 @@ public final class RetryAfterOperations {
 		 */
 		public RetryAfterOutcomeException outcomeException(Decision.Stop stop) {
 			return new RetryAfterOutcomeException(RetryOutcome.of(this.operation, stop.outcome(), stop.reason()));
+		}
+
+		/**
+		 * Returns what the caller is told when the operation ends without a response: the last attempt's own
+		 * exception with {@link #outcomeException the outcome's} attached, or the outcome's alone when no attempt
+		 * threw.
+		 * @param stop how it ended
+		 * @param failure what the last attempt threw, or {@code null}
+		 * @return the exception to throw or signal
+		 */
+		public Throwable endedWithout(Decision.Stop stop, Throwable failure) {
+			if (failure == null) {
+				return outcomeException(stop);
+			}
+			failure.addSuppressed(outcomeException(stop));
+			return failure;
 		}
 
 		/**

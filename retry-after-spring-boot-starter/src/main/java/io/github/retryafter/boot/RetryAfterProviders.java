@@ -4,19 +4,18 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.function.Function;
 
 import io.github.retryafter.Scope;
-import io.github.retryafter.engine.OperationSpec;
 import io.github.retryafter.engine.RetryEngine;
+import io.github.retryafter.engine.RetryPolicy;
 import io.github.retryafter.pacing.ProviderGate;
+import io.github.retryafter.request.Origins;
+import io.github.retryafter.request.ProviderRoute;
+import io.github.retryafter.request.ProviderRoutes;
 
 /**
  * The configured providers and the engine of each, and the rule that picks one for a request: the provider named in
@@ -28,13 +27,7 @@ import io.github.retryafter.pacing.ProviderGate;
  */
 public final class RetryAfterProviders {
 
-	private final Map<String, Provider> byName;
-
-	private final Map<String, Provider> byExactHost;
-
-	private final List<Map.Entry<String, Provider>> bySuffix;
-
-	private final Provider defaultProvider;
+	private final ProviderRoutes<Provider> routes;
 
 	/**
 	 * Creates the registry.
@@ -44,35 +37,19 @@ public final class RetryAfterProviders {
 	 */
 	public RetryAfterProviders(Collection<ProviderSettings> settings,
 			Function<ProviderSettings, RetryEngine> engineFactory) {
-		Map<String, Provider> byName = new LinkedHashMap<>();
-		Map<String, Provider> byExactHost = new LinkedHashMap<>();
-		Map<String, Provider> bySuffix = new LinkedHashMap<>();
+		List<Provider> providers = new ArrayList<>();
 		for (ProviderSettings each : settings) {
-			Provider provider = new Provider(each, engineFactory.apply(each));
-			byName.put(each.name(), provider);
-			for (String host : each.hosts()) {
-				String normalized = host.trim().toLowerCase(Locale.ROOT);
-				Map<String, Provider> target = byExactHost;
-				if (normalized.startsWith("*.")) {
-					normalized = normalized.substring(1);
-					target = bySuffix;
-				}
-				Provider previous = target.putIfAbsent(normalized, provider);
-				if (previous != null && previous != provider) {
-					throw new IllegalArgumentException("host '" + host + "' is listed under two providers, '"
-							+ previous.name() + "' and '" + each.name() + "'; list it under one");
-				}
-			}
+			providers.add(new Provider(each, engineFactory.apply(each)));
 		}
-		this.defaultProvider = byName.get(OperationSpec.DEFAULT_PROVIDER);
-		if (this.defaultProvider == null) {
-			throw new IllegalArgumentException("no '" + OperationSpec.DEFAULT_PROVIDER + "' provider was configured");
-		}
-		this.byName = Map.copyOf(byName);
-		this.byExactHost = Map.copyOf(byExactHost);
-		List<Map.Entry<String, Provider>> suffixes = new ArrayList<>(bySuffix.entrySet());
-		suffixes.sort(Comparator.comparingInt((Map.Entry<String, Provider> entry) -> entry.getKey().length()).reversed());
-		this.bySuffix = List.copyOf(suffixes);
+		this.routes = new ProviderRoutes<>(providers);
+	}
+
+	/**
+	 * Returns the providers as the core routes requests along them.
+	 * @return the routes
+	 */
+	public ProviderRoutes<Provider> routes() {
+		return this.routes;
 	}
 
 	/**
@@ -83,32 +60,7 @@ public final class RetryAfterProviders {
 	 * @throws IllegalArgumentException if {@code explicit} names no configured provider
 	 */
 	public Provider resolve(URI uri, Optional<String> explicit) {
-		if (explicit.isPresent()) {
-			Provider provider = this.byName.get(explicit.get());
-			if (provider == null) {
-				throw new IllegalArgumentException("request names retry-after provider '" + explicit.get()
-						+ "' but only " + this.byName.keySet() + " are configured under retry.after.providers");
-			}
-			return provider;
-		}
-		return resolveHost(host(uri));
-	}
-
-	/** The provider whose hosts match {@code host} (lower case, or {@code null}), else {@code default}. */
-	Provider resolveHost(String host) {
-		if (host == null) {
-			return this.defaultProvider;
-		}
-		Provider exact = this.byExactHost.get(host);
-		if (exact != null) {
-			return exact;
-		}
-		for (Map.Entry<String, Provider> suffix : this.bySuffix) {
-			if (host.endsWith(suffix.getKey())) {
-				return suffix.getValue();
-			}
-		}
-		return this.defaultProvider;
+		return this.routes.resolve(uri, explicit);
 	}
 
 	/**
@@ -118,55 +70,7 @@ public final class RetryAfterProviders {
 	 * @return the host, or {@code null} when the URI has none
 	 */
 	public static String host(URI uri) {
-		String host = uri.getHost();
-		if (host == null) {
-			String authority = uri.getRawAuthority();
-			if (authority == null) {
-				return null;
-			}
-			int at = authority.lastIndexOf('@');
-			host = authority.substring(at + 1);
-			if (!host.startsWith("[")) {
-				int colon = host.lastIndexOf(':');
-				host = (colon >= 0) ? host.substring(0, colon) : host;
-			}
-			if (host.isEmpty()) {
-				return null;
-			}
-		}
-		return lowerCase(host);
-	}
-
-	/**
-	 * Returns {@code text} in lower case, as {@code text.toLowerCase(Locale.ROOT)} does: the same string when it holds
-	 * no upper-case ASCII letter and nothing beyond ASCII (a host or scheme as URIs usually spell them), found by a
-	 * plain scan instead of the JDK's case tables, which cost every request some 1-2 ns a character.
-	 * @param text the text
-	 * @return its lower case
-	 */
-	static String lowerCase(String text) {
-		return asciiWithout(text, 'A') ? text : text.toLowerCase(Locale.ROOT);
-	}
-
-	/**
-	 * Returns {@code text} in upper case, as {@code text.toUpperCase(Locale.ROOT)} does: the same string when it holds
-	 * no lower-case ASCII letter and nothing beyond ASCII (an HTTP method as clients spell it).
-	 * @param text the text
-	 * @return its upper case
-	 */
-	static String upperCase(String text) {
-		return asciiWithout(text, 'a') ? text : text.toUpperCase(Locale.ROOT);
-	}
-
-	/** Whether {@code text} is ASCII without a letter of the case that starts at {@code first}. */
-	private static boolean asciiWithout(String text, char first) {
-		for (int i = 0; i < text.length(); i++) {
-			char c = text.charAt(i);
-			if ((c >= first && c <= first + 25) || c >= 0x80) {
-				return false;
-			}
-		}
-		return true;
+		return Origins.host(uri);
 	}
 
 	/**
@@ -176,47 +80,7 @@ public final class RetryAfterProviders {
 	 * @return the origin; {@code scheme://} alone when the URI has no host
 	 */
 	public static String origin(URI uri) {
-		return origin(uri, host(uri));
-	}
-
-	/** The origin of {@code uri}, whose host ({@link #host}) was read already. */
-	static String origin(URI uri, String host) {
-		String scheme = scheme(uri);
-		return origin(scheme, host, port(uri, scheme));
-	}
-
-	/** The origin {@code scheme://host:port}, or {@code scheme://} without a host. */
-	static String origin(String scheme, String host, int port) {
-		return (host == null) ? scheme + "://" : scheme + "://" + host + ":" + port;
-	}
-
-	/** The URI's scheme in lower case, {@code http} if it has none. */
-	static String scheme(URI uri) {
-		return (uri.getScheme() != null) ? lowerCase(uri.getScheme()) : "http";
-	}
-
-	/** The URI's port, or its scheme's default. */
-	static int port(URI uri, String scheme) {
-		if (uri.getPort() >= 0) {
-			return uri.getPort();
-		}
-		String authority = uri.getRawAuthority();
-		if (uri.getHost() == null && authority != null) {
-			String hostPort = authority.substring(authority.lastIndexOf('@') + 1);
-			int colon = hostPort.lastIndexOf(':');
-			if (colon >= 0 && !hostPort.endsWith("]")) {
-				try {
-					return Integer.parseInt(hostPort.substring(colon + 1));
-				}
-				catch (NumberFormatException ex) {
-					// not a port: the scheme's default below
-				}
-			}
-		}
-		return switch (scheme) {
-			case "https", "wss" -> 443;
-			default -> 80;
-		};
+		return Origins.origin(uri);
 	}
 
 	/**
@@ -225,7 +89,7 @@ public final class RetryAfterProviders {
 	 * @return the provider, if configured
 	 */
 	public Optional<Provider> get(String name) {
-		return Optional.ofNullable(this.byName.get(name));
+		return this.routes.get(name);
 	}
 
 	/**
@@ -233,7 +97,7 @@ public final class RetryAfterProviders {
 	 * @return the providers
 	 */
 	public Collection<Provider> all() {
-		return this.byName.values();
+		return this.routes.all();
 	}
 
 	/**
@@ -242,14 +106,40 @@ public final class RetryAfterProviders {
 	 * @param settings the settings in force
 	 * @param engine the engine that decides its retries
 	 */
-	public record Provider(ProviderSettings settings, RetryEngine engine) {
+	public record Provider(ProviderSettings settings, RetryEngine engine) implements ProviderRoute {
 
 		/**
 		 * Returns the provider's name.
 		 * @return the name
 		 */
+		@Override
 		public String name() {
 			return this.settings.name();
+		}
+
+		@Override
+		public List<String> hosts() {
+			return this.settings.hosts();
+		}
+
+		@Override
+		public RetryPolicy policy() {
+			return this.settings.policy();
+		}
+
+		@Override
+		public boolean perOrigin() {
+			return this.settings.scope() == StateScope.ORIGIN;
+		}
+
+		@Override
+		public boolean idempotencyKeys() {
+			return this.settings.idempotencyKeyEnabled();
+		}
+
+		@Override
+		public long maxReplayBodyBytes() {
+			return this.settings.maxReplayBodyBytes();
 		}
 
 		/**
@@ -259,19 +149,8 @@ public final class RetryAfterProviders {
 		 * @return the scope
 		 */
 		public Scope scope(URI uri) {
-			return scope(uri, host(uri));
-		}
-
-		/** The scope of a request to {@code uri}, whose host ({@link RetryAfterProviders#host}) was read already. */
-		Scope scope(URI uri, String host) {
-			String scheme = scheme(uri);
-			return scope(scheme, host, port(uri, scheme));
-		}
-
-		/** The scope of a request to the origin of {@code scheme}, {@code host} and {@code port}. */
-		Scope scope(String scheme, String host, int port) {
-			return (this.settings.scope() == StateScope.ORIGIN) ? Scope.origin(name(), origin(scheme, host, port))
-					: Scope.provider(name());
+			String scheme = Origins.scheme(uri);
+			return ProviderRoutes.scope(this, scheme, Origins.host(uri), Origins.port(uri, scheme));
 		}
 
 		/**

@@ -54,6 +54,7 @@ class DocsSnippetsTests {
 			"import java.util.concurrent.TimeUnit;", "import io.github.retryafter.*;",
 			"import io.github.retryafter.budget.*;", "import io.github.retryafter.engine.*;",
 			"import io.github.retryafter.jdk.*;", "import io.github.retryafter.pacing.*;",
+			"import io.github.retryafter.request.*;",
 			"import io.github.retryafter.test.*;", "import io.github.retryafter.boot.*;",
 			"import org.junit.jupiter.api.Test;", "import org.springframework.beans.factory.annotation.Autowired;",
 			"import org.springframework.beans.factory.annotation.Value;",

@@ -1,8 +1,6 @@
 package io.github.retryafter.boot.restclient;
 
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
@@ -12,7 +10,6 @@ import java.util.Objects;
 import io.micrometer.observation.Observation;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpRequest;
-import org.springframework.http.HttpStatusCode;
 import org.springframework.http.client.ClientHttpRequestExecution;
 import org.springframework.http.client.ClientHttpRequestInterceptor;
 import org.springframework.http.client.ClientHttpResponse;
@@ -20,9 +17,11 @@ import org.springframework.http.client.ClientHttpResponse;
 import io.github.retryafter.HeaderSource;
 import io.github.retryafter.Ticker;
 import io.github.retryafter.Waiter;
+import io.github.retryafter.boot.FailedResponses;
 import io.github.retryafter.boot.RetryAfterOperations;
 import io.github.retryafter.boot.RetryAfterOperations.Prepared;
 import io.github.retryafter.boot.RetryAfterOperations.Started;
+import io.github.retryafter.boot.StandInResponse;
 import io.github.retryafter.boot.observation.RetryAfterObservations.AttemptObservation;
 import io.github.retryafter.boot.observation.RetryAfterObservations.OperationObservation;
 import io.github.retryafter.engine.Decision;
@@ -46,16 +45,13 @@ import io.github.retryafter.engine.RetryLoop;
  * be interrupted while waiting for headers, so there the factory's own read timeout
  * ({@code spring.http.clients.read-timeout}) bounds that wait. A failed response the engine retries has at most
  * {@code retry.after.max-drain} bytes of its body read, never past the instant its retry is due nor longer than
- * {@link #DRAIN_TIMEOUT}; beyond that its connection is aborted, not pooled. Every response the caller does not get
- * is closed, also when the engine or a listener throws.
+ * {@link FailedResponses#DRAIN_TIMEOUT}; beyond that its connection is aborted, not pooled. Every response the caller
+ * does not get is closed, also when the engine or a listener throws.
  * <p>
  * Interrupting the calling thread during a wait ends the operation as {@code CANCELLED}, sends no further request and
  * throws {@link InterruptedIOException} with the interrupt flag restored. Thread-safe.
  */
 public final class RetryAfterClientHttpRequestInterceptor implements ClientHttpRequestInterceptor {
-
-	/** The longest a failed body is read before its retry, however far off the retry is. */
-	public static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(1);
 
 	private final RetryAfterOperations operations;
 
@@ -180,8 +176,8 @@ public final class RetryAfterClientHttpRequestInterceptor implements ClientHttpR
 		@Override
 		public ClientHttpResponse standIn(ClientHttpResponse response) {
 			try {
-				return new HeadersOnlyResponse(response.getStatusCode(), response.getStatusText(),
-						response.getHeaders());
+				return StandInResponse.of(response.getStatusCode(), response.getStatusText(), response.getHeaders(),
+						null);
 			}
 			catch (IOException ex) {
 				response.close();
@@ -197,8 +193,8 @@ public final class RetryAfterClientHttpRequestInterceptor implements ClientHttpR
 		@Override
 		public void discard(ClientHttpResponse response, Duration drainWithin) {
 			if (response instanceof GuardedResponse guarded) {
-				Duration within = (drainWithin.compareTo(DRAIN_TIMEOUT) < 0) ? drainWithin : DRAIN_TIMEOUT;
-				guarded.discard(within, this.started.prepared().provider().settings().maxDrainBytes());
+				guarded.discard(FailedResponses.drainWindow(drainWithin),
+						this.started.prepared().provider().settings().maxDrainBytes());
 			}
 			else {
 				response.close();
@@ -207,13 +203,12 @@ public final class RetryAfterClientHttpRequestInterceptor implements ClientHttpR
 
 		@Override
 		public void retryScheduled(Decision.Retry retry) {
-			this.started.observation().waiting(retry.delay(), retry.source().name());
+			this.started.retryScheduled(retry);
 		}
 
 		@Override
 		public void held(Permit.Wait wait) {
-			this.started.observation()
-				.waiting(Duration.ofNanos(wait.notBeforeNanos() - this.ticker.read()), "GATE");
+			this.started.held(wait, this.ticker.read());
 		}
 
 		@Override
@@ -228,15 +223,12 @@ public final class RetryAfterClientHttpRequestInterceptor implements ClientHttpR
 			if (response != null) {
 				return response;
 			}
-			if (failure == null) {
-				throw this.started.outcomeException(stop);
-			}
-			failure.addSuppressed(this.started.outcomeException(stop));
-			if (failure instanceof IOException io) {
+			Throwable thrown = this.started.endedWithout(stop, failure);
+			if (thrown instanceof IOException io) {
 				throw io;
 			}
-			// send() throws nothing checked but IOException, so anything else is unchecked.
-			throw (RuntimeException) failure;
+			// the outcome's exception is an IOException, and send() throws nothing else checked
+			throw (RuntimeException) thrown;
 		}
 
 		@Override
@@ -257,53 +249,6 @@ public final class RetryAfterClientHttpRequestInterceptor implements ClientHttpR
 
 		StatusUnreadable(IOException cause) {
 			super(cause);
-		}
-
-	}
-
-	/**
-	 * The status and headers of a failed response whose body was released while waiting, returned if the engine
-	 * refuses the next attempt after the wait (for instance when the budget ran dry meanwhile).
-	 */
-	private static final class HeadersOnlyResponse implements ClientHttpResponse {
-
-		private final HttpStatusCode status;
-
-		private final String statusText;
-
-		private final HttpHeaders headers;
-
-		HeadersOnlyResponse(HttpStatusCode status, String statusText, HttpHeaders headers) {
-			this.status = status;
-			this.statusText = statusText;
-			HttpHeaders copy = HttpHeaders.copyOf(headers);
-			copy.remove(HttpHeaders.CONTENT_LENGTH);
-			copy.remove(HttpHeaders.TRANSFER_ENCODING);
-			this.headers = HttpHeaders.readOnlyHttpHeaders(copy);
-		}
-
-		@Override
-		public HttpStatusCode getStatusCode() {
-			return this.status;
-		}
-
-		@Override
-		public String getStatusText() {
-			return this.statusText;
-		}
-
-		@Override
-		public HttpHeaders getHeaders() {
-			return this.headers;
-		}
-
-		@Override
-		public InputStream getBody() {
-			return new ByteArrayInputStream(new byte[0]);
-		}
-
-		@Override
-		public void close() {
 		}
 
 	}

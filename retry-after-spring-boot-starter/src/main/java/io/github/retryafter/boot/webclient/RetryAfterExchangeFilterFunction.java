@@ -14,8 +14,6 @@ import io.micrometer.observation.contextpropagation.ObservationThreadLocalAccess
 import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscription;
 import org.springframework.http.HttpHeaders;
-import org.springframework.http.HttpRequest;
-import org.springframework.http.HttpStatusCode;
 import org.springframework.web.reactive.function.BodyInserters;
 import org.springframework.web.reactive.function.client.ClientRequest;
 import org.springframework.web.reactive.function.client.ClientResponse;
@@ -31,20 +29,21 @@ import reactor.core.scheduler.Scheduler;
 import io.github.retryafter.HeaderSource;
 import io.github.retryafter.Ticker;
 import io.github.retryafter.boot.AttemptTimeouts;
+import io.github.retryafter.boot.FailedResponses;
 import io.github.retryafter.boot.ProviderSettings;
 import io.github.retryafter.boot.RetryAfterOperations;
 import io.github.retryafter.boot.RetryAfterOperations.Prepared;
 import io.github.retryafter.boot.RetryAfterOperations.Started;
+import io.github.retryafter.boot.StandInResponse;
 import io.github.retryafter.boot.observation.RetryAfterObservations.AttemptObservation;
 import io.github.retryafter.boot.observation.RetryAfterObservations.OperationObservation;
 import io.github.retryafter.engine.AttemptOutcome;
-import io.github.retryafter.engine.Classification;
 import io.github.retryafter.engine.Decision;
 import io.github.retryafter.engine.FailureKind;
 import io.github.retryafter.engine.Outcome;
 import io.github.retryafter.engine.Permit;
+import io.github.retryafter.engine.ReplaySafety;
 import io.github.retryafter.engine.RetryOperation;
-import io.github.retryafter.engine.RetryPolicy;
 
 /**
  * A WebClient filter that retries the careful way: it asks the provider's engine after every attempt, waits without
@@ -60,19 +59,16 @@ import io.github.retryafter.engine.RetryPolicy;
  * it retryable. A request without a body is sent as it is, at no extra cost.
  * <p>
  * <b>Bodies received.</b> A failed response that is retried has its body read and released ({@link Drain}) at most
- * {@link ProviderSettings#maxDrainBytes()}, for at most {@link #DRAIN_TIMEOUT}, and never past the instant its retry
- * is due; a body that does not end by then is cancelled, which makes Reactor Netty close its connection instead of
- * returning it to the pool. Every response is released on every path: when the engine or a listener throws, and when
- * the subscriber cancels while a response is arriving.
+ * {@link ProviderSettings#maxDrainBytes()}, for at most {@link FailedResponses#DRAIN_TIMEOUT}, and never past the
+ * instant its retry is due; a body that does not end by then is cancelled, which makes Reactor Netty close its
+ * connection instead of returning it to the pool. Every response is released on every path: when the engine or a
+ * listener throws, and when the subscriber cancels while a response is arriving.
  * <p>
  * Cancelling the subscriber ends the operation as {@code CANCELLED}, once, whatever it races with, and sends no
  * further request. For virtual-time tests, give it a {@code VirtualTimeScheduler} and a ticker reading that
  * scheduler's clock. Thread-safe.
  */
 public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFunction {
-
-	/** The longest a failed response's body is read before its connection is closed instead. */
-	public static final Duration DRAIN_TIMEOUT = Duration.ofMillis(500);
 
 	/** The least time a failed response handed to the caller is given to deliver its body. */
 	public static final Duration FINAL_BODY_GRACE = Duration.ofMillis(50);
@@ -212,10 +208,6 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 			return this.started.operation();
 		}
 
-		private RetryPolicy policy() {
-			return this.started.prepared().provider().engine().policy();
-		}
-
 		private long maxDrainBytes() {
 			return this.started.prepared().provider().settings().maxDrainBytes();
 		}
@@ -225,7 +217,7 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 		 * @param previous the status and headers of the previous failed response, returned (with an empty body) if
 		 * the engine refuses this attempt: the original's body was released before the wait
 		 */
-		Publisher<ClientResponse> attempt(FailedResponse previous) {
+		Publisher<ClientResponse> attempt(StandInResponse previous) {
 			Permit permit = ask();
 			if (permit instanceof Permit.Wait wait) {
 				// held at the gate: ask again each time the wait ends, in one loop at one level (issue 32)
@@ -263,14 +255,13 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 
 		private void observeHold(Permit.Wait wait) {
 			this.started.beforeWait();
-			this.started.observation()
-				.waiting(Duration.ofNanos(wait.notBeforeNanos() - filter().ticker.read()), "GATE");
+			this.started.held(wait, filter().ticker.read());
 		}
 
 		/** Sends the attempt the engine admitted, or ends the operation it refused. */
-		private Publisher<ClientResponse> send(Permit permit, FailedResponse previous) {
+		private Publisher<ClientResponse> send(Permit permit, StandInResponse previous) {
 			if (permit instanceof Permit.Refused refused) {
-				return stopped(refused.stop(), (previous != null) ? previous.toResponse() : null, null);
+				return stopped(refused.stop(), (previous != null) ? toClientResponse(previous) : null, null);
 			}
 			Permit.Proceed proceed = (Permit.Proceed) permit;
 			OperationObservation operationObservation = this.started.observation();
@@ -337,7 +328,7 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 					this.arrived = null;
 					AttemptOutcome outcome = new AttemptOutcome.Response(response.statusCode().value(), headers,
 							sentAt, receivedAt);
-					Optional<Decision> stop = unreplayable(outcome);
+					Optional<Decision.Stop> stop = unreplayable(outcome);
 					decision = stop.isPresent() ? stop.get() : operation().afterAttempt(outcome);
 				}
 			}
@@ -346,8 +337,9 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 				return Mono.error(ex);
 			}
 			if (decision instanceof Decision.Retry retry) {
-				this.started.observation().waiting(retry.delay(), retry.source().name());
-				FailedResponse failed = FailedResponse.of(response);
+				this.started.retryScheduled(retry);
+				StandInResponse failed = StandInResponse.of(response.statusCode(), "",
+						response.headers().asHttpHeaders(), response.request());
 				return drain(response, retry.notBeforeNanos()).then(waitUntil(retry.notBeforeNanos()))
 					.then(Mono.defer(() -> Mono.fromDirect(attempt(failed))));
 			}
@@ -366,24 +358,24 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 				Optional<FailureKind> kind = FailureKind.classify(failure);
 				AttemptOutcome outcome = kind.map((k) -> new AttemptOutcome.Failure(k, failure, sentAt, failedAt))
 					.orElse(null);
-				Optional<Decision> stop = unreplayable(outcome);
+				Optional<Decision.Stop> stop = unreplayable(outcome);
 				decision = stop.isPresent() ? stop.get() : operation().afterFailure(failure, kind, sentAt, failedAt);
 			}
 			if (decision instanceof Decision.Retry retry) {
-				this.started.observation().waiting(retry.delay(), retry.source().name());
+				this.started.retryScheduled(retry);
 				return waitUntil(retry.notBeforeNanos()).then(Mono.defer(() -> Mono.fromDirect(attempt(null))));
 			}
 			return stopped((Decision.Stop) decision, null, failure);
 		}
 
 		/**
-		 * Ends the operation {@code NOT_RETRYABLE} when the engine would retry {@code outcome} but the body cannot be
-		 * sent again. Asked before the engine, so no retry is scheduled (nor reported) that cannot be sent; a request
-		 * that is not replay-safe for its method is left to the engine, whose reason says so. Costs nothing for a
-		 * request without a body, or with a body that can be replayed.
+		 * Ends the operation {@code NOT_RETRYABLE} when the engine would retry {@code outcome} but the body, as the
+		 * first attempt wrote it, cannot be sent again: the core's {@link ReplaySafety} decides, before the engine, so
+		 * no retry is scheduled (nor reported) that cannot be sent. Costs nothing for a request without a body, or
+		 * with a body that can be replayed.
 		 * @param outcome the attempt's outcome, {@code null} for an exception that is not an I/O failure
 		 */
-		private Optional<Decision> unreplayable(AttemptOutcome outcome) {
+		private Optional<Decision.Stop> unreplayable(AttemptOutcome outcome) {
 			if (this.body == null || outcome == null) {
 				return Optional.empty();
 			}
@@ -391,13 +383,8 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 			if (problem.isEmpty()) {
 				return Optional.empty();
 			}
-			boolean replaySafe = policy().isRetryableMethod(operation().spec().method())
-					|| operation().idempotencyKey().isPresent();
-			if (!replaySafe || policy().classifier().classify(outcome) != Classification.RETRYABLE) {
-				return Optional.empty();
-			}
-			return Optional.of(operation().stop(Outcome.NOT_RETRYABLE,
-					describe(outcome) + " on attempt " + operation().attempts() + " is not retried: " + problem.get()));
+			return ReplaySafety.refuseUnreplayable(this.started.prepared().provider().engine(), operation(), outcome,
+					problem.get());
 		}
 
 		/**
@@ -405,10 +392,8 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 		 * past the instant the retry is due.
 		 */
 		private Mono<Void> drain(ClientResponse response, long notBeforeNanos) {
-			Duration untilDue = Duration.ofNanos(Math.max(0, notBeforeNanos - filter().ticker.read()));
-			Duration window = (untilDue.compareTo(DRAIN_TIMEOUT) < 0) ? untilDue : DRAIN_TIMEOUT;
-			return Drain.of(response, maxDrainBytes(), window,
-					filter().scheduler);
+			Duration window = FailedResponses.drainWindow(notBeforeNanos, filter().ticker.read());
+			return Drain.of(response, maxDrainBytes(), window, filter().scheduler);
 		}
 
 		private Mono<ClientResponse> stopped(Decision.Stop stop, ClientResponse response, Throwable failure) {
@@ -425,11 +410,7 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 				deliver((stop.outcome() == Outcome.SUCCESS) ? response : bounded(response));
 				return Mono.empty();
 			}
-			if (failure != null) {
-				failure.addSuppressed(this.started.outcomeException(stop));
-				return Mono.error(failure);
-			}
-			return Mono.error(this.started.outcomeException(stop));
+			return Mono.error(this.started.endedWithout(stop, failure));
 		}
 
 		/**
@@ -528,32 +509,12 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 
 	}
 
-	private static String describe(AttemptOutcome outcome) {
-		if (outcome instanceof AttemptOutcome.Response response) {
-			return "status " + response.status();
-		}
-		return "a failure (" + ((AttemptOutcome.Failure) outcome).kind() + ")";
-	}
-
-	/**
-	 * What is kept of a failed response while waiting: its status, headers and request, not its body.
-	 */
-	private record FailedResponse(HttpStatusCode status, HttpHeaders headers, HttpRequest request) {
-
-		static FailedResponse of(ClientResponse response) {
-			HttpHeaders headers = HttpHeaders.copyOf(response.headers().asHttpHeaders());
-			headers.remove(HttpHeaders.CONTENT_LENGTH);
-			headers.remove(HttpHeaders.TRANSFER_ENCODING);
-			return new FailedResponse(response.statusCode(), headers, response.request());
-		}
-
-		ClientResponse toResponse() {
-			return ClientResponse.create(this.status)
-				.headers((target) -> target.addAll(this.headers))
-				.request(this.request)
-				.build();
-		}
-
+	/** The stand-in of a failed response as the WebClient's caller gets it: its status and headers, no body. */
+	private static ClientResponse toClientResponse(StandInResponse standIn) {
+		return ClientResponse.create(standIn.getStatusCode())
+			.headers((target) -> target.addAll(standIn.getHeaders()))
+			.request(standIn.getRequest())
+			.build();
 	}
 
 }
