@@ -572,6 +572,16 @@ class RetryAfterPlannerTests {
 				.hasMessageContaining("its day name is missing");
 		}
 
+		/** Issue 28: a date in single quotes (Apache HttpClient 5 accepts it) was refused as a comma list. */
+		@Test
+		void aDateInSingleQuotesIsAMalformedDateNotAList() {
+			assertThat(refusal("Retry-After", "'Tue, 08 Sep 2026 12:00:07 GMT'", "Date", DATE))
+				.isEqualTo(RetryAfterError.MALFORMED_DATE);
+			assertThatThrownBy(() -> EXACT.plan(headers("Retry-After", "'Tue, 08 Sep 2026 12:00:07 GMT'", "Date", DATE)))
+				.hasMessageContaining("inside single quotes")
+				.hasMessageNotContaining("comma-separated list");
+		}
+
 		@Test
 		void aHundredKilobyteValueIsQuotedCutInEveryMessage() {
 			String huge = "9".repeat(100_000);

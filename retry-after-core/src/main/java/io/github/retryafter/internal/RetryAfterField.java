@@ -16,9 +16,9 @@ import io.github.retryafter.RetryAfterException;
  * an ASCII letter and contains a space or a comma, as all three date forms do; everything else (a sign, a decimal
  * point, an exponent, non-ASCII digits, a single word such as {@code later}) is refused as
  * {@link RetryAfterError#INVALID_DELAY}. Two near misses of a date are refused as {@link RetryAfterError#MALFORMED_DATE}
- * instead, so the code tells an operator what the origin got wrong: a date in double quotes, and a date that starts
- * with the day of the month because its day name was dropped ({@code 04 Aug 2026 12:00:30 GMT}). Values are quoted in
- * messages cut to {@value FieldText#MAX_QUOTED} characters.
+ * instead, so the code tells an operator what the origin got wrong: a date in double or single quotes, and a date
+ * that starts with the day of the month because its day name was dropped ({@code 04 Aug 2026 12:00:30 GMT}). Values
+ * are quoted in messages cut to {@value FieldText#MAX_QUOTED} characters.
  * <p>
  * Stateless and thread-safe; the success path allocates nothing.
  */
@@ -99,8 +99,9 @@ public final class RetryAfterField {
 	 * {@link RetryAfterError#INVALID_DELAY}
 	 */
 	public static long delaySeconds(String value, int start, int end) {
-		if (value.charAt(start) == '"') {
-			refuseQuotedDate(value, start, end);
+		char first = value.charAt(start);
+		if (first == '"' || first == '\'') {
+			refuseQuotedDate(value, start, end, first);
 		}
 		if (isDateForm(value, start, end)) {
 			return DATE_FORM;
@@ -237,12 +238,13 @@ public final class RetryAfterField {
 	}
 
 	/**
-	 * Refuses a value that is an HTTP-date (or a date missing its day name) inside double quotes, as
-	 * {@link RetryAfterError#MALFORMED_DATE}: the origin quotes it as if it were a string. Anything else in quotes is
-	 * left to the other checks.
+	 * Refuses a value that is an HTTP-date (or a date missing its day name) inside double or single quotes, as
+	 * {@link RetryAfterError#MALFORMED_DATE}: the origin quotes it as if it were a string (Apache HttpClient 5 accepts
+	 * single quotes, so some origins send them). Checked before the comma count, so the comma after the day name of a
+	 * quoted date is not taken for a list. Anything else in quotes is left to the other checks.
 	 */
-	private static void refuseQuotedDate(String value, int start, int end) {
-		if (end - start < 3 || value.charAt(end - 1) != '"' || value.indexOf('"', start + 1) != end - 1) {
+	private static void refuseQuotedDate(String value, int start, int end, char quote) {
+		if (end - start < 3 || value.charAt(end - 1) != quote || value.indexOf(quote, start + 1) != end - 1) {
 			return;
 		}
 		int innerStart = start + 1;
@@ -256,8 +258,8 @@ public final class RetryAfterField {
 		}
 		if ((letter && spaced) || isDateWithoutDayName(value, innerStart, innerEnd)) {
 			throw new RetryAfterException(RetryAfterError.MALFORMED_DATE, "Retry-After " + FieldText.quote(value, start, end)
-					+ " is an HTTP-date inside double quotes, but the field is never quoted (RFC 9110 §10.2.3): the"
-					+ " origin writes it as a quoted string. Ask the origin to send the date bare, such as"
+					+ " is an HTTP-date inside " + ((quote == '"') ? "double" : "single") + " quotes, but the field is"
+					+ " never quoted (RFC 9110 §10.2.3): the origin writes it as a quoted string. Ask the origin to send the date bare, such as"
 					+ " Tue, 04 Aug 2026 12:00:30 GMT, or delay-seconds such as 120.");
 		}
 	}
