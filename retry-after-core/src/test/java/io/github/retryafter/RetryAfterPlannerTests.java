@@ -8,7 +8,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.SplittableRandom;
 
-import io.github.retryafter.internal.HttpDate;
+import io.github.retryafter.hint.HttpDate;
+import io.github.retryafter.hint.RetryAfterPlanner;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

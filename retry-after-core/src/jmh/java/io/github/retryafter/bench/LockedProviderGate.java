@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.retryafter.Scope;
 import io.github.retryafter.Ticker;
+import io.github.retryafter.hint.RateLimitFields;
 import io.github.retryafter.internal.Saturating;
 import io.github.retryafter.internal.Seconds;
 import io.github.retryafter.pacing.GateHold;
@@ -16,7 +17,6 @@ import io.github.retryafter.pacing.PacingMode;
 import io.github.retryafter.pacing.PacingSettings;
 import io.github.retryafter.pacing.ProviderGate;
 import io.github.retryafter.pacing.ProviderGate.Admission;
-import io.github.retryafter.pacing.RateLimitFields;
 
 /**
  * Benchmark-only: {@link ProviderGate} with its whole state in plain fields guarded by the gate's own monitor (one lock

@@ -790,7 +790,7 @@ public final class ProviderGate {
 	}
 
 	/**
-	 * Records what a provider's {@link RateLimitFields rate-limit fields} announced: its quota allows
+	 * Records what a provider's {@link io.github.retryafter.hint.RateLimitFields rate-limit fields} announced: its quota allows
 	 * {@code perSecond} requests a second, and it has {@code remaining} left. {@link #HEADROOM} × the quota (so the
 	 * provider's bucket fills instead of hovering at empty) caps the rate's growth; once
 	 * no more than {@code burst} requests are left it sets the rate, turning it on if it was off (lanes start with their

@@ -1,13 +1,14 @@
-package io.github.retryafter.internal;
+package io.github.retryafter.hint;
 
 import java.util.List;
 
 import io.github.retryafter.RetryAfterError;
 import io.github.retryafter.RetryAfterException;
+import io.github.retryafter.internal.FieldText;
 
 /**
  * Reads the {@code Retry-After} field itself: field count, emptiness, which of the two forms it is in, and the
- * delay-seconds form. HTTP-dates are handed to {@link HttpDate}. Internal: not part of the library's API.
+ * delay-seconds form. HTTP-dates are handed to {@link HttpDate}; {@link ResponseHints} calls it once per response.
  * <p>
  * The checks run in the order of the planner's error precedence: {@link RetryAfterError#EMPTY} (any field line that is
  * empty after trimming SP/HTAB), {@link RetryAfterError#MULTIPLE_VALUES} (two field lines, or a comma other than the one
@@ -22,10 +23,10 @@ import io.github.retryafter.RetryAfterException;
  * <p>
  * Stateless and thread-safe; the success path allocates nothing.
  */
-public final class RetryAfterField {
+final class RetryAfterField {
 
 	/** Returned by {@link #delaySeconds} when the value is in HTTP-date form. */
-	public static final long DATE_FORM = -1;
+	static final long DATE_FORM = -1;
 
 	/** The most field lines quoted in a message; the rest are counted. */
 	private static final int MAX_LINES_QUOTED = 4;
@@ -41,7 +42,7 @@ public final class RetryAfterField {
 	 * @param value the field value
 	 * @return the start of the trimmed value
 	 */
-	public static int trimStart(String value) {
+	static int trimStart(String value) {
 		int i = 0;
 		int length = value.length();
 		while (i < length && isOws(value.charAt(i))) {
@@ -56,7 +57,7 @@ public final class RetryAfterField {
 	 * @param start the start of the trimmed value
 	 * @return the end of the trimmed value
 	 */
-	public static int trimEnd(String value, int start) {
+	static int trimEnd(String value, int start) {
 		int i = value.length();
 		while (i > start && isOws(value.charAt(i - 1))) {
 			i--;
@@ -69,7 +70,7 @@ public final class RetryAfterField {
 	 * @param values every {@code Retry-After} field line, at least one
 	 * @throws RetryAfterException with {@link RetryAfterError#EMPTY} or {@link RetryAfterError#MULTIPLE_VALUES}
 	 */
-	public static void requireSingle(List<String> values) {
+	static void requireSingle(List<String> values) {
 		for (String value : values) {
 			int start = trimStart(value);
 			if (start == value.length()) {
@@ -98,7 +99,7 @@ public final class RetryAfterField {
 	 * {@link RetryAfterError#MALFORMED_DATE} for a date in double quotes or without its day name, or
 	 * {@link RetryAfterError#INVALID_DELAY}
 	 */
-	public static long delaySeconds(String value, int start, int end) {
+	static long delaySeconds(String value, int start, int end) {
 		char first = value.charAt(start);
 		if (first == '"' || first == '\'') {
 			refuseQuotedDate(value, start, end, first);
@@ -171,7 +172,7 @@ public final class RetryAfterField {
 	 * @param value the field value
 	 * @return the age in seconds, or {@code -1} when the value is not valid delta-seconds
 	 */
-	public static long deltaSeconds(String value) {
+	static long deltaSeconds(String value) {
 		int start = trimStart(value);
 		int end = trimEnd(value, start);
 		if (start == end) {
