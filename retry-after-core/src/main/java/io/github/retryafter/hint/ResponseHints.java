@@ -10,7 +10,7 @@ import io.github.retryafter.RetryAfterException;
 /**
  * One response's hint fields ({@code Retry-After}, {@code Date}, {@code Age} and the rate-limit fields), each read
  * from the response's {@link HeaderSource} once and parsed once, when first asked for. The planner, the engine, the
- * gate's feed, the metrics and the endpoint read a response through this object, never through its headers.
+ * gate's feed and the endpoint read a response through this object, never through its headers.
  * <p>
  * Thread-safe: reads and parses happen under the object's lock, so a field is read once even when a listener hands
  * the response to another thread. A refusal is kept and thrown again as the same exception.
