@@ -173,11 +173,12 @@ public final class ResponseHints {
 	/** Everything read and parsed so far; guarded by the enclosing object's lock. */
 	private static final class Memo {
 
-		// per response: one entry per field name read (three, plus eight when the rate-limit fields are read)
-		private String[] names = new String[4];
+		// per response: one entry per field name read, eleven today (Retry-After, Date, Age, eight rate-limit
+		// names); eight fit a success, whose rate-limit reading needs those eight only
+		private String[] names = new String[8];
 
 		@SuppressWarnings("unchecked")
-		private List<String>[] values = new List[4];
+		private List<String>[] values = new List[8];
 
 		private int count;
 
