@@ -8,9 +8,9 @@ import java.util.OptionalLong;
  * and optionally when the request left and the response arrived on the monotonic {@link Ticker}.
  * <p>
  * The two instants go together: give both to have the round trip counted in the response's age, or neither (then the
- * response counts as received when {@link RetryAfterPlanner#plan} is called). Giving only one is refused with
- * {@link RetryAfterError#HALF_MEASURED_ROUND_TRIP}, because a half-measured round trip makes the wait wrong by an unknown
- * amount. Note that RFC 9110 measures delay-seconds from receipt: subtracting the request leg can land a retry a few
+ * response counts as received when {@link io.github.retryafter.hint.RetryAfterPlanner#plan} is called). Giving only
+ * one is refused with {@link RetryAfterError#HALF_MEASURED_ROUND_TRIP}, because a half-measured round trip makes the
+ * wait wrong by an unknown amount. Note that RFC 9110 measures delay-seconds from receipt: subtracting the request leg can land a retry a few
  * milliseconds early, which is why callers opt in to the round-trip term.
  *
  * @param attempt the attempt number (1 for the first request) whose response is being planned

@@ -5,9 +5,9 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * The settings of a {@link RetryAfterPlanner}: the longest wait the caller accepts, how jitter spreads clients above the
- * server's floor, and what to do when an HTTP-date arrives without a {@code Date}. Immutable and thread-safe; build
- * with {@link #builder()}.
+ * The settings of a {@link io.github.retryafter.hint.RetryAfterPlanner}: the longest wait the caller accepts, how
+ * jitter spreads clients above the server's floor, and what to do when an HTTP-date arrives without a {@code Date}.
+ * Immutable and thread-safe; build with {@link #builder()}.
  * <p>
  * The spread is {@code clamp(floor × spreadRatio, minSpread, maxSpread)}; the jitter is drawn in {@code [0, spread)}.
  *

@@ -20,7 +20,7 @@ public enum RetryAfterError {
 
 	/**
 	 * A date matching none of IMF-fixdate, RFC 850 and asctime, including lowercased or translated names, a date
-	 * without its day name ({@code 04 Aug 2026 12:00:30 GMT}) and a date in double quotes.
+	 * without its day name ({@code 04 Aug 2026 12:00:30 GMT}) and a date in double or single quotes.
 	 */
 	MALFORMED_DATE,
 

@@ -8,6 +8,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.github.retryafter.hint.RetryAfterPlanner;
+
 /**
  * Shared fixtures for the planner's tests: the server's frame of seed 001 and fixed clocks. Nothing here reads the
  * real clock.

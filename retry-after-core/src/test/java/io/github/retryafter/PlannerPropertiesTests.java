@@ -10,7 +10,8 @@ import java.util.Optional;
 
 import io.github.retryafter.generated.Draw;
 import io.github.retryafter.generated.Tries;
-import io.github.retryafter.internal.HttpDate;
+import io.github.retryafter.hint.HttpDate;
+import io.github.retryafter.hint.RetryAfterPlanner;
 import org.junit.jupiter.api.Test;
 
 import static io.github.retryafter.PlannerFixtures.headers;

@@ -8,7 +8,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.SplittableRandom;
 
-import io.github.retryafter.internal.HttpDate;
+import io.github.retryafter.hint.HttpDate;
+import io.github.retryafter.hint.RetryAfterPlanner;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -570,6 +571,16 @@ class RetryAfterPlannerTests {
 				.isEqualTo(RetryAfterError.MALFORMED_DATE);
 			assertThatThrownBy(() -> EXACT.plan(headers("Retry-After", "Sep  8 12:00:30 2026", "Date", DATE)))
 				.hasMessageContaining("its day name is missing");
+		}
+
+		/** Issue 28: a date in single quotes (Apache HttpClient 5 accepts it) was refused as a comma list. */
+		@Test
+		void aDateInSingleQuotesIsAMalformedDateNotAList() {
+			assertThat(refusal("Retry-After", "'Tue, 08 Sep 2026 12:00:07 GMT'", "Date", DATE))
+				.isEqualTo(RetryAfterError.MALFORMED_DATE);
+			assertThatThrownBy(() -> EXACT.plan(headers("Retry-After", "'Tue, 08 Sep 2026 12:00:07 GMT'", "Date", DATE)))
+				.hasMessageContaining("inside single quotes")
+				.hasMessageNotContaining("comma-separated list");
 		}
 
 		@Test

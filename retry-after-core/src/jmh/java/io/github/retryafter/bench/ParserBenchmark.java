@@ -4,7 +4,7 @@ import java.time.Instant;
 import java.time.format.DateTimeFormatter;
 import java.util.concurrent.TimeUnit;
 
-import io.github.retryafter.internal.HttpDate;
+import io.github.retryafter.hint.HttpDate;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Mode;

@@ -6,8 +6,8 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.retryafter.HeaderSource;
 import io.github.retryafter.PlanRequest;
-import io.github.retryafter.RetryAfterPlanner;
 import io.github.retryafter.RetryPlan;
+import io.github.retryafter.hint.RetryAfterPlanner;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Mode;

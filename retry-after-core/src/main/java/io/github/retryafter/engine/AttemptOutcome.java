@@ -3,6 +3,7 @@ package io.github.retryafter.engine;
 import java.util.Objects;
 
 import io.github.retryafter.HeaderSource;
+import io.github.retryafter.hint.ResponseHints;
 
 /**
  * What one attempt produced: a response with a status and headers, or an I/O failure classified by what it means for
@@ -17,26 +18,47 @@ public sealed interface AttemptOutcome {
 	long sentAtNanos();
 
 	/**
-	 * A response arrived.
+	 * A response arrived. Its header fields are wrapped once, here, in {@link ResponseHints}: every decision about
+	 * the response reads its hints, so each hint field is read and parsed once however many parts look at it.
 	 * @param status the HTTP status code
-	 * @param headers the response's header fields
+	 * @param hints the response's hint fields
 	 * @param sentAtNanos when the request was sent
 	 * @param receivedAtNanos when the response arrived
 	 */
-	record Response(int status, HeaderSource headers, long sentAtNanos, long receivedAtNanos) implements AttemptOutcome {
+	record Response(int status, ResponseHints hints, long sentAtNanos, long receivedAtNanos) implements AttemptOutcome {
 
 		/**
 		 * Checks the arguments.
+		 * @param status the HTTP status code
+		 * @param hints the response's hint fields
+		 * @param sentAtNanos when the request was sent
+		 * @param receivedAtNanos when the response arrived
+		 */
+		public Response {
+			Objects.requireNonNull(hints, "hints");
+			if (status < 100 || status > 999) {
+				throw new IllegalArgumentException("status must be a three-digit HTTP status but was " + status);
+			}
+		}
+
+		/**
+		 * Wraps a response's header fields in its {@link ResponseHints}.
 		 * @param status the HTTP status code
 		 * @param headers the response's header fields
 		 * @param sentAtNanos when the request was sent
 		 * @param receivedAtNanos when the response arrived
 		 */
-		public Response {
-			Objects.requireNonNull(headers, "headers");
-			if (status < 100 || status > 999) {
-				throw new IllegalArgumentException("status must be a three-digit HTTP status but was " + status);
-			}
+		public Response(int status, HeaderSource headers, long sentAtNanos, long receivedAtNanos) {
+			this(status, ResponseHints.of(headers), sentAtNanos, receivedAtNanos);
+		}
+
+		/**
+		 * Returns the raw header fields, for a {@link ResponseClassifier} that reads a field the hints do not parse;
+		 * the same as {@code hints().headers()}.
+		 * @return the response's header fields
+		 */
+		public HeaderSource headers() {
+			return this.hints.headers();
 		}
 
 	}

@@ -2,7 +2,7 @@ package io.github.retryafter.engine;
 
 import java.util.Objects;
 
-import io.github.retryafter.pacing.RateLimitFields;
+import io.github.retryafter.hint.RateLimitFields;
 
 /**
  * A response carried a rate-limit field that pacing could not use, so it was ignored (see {@link RateLimitFields}):

@@ -9,22 +9,19 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.retryafter.Cancellation;
-import io.github.retryafter.JitterMode;
-import io.github.retryafter.PlanRequest;
 import io.github.retryafter.RandomSource;
 import io.github.retryafter.RetryAfterError;
 import io.github.retryafter.RetryAfterException;
-import io.github.retryafter.RetryAfterPlanner;
 import io.github.retryafter.RetryPlan;
 import io.github.retryafter.Scope;
 import io.github.retryafter.Ticker;
 import io.github.retryafter.budget.RetryBudget;
+import io.github.retryafter.hint.RetryAfterPlanner;
 import io.github.retryafter.internal.BoundedLru;
 import io.github.retryafter.internal.FieldText;
 import io.github.retryafter.internal.Saturating;
 import io.github.retryafter.internal.Seconds;
 import io.github.retryafter.pacing.ProviderGate;
-import io.github.retryafter.pacing.RateLimitFields;
 
 /**
  * The transport-agnostic retry engine: after each attempt it decides whether to retry, after which delay and why, or to
@@ -94,7 +91,7 @@ public final class RetryEngine {
 
 	private final RetryAfterPlanner planner;
 
-	private final RetryAfterPlanner gatePlanner;
+	private final GateFeed gateFeed;
 
 	/** The permit of every first attempt with the whole attempt timeout to spare: one, shared. */
 	private final Permit.Proceed firstProceed;
@@ -116,14 +113,8 @@ public final class RetryEngine {
 		this.originGates = new BoundedLru<>(builder.maxOrigins,
 				(scope) -> new ProviderGate(scope, this.policy.pacing(), this.ticker));
 		this.firstProceed = new Permit.Proceed(1, this.policy.attemptTimeout());
-		this.gatePlanner = RetryAfterPlanner.builder()
-			.options(this.policy.planner().toBuilder().jitter(JitterMode.NONE).maxWait(null).build())
-			.random(() -> 0.0)
-			.ticker(this.ticker)
-			.wallClock(this.planner.wallClock())
-			.build();
+		this.gateFeed = new GateFeed(this.policy, this.planner, this.listener);
 	}
-
 
 	/**
 	 * Returns a builder with the default policy, an unlimited budget, the system clocks, the thread-local random source
@@ -226,60 +217,8 @@ public final class RetryEngine {
 	 * @param classification the policy's classification of {@code outcome}
 	 */
 	void observe(OperationSpec spec, int attempts, AttemptOutcome outcome, Classification classification) {
-		if (!this.policy.pacing().enabled() || !(outcome instanceof AttemptOutcome.Response response)) {
-			return;
-		}
-		ProviderGate gate = gate(spec.scope());
-		if (this.policy.pacing().rateLimitFields()) {
-			observeRateLimitFields(gate, spec, attempts, response);
-		}
-		int status = response.status();
-		boolean throttle = status == 429 || status == 503;
-		if (classification == Classification.SUCCESS) {
-			gate.onSuccess(response.sentAtNanos(), response.receivedAtNanos());
-			return;
-		}
-		if ((throttle || classification == Classification.RETRYABLE)
-				&& !response.headers().values("Retry-After").isEmpty()) {
-			try {
-				this.gatePlanner.plan(response.headers(), PlanRequest.forAttempt(attempts))
-					.filter((plan) -> !gate.absorbs(status, Optional.of(plan.floor())))
-					.ifPresent((plan) -> gate.closeUntil(plan.deadlineNanos()));
-			}
-			catch (RetryAfterException ex) {
-				// unusable: treated as absent, as the operation's own decision does and reports
-			}
-		}
-		if (throttle) {
-			gate.onThrottle(response.sentAtNanos(), response.receivedAtNanos());
-		}
-	}
-
-	/**
-	 * Feeds a response's rate-limit fields to its provider's gate: a quota sets and caps the rate
-	 * ({@link ProviderGate#onQuota}), else {@code remaining / reset} does; a remaining of zero closes the gate until
-	 * the reset, measured from receipt and capped at the planner's max wait (the deadline without one). Unusable fields
-	 * are reported to the listener and ignored.
-	 */
-	private void observeRateLimitFields(ProviderGate gate, OperationSpec spec, int attempts,
-			AttemptOutcome.Response response) {
-		RateLimitFields fields = RateLimitFields.read(response.headers());
-		for (RateLimitFields.Problem problem : fields.problems()) {
-			this.listener.onRateLimitFieldIgnored(new RateLimitFieldEvent(spec, attempts, problem));
-		}
-		if (fields.remaining().isEmpty()) {
-			return;
-		}
-		long remaining = fields.remaining().getAsLong();
-		double perSecond = fields.quota().orElse(fields.reset()
-			.filter((reset) -> !reset.isZero())
-			.map((reset) -> remaining * 1e9 / Saturating.toNanos(reset))
-			.orElse(0.0));
-		gate.onQuota(perSecond, remaining, response.receivedAtNanos());
-		if (fields.exhausted()) {
-			Duration cap = this.policy.planner().maxWait().orElse(this.policy.deadline());
-			Duration wait = fields.reset().get().compareTo(cap) > 0 ? cap : fields.reset().get();
-			gate.closeUntil(Saturating.add(response.receivedAtNanos(), Saturating.toNanos(wait)));
+		if (this.policy.pacing().enabled() && outcome instanceof AttemptOutcome.Response response) {
+			this.gateFeed.observe(gate(spec.scope()), spec, attempts, response, classification);
 		}
 	}
 
@@ -385,7 +324,7 @@ public final class RetryEngine {
 	 * above the floor to fit.
 	 */
 	private Evaluation schedule(OperationState state, AttemptOutcome outcome, long now) {
-		Hint hint = hint(state, outcome);
+		Hint hint = Hint.read(this.planner, this.policy, state, outcome);
 		String why = describe(outcome) + " on attempt " + state.attempts();
 		if (hint.tooLong()) {
 			return new Evaluation(new Decision.Stop(Outcome.WAIT_TOO_LONG, "the server asked for a wait longer than "
@@ -420,26 +359,6 @@ public final class RetryEngine {
 				Saturating.add(planned.baseNanos(), Saturating.toNanos(delay)), planned.source(), hint.plan(),
 				planned.draw(), hint.refused());
 		return new Evaluation(retry, false, hint.error());
-	}
-
-	/**
-	 * Reads the response's {@code Retry-After} with the engine's planner: a plan, a refusal treated as absent (and
-	 * reported), or {@link RetryAfterError#TOO_LONG}, which stops the operation. A broken random source or a half
-	 * measured round trip is a bug of the caller's and is thrown.
-	 */
-	private Hint hint(OperationState state, AttemptOutcome outcome) {
-		if (!(outcome instanceof AttemptOutcome.Response response) || response.headers().values("Retry-After").isEmpty()) {
-			return Hint.NONE;
-		}
-		try {
-			return new Hint(this.planner.plan(response.headers(), planRequest(state, response)), Optional.empty());
-		}
-		catch (RetryAfterException ex) {
-			if (ex.code() == RetryAfterError.INVALID_RANDOM || ex.code() == RetryAfterError.HALF_MEASURED_ROUND_TRIP) {
-				throw ex;
-			}
-			return new Hint(Optional.empty(), Optional.of(ex));
-		}
 	}
 
 	/** The hint mode's wait for a plan, measured from the instant the planner measured it from. */
@@ -482,21 +401,6 @@ public final class RetryEngine {
 				+ " tokens, less than the 1 a retry needs"), true, hint.error()));
 	}
 
-	/** What the response's {@code Retry-After} gave: a plan, or a refusal (possibly {@code TOO_LONG}), or nothing. */
-	private record Hint(Optional<RetryPlan> plan, Optional<RetryAfterException> refused) {
-
-		static final Hint NONE = new Hint(Optional.empty(), Optional.empty());
-
-		boolean tooLong() {
-			return this.refused.isPresent() && this.refused.get().code() == RetryAfterError.TOO_LONG;
-		}
-
-		Optional<RetryAfterError> error() {
-			return this.refused.map(RetryAfterException::code);
-		}
-
-	}
-
 	/**
 	 * A delay before its checks: where it came from, the ticker reading it runs from, the floor it may not be
 	 * shortened below, the delay itself and any backoff draw made.
@@ -504,17 +408,6 @@ public final class RetryEngine {
 	private record PlannedDelay(DelaySource source, long baseNanos, Duration floor, Duration delay,
 			Optional<BackoffDraw> draw) {
 
-	}
-
-	private PlanRequest planRequest(OperationState state, AttemptOutcome.Response response) {
-		PlanRequest request = PlanRequest.forAttempt(state.attempts());
-		if (state.spec().jitterKey().isPresent()) {
-			request = request.withJitterKey(state.spec().jitterKey().get());
-		}
-		if (this.policy.subtractRoundTrip()) {
-			request = request.withRoundTrip(response.sentAtNanos(), response.receivedAtNanos());
-		}
-		return request;
 	}
 
 	RandomSource random() {

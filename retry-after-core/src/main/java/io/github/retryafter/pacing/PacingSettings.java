@@ -3,6 +3,8 @@ package io.github.retryafter.pacing;
 import java.time.Duration;
 import java.util.Objects;
 
+import io.github.retryafter.hint.RateLimitFields;
+
 /**
  * How one provider is paced: the cooldown mode and the bounds and shape of the adaptive admission rate.
  * <p>

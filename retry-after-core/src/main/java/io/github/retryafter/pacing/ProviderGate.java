@@ -227,7 +227,7 @@ public final class ProviderGate {
 	}
 
 	/**
-	 * Records what a provider's {@link RateLimitFields rate-limit fields} announced: its quota allows
+	 * Records what a provider's {@link io.github.retryafter.hint.RateLimitFields rate-limit fields} announced: its quota allows
 	 * {@code perSecond} requests a second, and it has {@code remaining} left. {@code 0.95} × the quota caps the
 	 * rate's growth; once no more than {@code burst} requests are left it sets the rate, turning it on if it was off,
 	 * and lowering it if it was above; a rate the quota turned on lets go when a response shows more than

@@ -20,7 +20,7 @@ import io.github.retryafter.RetryAfterError;
 import io.github.retryafter.RetryPlan;
 import io.github.retryafter.generated.Draw;
 import io.github.retryafter.generated.Tries;
-import io.github.retryafter.internal.HttpDate;
+import io.github.retryafter.hint.HttpDate;
 import io.github.retryafter.internal.Saturating;
 import io.github.retryafter.pacing.PacingSettings;
 import io.github.retryafter.pacing.ProviderGate;

@@ -8,8 +8,8 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 import io.github.retryafter.HeaderSource;
-import io.github.retryafter.internal.HttpDate;
-import io.github.retryafter.pacing.RateLimitFields;
+import io.github.retryafter.hint.HttpDate;
+import io.github.retryafter.hint.RateLimitFields;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;

@@ -53,6 +53,7 @@ class DocsSnippetsTests {
 			"import java.net.http.HttpResponse.BodyHandlers;", "import java.time.*;", "import java.util.*;",
 			"import java.util.concurrent.TimeUnit;", "import io.github.retryafter.*;",
 			"import io.github.retryafter.budget.*;", "import io.github.retryafter.engine.*;",
+			"import io.github.retryafter.hint.*;",
 			"import io.github.retryafter.jdk.*;", "import io.github.retryafter.pacing.*;",
 			"import io.github.retryafter.request.*;",
 			"import io.github.retryafter.test.*;", "import io.github.retryafter.boot.*;",

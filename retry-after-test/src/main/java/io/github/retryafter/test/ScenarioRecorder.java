@@ -13,7 +13,6 @@ import io.github.retryafter.engine.OperationFinishedEvent;
 import io.github.retryafter.engine.RefusalEvent;
 import io.github.retryafter.engine.RetryListener;
 import io.github.retryafter.engine.RetryScheduledEvent;
-import io.github.retryafter.internal.Seconds;
 
 /**
  * A {@link RetryListener} that writes what happened as a readable trace: attempt times, per-attempt timeout, remaining
@@ -33,38 +32,39 @@ public final class ScenarioRecorder implements RetryListener {
 	public synchronized void onAttempt(AttemptEvent event) {
 		this.lines.add(String.format(Locale.ROOT,
 				"[%9s] attempt %d (%s) %s%s: timeout %s, deadline left %s, tokens %s -> %s",
-				Seconds.format(event.elapsed()), event.attempt(), event.kind().name().toLowerCase(Locale.ROOT),
+				SecondsText.format(event.elapsed()), event.attempt(), event.kind().name().toLowerCase(Locale.ROOT),
 				event.spec().method(), event.idempotencyKey().map((key) -> " key=" + key).orElse(""),
-				Seconds.format(event.timeout()), Seconds.format(event.remainingDeadline()),
+				SecondsText.format(event.timeout()), SecondsText.format(event.remainingDeadline()),
 				tokens(event.tokensBefore()), tokens(event.tokensAfter())));
 	}
 
 	@Override
 	public synchronized void onRetryScheduled(RetryScheduledEvent event) {
 		StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "[%9s]   <- %s",
-				Seconds.format(event.elapsed()), describe(event.outcome())));
+				SecondsText.format(event.elapsed()), describe(event.outcome())));
 		if (event.plan().isPresent()) {
 			RetryPlan plan = event.plan().get();
 			line.append(String.format(Locale.ROOT, ", Retry-After %s: instructed %s, floor %s, jitter %s",
-					plan.source(), Seconds.format(plan.instructed()), Seconds.format(plan.floor()),
-					Seconds.format(plan.jitter())));
-			plan.skew().ifPresent((skew) -> line.append(", server clock skew ").append(Seconds.format(skew)));
+					plan.source(), SecondsText.format(plan.instructed()), SecondsText.format(plan.floor()),
+					SecondsText.format(plan.jitter())));
+			plan.skew().ifPresent((skew) -> line.append(", server clock skew ").append(SecondsText.format(skew)));
 		}
 		if (event.draw().isPresent()) {
 			BackoffDraw draw = event.draw().get();
 			line.append(String.format(Locale.ROOT, ", backoff ceiling %s x draw %.2f = %s",
-					Seconds.format(draw.ceiling()), draw.draw(), Seconds.format(draw.delay())));
+					SecondsText.format(draw.ceiling()), draw.draw(), SecondsText.format(draw.delay())));
 		}
 		event.refusedHint().ifPresent((code) -> line.append(", unusable Retry-After (").append(code).append(") ignored"));
 		line.append(String.format(Locale.ROOT, " => wait %s [%s], total wait %s, deadline left after wait %s, tokens %s",
-				Seconds.format(event.delay()), event.source(), Seconds.format(event.totalWait()),
-				Seconds.format(event.remainingDeadline()), tokens(event.budgetTokens())));
+				SecondsText.format(event.delay()), event.source(), SecondsText.format(event.totalWait()),
+				SecondsText.format(event.remainingDeadline()), tokens(event.budgetTokens())));
 		this.lines.add(line.toString());
 	}
 
 	@Override
 	public synchronized void onRefusal(RefusalEvent event) {
-		this.lines.add(String.format(Locale.ROOT, "[%9s]   refused%s%s: %s (tokens %s)", Seconds.format(event.elapsed()),
+		this.lines.add(String.format(Locale.ROOT, "[%9s]   refused%s%s: %s (tokens %s)",
+				SecondsText.format(event.elapsed()),
 				event.stop().map((outcome) -> " -> " + outcome).orElse(""),
 				event.hintError().map((code) -> " [" + code + "]").orElse(""), event.reason(),
 				tokens(event.budgetTokens())));
@@ -74,7 +74,7 @@ public final class ScenarioRecorder implements RetryListener {
 	public synchronized void onOperationFinished(OperationFinishedEvent event) {
 		this.finished.add(event);
 		this.lines.add(String.format(Locale.ROOT, "[%9s] result: %s, %d attempt(s), %.2f s waiting (%s)",
-				Seconds.format(event.elapsed()), event.outcome(), event.attempts(), seconds(event.totalWait()),
+				SecondsText.format(event.elapsed()), event.outcome(), event.attempts(), seconds(event.totalWait()),
 				event.lastOutcome().map(ScenarioRecorder::describe).orElse("no attempt finished")));
 	}
 
@@ -109,7 +109,7 @@ public final class ScenarioRecorder implements RetryListener {
 
 	private static String describe(AttemptOutcome outcome) {
 		if (outcome instanceof AttemptOutcome.Response response) {
-			List<String> retryAfter = response.headers().values("Retry-After");
+			List<String> retryAfter = response.hints().retryAfterLines();
 			return response.status() + (retryAfter.isEmpty() ? ", no Retry-After"
 					: ", Retry-After: " + String.join(" | ", retryAfter).strip());
 		}

@@ -8,7 +8,6 @@ import io.github.retryafter.engine.AttemptKind;
 import io.github.retryafter.engine.OperationFinishedEvent;
 import io.github.retryafter.engine.OperationSpec;
 import io.github.retryafter.engine.Outcome;
-import io.github.retryafter.internal.Saturating;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -22,7 +21,7 @@ class ScenarioRecorderTests {
 	void aPlanHundredsOfMillionsOfYearsLongIsWrittenNotOverflowed() {
 		ScenarioRecorder recorder = new ScenarioRecorder();
 		OperationSpec spec = OperationSpec.of("GET");
-		recorder.onAttempt(new AttemptEvent(spec, 2, AttemptKind.RETRY, Optional.empty(), Saturating.MAX_DURATION,
+		recorder.onAttempt(new AttemptEvent(spec, 2, AttemptKind.RETRY, Optional.empty(), SecondsText.MAX,
 				EONS, 1, 0, EONS));
 		recorder.onOperationFinished(new OperationFinishedEvent(spec, Outcome.DEADLINE_EXCEEDED, "too long", 2, EONS,
 				EONS.plusMillis(1500), Optional.empty()));

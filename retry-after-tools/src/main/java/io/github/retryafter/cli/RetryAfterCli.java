@@ -19,7 +19,7 @@ import io.github.retryafter.PlanRequest;
 import io.github.retryafter.PlannerOptions;
 import io.github.retryafter.RandomSource;
 import io.github.retryafter.RetryAfterException;
-import io.github.retryafter.RetryAfterPlanner;
+import io.github.retryafter.hint.RetryAfterPlanner;
 import io.github.retryafter.RetryPlan;
 import io.github.retryafter.simulator.FleetReport;
 import io.github.retryafter.simulator.FleetSimulation;

@@ -26,7 +26,7 @@ import io.github.retryafter.engine.Permit;
 import io.github.retryafter.engine.RetryEngine;
 import io.github.retryafter.engine.RetryOperation;
 import io.github.retryafter.engine.RetryPolicy;
-import io.github.retryafter.internal.HttpDate;
+import io.github.retryafter.hint.HttpDate;
 import io.github.retryafter.test.FakeClock;
 import io.github.retryafter.test.SeededRandom;
 

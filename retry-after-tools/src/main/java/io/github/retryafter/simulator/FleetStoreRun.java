@@ -22,7 +22,7 @@ import io.github.retryafter.engine.RetryEngine;
 import io.github.retryafter.engine.RetryOperation;
 import io.github.retryafter.fleet.FleetRetryBudget;
 import io.github.retryafter.fleet.InMemoryFleetStore;
-import io.github.retryafter.internal.HttpDate;
+import io.github.retryafter.hint.HttpDate;
 import io.github.retryafter.pacing.FleetGate;
 import io.github.retryafter.simulator.FleetStoreSimulation.Backlog;
 import io.github.retryafter.simulator.FleetStoreSimulation.Mode;

@@ -40,8 +40,6 @@ public final class RetryAfterActivity implements RetryListener {
 	/** The longest {@code Retry-After} value kept; a longer one is cut and ends with an ellipsis. */
 	public static final int MAX_VALUE_LENGTH = 64;
 
-	private static final String RETRY_AFTER = "Retry-After";
-
 	private final InstantSource wallClock;
 
 	private final Ticker ticker;
@@ -128,7 +126,7 @@ public final class RetryAfterActivity implements RetryListener {
 		if (!(outcome instanceof AttemptOutcome.Response response)) {
 			return Optional.empty();
 		}
-		List<String> values = response.headers().values(RETRY_AFTER);
+		List<String> values = response.hints().retryAfterLines();
 		if (values.isEmpty()) {
 			return Optional.empty();
 		}

@@ -1,4 +1,4 @@
-package io.github.retryafter.internal;
+package io.github.retryafter.hint;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -9,16 +9,16 @@ import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.OptionalLong;
 
-import io.github.retryafter.HeaderSource;
 import io.github.retryafter.RetryAfterException;
-import io.github.retryafter.pacing.RateLimitFields;
-import io.github.retryafter.pacing.RateLimitFields.Family;
-import io.github.retryafter.pacing.RateLimitFields.Problem;
-import io.github.retryafter.pacing.RateLimitFields.Problem.Code;
+import io.github.retryafter.hint.RateLimitFields.Family;
+import io.github.retryafter.hint.RateLimitFields.Problem;
+import io.github.retryafter.hint.RateLimitFields.Problem.Code;
+import io.github.retryafter.internal.FieldText;
 
 /**
  * Reads {@link RateLimitFields} strictly: the structured-field lists of the IETF draft (a small RFC 9651 list parser:
- * items with parameters; inner lists are refused) and the two integer trios. Internal: not part of the library's API.
+ * items with parameters; inner lists are refused) and the two integer trios, through a response's
+ * {@link ResponseHints}, which reads each field line once.
  * <p>
  * Each field is parsed on its own; one that fails is left out and named as a {@link Problem}, so a usable
  * {@code RateLimit-Remaining} still counts beside a malformed {@code RateLimit-Limit}. Nothing is guessed: a value is
@@ -26,7 +26,7 @@ import io.github.retryafter.pacing.RateLimitFields.Problem.Code;
  * <p>
  * Stateless and thread-safe.
  */
-public final class RateLimitFieldParser {
+final class RateLimitFieldParser {
 
 	/** RFC 9651's bound on an integer's digits. */
 	private static final int MAX_DIGITS = 15;
@@ -35,32 +35,40 @@ public final class RateLimitFieldParser {
 	}
 
 	/**
-	 * Reads the first family present in {@code headers}.
-	 * @param headers the response's fields
+	 * Reads the first family present in {@code hints}.
+	 * @param hints the response's hint fields
 	 * @return what they announce
 	 */
-	public static RateLimitFields read(HeaderSource headers) {
+	static RateLimitFields read(ResponseHints hints) {
 		for (Family family : Family.values()) {
-			boolean present = family.fields().stream().anyMatch((name) -> !headers.values(name).isEmpty());
-			if (present) {
-				Reader reader = new Reader(headers, family);
+			if (present(hints, family)) {
+				Reader reader = new Reader(hints, family);
 				return (family == Family.IETF) ? reader.structured() : reader.trio();
 			}
 		}
 		return RateLimitFields.NONE;
 	}
 
+	private static boolean present(ResponseHints hints, Family family) {
+		for (String name : family.fields()) {
+			if (!hints.lines(name).isEmpty()) {
+				return true;
+			}
+		}
+		return false;
+	}
+
 	/** One reading: the numbers found so far and the problems. Confined to one call. */
 	private static final class Reader {
 
-		private final HeaderSource headers;
+		private final ResponseHints hints;
 
 		private final Family family;
 
 		private final List<Problem> problems = new ArrayList<>();
 
-		Reader(HeaderSource headers, Family family) {
-			this.headers = headers;
+		Reader(ResponseHints hints, Family family) {
+			this.hints = hints;
 			this.family = family;
 		}
 
@@ -116,7 +124,7 @@ public final class RateLimitFieldParser {
 
 		/** The field's members, or none (and a problem) when it is not a list of items. */
 		private List<Item> list(String field) {
-			List<String> lines = this.headers.values(field);
+			List<String> lines = this.hints.lines(field);
 			if (lines.isEmpty()) {
 				return List.of();
 			}
@@ -144,7 +152,7 @@ public final class RateLimitFieldParser {
 
 		/** {@code 100} (no window, so no rate) or {@code 100, 100;w=60}: the window of the member equal to the limit. */
 		private OptionalDouble limit(String field) {
-			List<String> lines = this.headers.values(field);
+			List<String> lines = this.hints.lines(field);
 			if (lines.isEmpty()) {
 				return OptionalDouble.empty();
 			}
@@ -179,7 +187,7 @@ public final class RateLimitFieldParser {
 
 		/** One field line holding one integer of ASCII digits. */
 		private OptionalLong single(String field, boolean positive) {
-			List<String> lines = this.headers.values(field);
+			List<String> lines = this.hints.lines(field);
 			if (lines.isEmpty()) {
 				return OptionalLong.empty();
 			}
@@ -212,7 +220,7 @@ public final class RateLimitFieldParser {
 			if (value < RateLimitFields.EPOCH_SECONDS_FROM) {
 				return Optional.of(Duration.ofSeconds(value));
 			}
-			List<String> dates = this.headers.values("Date");
+			List<String> dates = this.hints.dateLines();
 			if (dates.size() != 1) {
 				problem(Code.MISSING_DATE, field, value + " is epoch seconds, and the response has "
 						+ (dates.isEmpty() ? "no Date" : dates.size() + " Date lines") + " to measure it against; the "
@@ -221,9 +229,7 @@ public final class RateLimitFieldParser {
 			}
 			long date;
 			try {
-				String text = dates.get(0);
-				int start = RetryAfterField.trimStart(text);
-				date = HttpDate.parse("Date", text, start, RetryAfterField.trimEnd(text, start), value);
+				date = this.hints.date(value);
 			}
 			catch (RetryAfterException ex) {
 				problem(Code.MISSING_DATE, field, value + " is epoch seconds, and the response's Date is unusable: "

@@ -1,4 +1,4 @@
-package io.github.retryafter.internal;
+package io.github.retryafter.hint;
 
 import java.util.List;
 
@@ -124,6 +124,28 @@ class RetryAfterFieldTests {
 				ex -> assertThat(ex.code()).isEqualTo(RetryAfterError.MALFORMED_DATE))
 			.hasMessageContaining("inside double quotes")
 			.hasMessageContaining("send the date bare");
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "'Tue, 08 Sep 2026 12:00:07 GMT'", "'Tue Sep  8 12:00:07 2026'",
+			"'Tuesday, 08-Sep-26 12:00:07 GMT'", "'08 Sep 2026 12:00:07 GMT'" })
+	void aDateInSingleQuotesIsAMalformedDateNotAList(String raw) {
+		assertThatThrownBy(() -> delay(raw)).isInstanceOfSatisfying(RetryAfterException.class,
+				ex -> assertThat(ex.code()).isEqualTo(RetryAfterError.MALFORMED_DATE))
+			.hasMessageContaining("inside single quotes")
+			.hasMessageContaining("send the date bare")
+			.hasMessageNotContaining("comma-separated list");
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "'120'", "'soon'", "'", "''" })
+	void leavesOtherSingleQuotedValuesToTheOtherChecks(String raw) {
+		assertThat(refusal(raw)).isEqualTo(RetryAfterError.INVALID_DELAY);
+	}
+
+	@Test
+	void aListOfSingleQuotedDatesIsStillMultipleValues() {
+		assertThat(refusal("'Tue, 04 Aug', 'Wed, 05 Aug'")).isEqualTo(RetryAfterError.MULTIPLE_VALUES);
 	}
 
 	@ParameterizedTest

@@ -1,13 +1,14 @@
-package io.github.retryafter.internal;
+package io.github.retryafter.hint;
 
 import io.github.retryafter.RetryAfterError;
 import io.github.retryafter.RetryAfterException;
+import io.github.retryafter.internal.FieldText;
 
 /**
  * A strict, hand-written parser for the three HTTP-date forms of
  * <a href="https://www.rfc-editor.org/rfc/rfc9110#section-5.6.7">RFC 9110 §5.6.7</a>: IMF-fixdate
  * ({@code Sun, 06 Nov 1994 08:49:37 GMT}), the obsolete RFC 850 form ({@code Sunday, 06-Nov-94 08:49:37 GMT}) and
- * asctime ({@code Sun Nov  6 08:49:37 1994}). Internal: not part of the library's API.
+ * asctime ({@code Sun Nov  6 08:49:37 1994}), and the IMF-fixdate formatter for the other direction.
  * <p>
  * Nothing is lenient: names must have the grammar's exact capitalisation, every separator is exactly one SP, digit
  * counts are fixed, and the zone must be literally {@code GMT}. Errors are checked in this order, so the first problem
@@ -89,6 +90,18 @@ public final class HttpDate {
 		}
 		throw malformed(field, value, start, end, FieldText.quote(value, start, i + 1)
 				+ " is not how any of the three forms starts");
+	}
+
+	/**
+	 * Whether {@code value[start, end)} would be read as the obsolete RFC 850 form, the only one whose instant depends
+	 * on the reference (its two-digit year is judged against it): a day name of more than three letters and a comma.
+	 */
+	static boolean usesReference(String value, int start, int end) {
+		int i = start;
+		while (i < end && isAsciiLetter(value.charAt(i))) {
+			i++;
+		}
+		return i < end && i - start > 3 && value.charAt(i) == ',';
 	}
 
 	/** {@code Sun, 06 Nov 1994 08:49:37 GMT}. */
@@ -308,7 +321,7 @@ public final class HttpDate {
 	 * @param at where the name would start
 	 * @return whether a month name starts there
 	 */
-	public static boolean isMonthName(String s, int at) {
+	static boolean isMonthName(String s, int at) {
 		if (at + 3 > s.length()) {
 			return false;
 		}
@@ -348,7 +361,7 @@ public final class HttpDate {
 	 * @param year the year
 	 * @return {@code true} for a leap year
 	 */
-	public static boolean isLeapYear(long year) {
+	static boolean isLeapYear(long year) {
 		return (year & 3) == 0 && (year % 100 != 0 || year % 400 == 0);
 	}
 
@@ -367,7 +380,7 @@ public final class HttpDate {
 	 * @param day the day of the month, 1 to 31
 	 * @return the epoch day
 	 */
-	public static long daysFromCivil(long year, int month, int day) {
+	static long daysFromCivil(long year, int month, int day) {
 		long y = (month <= 2) ? year - 1 : year;
 		long era = Math.floorDiv(y, 400);
 		long yearOfEra = y - era * 400;
@@ -396,7 +409,7 @@ public final class HttpDate {
 	}
 
 	/**
-	 * Formats an instant as an IMF-fixdate, for messages and tests.
+	 * Formats an instant as an IMF-fixdate, as a {@code Date} or {@code Retry-After} field is sent.
 	 * @param epochSecond seconds since the epoch
 	 * @return the IMF-fixdate, e.g. {@code Tue, 04 Aug 2026 12:00:30 GMT}
 	 */

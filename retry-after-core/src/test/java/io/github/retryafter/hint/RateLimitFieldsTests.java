@@ -1,4 +1,4 @@
-package io.github.retryafter.pacing;
+package io.github.retryafter.hint;
 
 import java.time.Duration;
 import java.util.List;
@@ -9,8 +9,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import io.github.retryafter.HeaderSource;
-import io.github.retryafter.pacing.RateLimitFields.Family;
-import io.github.retryafter.pacing.RateLimitFields.Problem.Code;
+import io.github.retryafter.hint.RateLimitFields.Family;
+import io.github.retryafter.hint.RateLimitFields.Problem.Code;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;

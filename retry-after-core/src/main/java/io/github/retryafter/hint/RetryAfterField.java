@@ -1,13 +1,14 @@
-package io.github.retryafter.internal;
+package io.github.retryafter.hint;
 
 import java.util.List;
 
 import io.github.retryafter.RetryAfterError;
 import io.github.retryafter.RetryAfterException;
+import io.github.retryafter.internal.FieldText;
 
 /**
  * Reads the {@code Retry-After} field itself: field count, emptiness, which of the two forms it is in, and the
- * delay-seconds form. HTTP-dates are handed to {@link HttpDate}. Internal: not part of the library's API.
+ * delay-seconds form. HTTP-dates are handed to {@link HttpDate}; {@link ResponseHints} calls it once per response.
  * <p>
  * The checks run in the order of the planner's error precedence: {@link RetryAfterError#EMPTY} (any field line that is
  * empty after trimming SP/HTAB), {@link RetryAfterError#MULTIPLE_VALUES} (two field lines, or a comma other than the one
@@ -16,16 +17,16 @@ import io.github.retryafter.RetryAfterException;
  * an ASCII letter and contains a space or a comma, as all three date forms do; everything else (a sign, a decimal
  * point, an exponent, non-ASCII digits, a single word such as {@code later}) is refused as
  * {@link RetryAfterError#INVALID_DELAY}. Two near misses of a date are refused as {@link RetryAfterError#MALFORMED_DATE}
- * instead, so the code tells an operator what the origin got wrong: a date in double quotes, and a date that starts
- * with the day of the month because its day name was dropped ({@code 04 Aug 2026 12:00:30 GMT}). Values are quoted in
- * messages cut to {@value FieldText#MAX_QUOTED} characters.
+ * instead, so the code tells an operator what the origin got wrong: a date in double or single quotes, and a date
+ * that starts with the day of the month because its day name was dropped ({@code 04 Aug 2026 12:00:30 GMT}). Values
+ * are quoted in messages cut to {@value FieldText#MAX_QUOTED} characters.
  * <p>
  * Stateless and thread-safe; the success path allocates nothing.
  */
-public final class RetryAfterField {
+final class RetryAfterField {
 
 	/** Returned by {@link #delaySeconds} when the value is in HTTP-date form. */
-	public static final long DATE_FORM = -1;
+	static final long DATE_FORM = -1;
 
 	/** The most field lines quoted in a message; the rest are counted. */
 	private static final int MAX_LINES_QUOTED = 4;
@@ -41,7 +42,7 @@ public final class RetryAfterField {
 	 * @param value the field value
 	 * @return the start of the trimmed value
 	 */
-	public static int trimStart(String value) {
+	static int trimStart(String value) {
 		int i = 0;
 		int length = value.length();
 		while (i < length && isOws(value.charAt(i))) {
@@ -56,7 +57,7 @@ public final class RetryAfterField {
 	 * @param start the start of the trimmed value
 	 * @return the end of the trimmed value
 	 */
-	public static int trimEnd(String value, int start) {
+	static int trimEnd(String value, int start) {
 		int i = value.length();
 		while (i > start && isOws(value.charAt(i - 1))) {
 			i--;
@@ -69,7 +70,7 @@ public final class RetryAfterField {
 	 * @param values every {@code Retry-After} field line, at least one
 	 * @throws RetryAfterException with {@link RetryAfterError#EMPTY} or {@link RetryAfterError#MULTIPLE_VALUES}
 	 */
-	public static void requireSingle(List<String> values) {
+	static void requireSingle(List<String> values) {
 		for (String value : values) {
 			int start = trimStart(value);
 			if (start == value.length()) {
@@ -98,9 +99,10 @@ public final class RetryAfterField {
 	 * {@link RetryAfterError#MALFORMED_DATE} for a date in double quotes or without its day name, or
 	 * {@link RetryAfterError#INVALID_DELAY}
 	 */
-	public static long delaySeconds(String value, int start, int end) {
-		if (value.charAt(start) == '"') {
-			refuseQuotedDate(value, start, end);
+	static long delaySeconds(String value, int start, int end) {
+		char first = value.charAt(start);
+		if (first == '"' || first == '\'') {
+			refuseQuotedDate(value, start, end, first);
 		}
 		if (isDateForm(value, start, end)) {
 			return DATE_FORM;
@@ -170,7 +172,7 @@ public final class RetryAfterField {
 	 * @param value the field value
 	 * @return the age in seconds, or {@code -1} when the value is not valid delta-seconds
 	 */
-	public static long deltaSeconds(String value) {
+	static long deltaSeconds(String value) {
 		int start = trimStart(value);
 		int end = trimEnd(value, start);
 		if (start == end) {
@@ -237,12 +239,13 @@ public final class RetryAfterField {
 	}
 
 	/**
-	 * Refuses a value that is an HTTP-date (or a date missing its day name) inside double quotes, as
-	 * {@link RetryAfterError#MALFORMED_DATE}: the origin quotes it as if it were a string. Anything else in quotes is
-	 * left to the other checks.
+	 * Refuses a value that is an HTTP-date (or a date missing its day name) inside double or single quotes, as
+	 * {@link RetryAfterError#MALFORMED_DATE}: the origin quotes it as if it were a string (Apache HttpClient 5 accepts
+	 * single quotes, so some origins send them). Checked before the comma count, so the comma after the day name of a
+	 * quoted date is not taken for a list. Anything else in quotes is left to the other checks.
 	 */
-	private static void refuseQuotedDate(String value, int start, int end) {
-		if (end - start < 3 || value.charAt(end - 1) != '"' || value.indexOf('"', start + 1) != end - 1) {
+	private static void refuseQuotedDate(String value, int start, int end, char quote) {
+		if (end - start < 3 || value.charAt(end - 1) != quote || value.indexOf(quote, start + 1) != end - 1) {
 			return;
 		}
 		int innerStart = start + 1;
@@ -256,8 +259,8 @@ public final class RetryAfterField {
 		}
 		if ((letter && spaced) || isDateWithoutDayName(value, innerStart, innerEnd)) {
 			throw new RetryAfterException(RetryAfterError.MALFORMED_DATE, "Retry-After " + FieldText.quote(value, start, end)
-					+ " is an HTTP-date inside double quotes, but the field is never quoted (RFC 9110 §10.2.3): the"
-					+ " origin writes it as a quoted string. Ask the origin to send the date bare, such as"
+					+ " is an HTTP-date inside " + ((quote == '"') ? "double" : "single") + " quotes, but the field is"
+					+ " never quoted (RFC 9110 §10.2.3): the origin writes it as a quoted string. Ask the origin to send the date bare, such as"
 					+ " Tue, 04 Aug 2026 12:00:30 GMT, or delay-seconds such as 120.");
 		}
 	}

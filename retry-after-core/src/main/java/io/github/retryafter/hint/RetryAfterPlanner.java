@@ -1,4 +1,4 @@
-package io.github.retryafter;
+package io.github.retryafter.hint;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -7,16 +7,25 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
-import io.github.retryafter.internal.FieldText;
-import io.github.retryafter.internal.HttpDate;
+import io.github.retryafter.HeaderSource;
+import io.github.retryafter.JitterMode;
+import io.github.retryafter.OnMissingDate;
+import io.github.retryafter.PlanRequest;
+import io.github.retryafter.PlanSource;
+import io.github.retryafter.PlannerOptions;
+import io.github.retryafter.RandomSource;
+import io.github.retryafter.RetryAfterError;
+import io.github.retryafter.RetryAfterException;
+import io.github.retryafter.RetryPlan;
+import io.github.retryafter.Ticker;
 import io.github.retryafter.internal.KeyedPosition;
-import io.github.retryafter.internal.RetryAfterField;
 import io.github.retryafter.internal.Saturating;
 
 /**
  * Turns a response's {@code Retry-After} into a {@link RetryPlan}: parsed strictly, measured skew-free against the
  * response's own {@code Date}, corrected for the response's age, jittered only above the server's floor, and held as a
- * deadline on the monotonic {@link Ticker}.
+ * deadline on the monotonic {@link Ticker}. It reads a response through its {@link ResponseHints}, so planning the
+ * same response twice (the engine's gate and the operation) reads and parses each field once.
  * <p>
  * Immutable and thread-safe (as long as its {@link RandomSource} is). Build with {@link #builder()}.
  * <p>
@@ -114,14 +123,12 @@ public final class RetryAfterPlanner {
 	 * @throws RetryAfterException when the field (or the {@code Date} it needs) is unusable, or the wait is too long
 	 */
 	public Optional<RetryPlan> plan(HeaderSource headers) {
-		return plan(headers, PlanRequest.forAttempt(1));
+		return plan(ResponseHints.of(headers), PlanRequest.forAttempt(1));
 	}
 
 	/**
-	 * Plans the wait for one response, in the steps the class description lists: parse the field, measure the
-	 * instruction in the server's frame, take the response's age off, refuse a floor above the max wait, draw the
-	 * jitter above the floor, and hold the wait as a deadline on the monotonic clock. Every duration saturates: no
-	 * header value, clock reading or option makes it throw anything but the documented exceptions.
+	 * Plans the wait for one response given as header fields; the same as {@link #plan(ResponseHints, PlanRequest)}
+	 * over {@link ResponseHints#of(HeaderSource) its hints}.
 	 * @param headers the response's header fields
 	 * @param request the attempt number, jitter key and optional round-trip instants
 	 * @return the plan, or empty when the response has no {@code Retry-After} field (the server gave no instruction)
@@ -130,17 +137,32 @@ public final class RetryAfterPlanner {
 	 */
 	public Optional<RetryPlan> plan(HeaderSource headers, PlanRequest request) {
 		Objects.requireNonNull(headers, "headers");
+		return plan(ResponseHints.of(headers), request);
+	}
+
+	/**
+	 * Plans the wait for one response, in the steps the class description lists: parse the field, measure the
+	 * instruction in the server's frame, take the response's age off, refuse a floor above the max wait, draw the
+	 * jitter above the floor, and hold the wait as a deadline on the monotonic clock. Every duration saturates: no
+	 * header value, clock reading or option makes it throw anything but the documented exceptions.
+	 * @param hints the response's hint fields, read and parsed at most once however often it is planned
+	 * @param request the attempt number, jitter key and optional round-trip instants
+	 * @return the plan, or empty when the response has no {@code Retry-After} field (the server gave no instruction)
+	 * @throws RetryAfterException when the field (or the {@code Date} it needs) is unusable, or the wait is too long
+	 * @throws IllegalArgumentException when the request's round trip ends before it starts
+	 */
+	public Optional<RetryPlan> plan(ResponseHints hints, PlanRequest request) {
+		Objects.requireNonNull(hints, "hints");
 		Objects.requireNonNull(request, "request");
-		List<String> retryAfter = headers.values("Retry-After");
-		if (retryAfter.isEmpty()) {
+		if (!hints.hasRetryAfter()) {
 			return Optional.empty();
 		}
-		Field field = Field.parse(retryAfter);
+		RetryAfterValue field = hints.retryAfter();
 		Receipt receipt = receipt(request);
-		ServerDate date = ServerDate.read(headers.values("Date"), receipt);
-		Instruction instruction = instruction(field, date, receipt);
+		ServerDate date = ServerDate.read(hints, receipt);
+		Instruction instruction = instruction(hints, field, date, receipt);
 		requireWholeRoundTrip(request);
-		Age age = age(headers.values("Age"), request, receipt);
+		Age age = age(hints.age(), request, receipt);
 		long floorMillis = Saturating.subtract(instruction.millis(), age.millis());
 		boolean clampedToZero = floorMillis < 0;
 		floorMillis = Math.max(0, floorMillis);
@@ -175,12 +197,12 @@ public final class RetryAfterPlanner {
 	 * The server's instruction in its own frame: delay-seconds as they are, an HTTP-date minus the response's own
 	 * {@code Date} (or, when allowed, minus the client's wall clock at receipt).
 	 */
-	private Instruction instruction(Field field, ServerDate date, Receipt receipt) {
-		if (field.delaySeconds() != RetryAfterField.DATE_FORM) {
+	private Instruction instruction(ResponseHints hints, RetryAfterValue field, ServerDate date, Receipt receipt) {
+		if (!field.dateForm()) {
 			return new Instruction(PlanSource.DELAY_SECONDS, Saturating.multiply(field.delaySeconds(), 1000));
 		}
 		long reference = date.present() ? date.epochSecond() : receipt.epochSecond();
-		long retryAt = HttpDate.parse("Retry-After", field.raw(), field.start(), field.end(), reference);
+		long retryAt = hints.retryAt(reference);
 		if (date.problem() != null) {
 			throw new RetryAfterException(RetryAfterError.MALFORMED_DATE_HEADER, "Retry-After was sent as an"
 					+ " HTTP-date (" + field.quoted() + ") but the response's Date header " + date.problem()
@@ -205,7 +227,7 @@ public final class RetryAfterPlanner {
 	}
 
 	/** {@code Retry-After − Date} in seconds; a date more than one second before {@code Date} is stale. */
-	private static long sinceServerDate(Field field, long retryAt, ServerDate date) {
+	private static long sinceServerDate(RetryAfterValue field, long retryAt, ServerDate date) {
 		long difference = retryAt - date.epochSecond();
 		if (difference < -1) {
 			throw new RetryAfterException(RetryAfterError.STALE_DATE, "Retry-After " + field.quoted() + " is "
@@ -230,14 +252,9 @@ public final class RetryAfterPlanner {
 	 * The response's age: the {@code Age} field (one field of delta-seconds; anything else is ignored and reported)
 	 * plus the measured round trip, both durations of clocks that cancel the client's offset.
 	 */
-	private static Age age(List<String> ageValues, PlanRequest request, Receipt receipt) {
-		long ageMillis = 0;
-		boolean ignored = ageValues.size() > 1;
-		if (ageValues.size() == 1) {
-			long ageSeconds = RetryAfterField.deltaSeconds(ageValues.get(0));
-			ignored = ageSeconds < 0;
-			ageMillis = ignored ? 0 : Saturating.multiply(ageSeconds, 1000);
-		}
+	private static Age age(AgeValue ageField, PlanRequest request, Receipt receipt) {
+		long ageMillis = Saturating.multiply(ageField.seconds(), 1000);
+		boolean ignored = ageField.ignored();
 		if (request.requestSentNanos().isPresent()) {
 			long sent = request.requestSentNanos().getAsLong();
 			long roundTrip = receipt.nanos() - sent;
@@ -256,7 +273,7 @@ public final class RetryAfterPlanner {
 	 * Refuses a floor above the max wait: the wait is refused rather than shortened.
 	 * @return the max wait in milliseconds, {@link Long#MAX_VALUE} without one
 	 */
-	private long requireWithinMaxWait(Field field, long floorMillis, Instruction instruction, Age age) {
+	private long requireWithinMaxWait(RetryAfterValue field, long floorMillis, Instruction instruction, Age age) {
 		Optional<Duration> maxWait = this.options.maxWait();
 		if (maxWait.isEmpty()) {
 			return Long.MAX_VALUE;
@@ -308,23 +325,6 @@ public final class RetryAfterPlanner {
 		return value;
 	}
 
-	/** The single {@code Retry-After} field line, trimmed, and its delay-seconds or {@link RetryAfterField#DATE_FORM}. */
-	private record Field(String raw, int start, int end, long delaySeconds) {
-
-		static Field parse(List<String> values) {
-			RetryAfterField.requireSingle(values);
-			String raw = values.get(0);
-			int start = RetryAfterField.trimStart(raw);
-			int end = RetryAfterField.trimEnd(raw, start);
-			return new Field(raw, start, end, RetryAfterField.delaySeconds(raw, start, end));
-		}
-
-		String quoted() {
-			return FieldText.quote(this.raw, this.start, this.end);
-		}
-
-	}
-
 	/** The ticker reading at receipt, and the wall clock then (saturated at the ends of {@code Instant}). */
 	private record Receipt(long nanos, Instant wall, long epochMillis) {
 
@@ -339,7 +339,8 @@ public final class RetryAfterPlanner {
 
 		private static final ServerDate ABSENT = new ServerDate(false, 0, null);
 
-		static ServerDate read(List<String> values, Receipt receipt) {
+		static ServerDate read(ResponseHints hints, Receipt receipt) {
+			List<String> values = hints.dateLines();
 			if (values.size() > 1) {
 				return new ServerDate(false, 0, "appears " + values.size() + " times");
 			}
@@ -347,13 +348,11 @@ public final class RetryAfterPlanner {
 				return ABSENT;
 			}
 			String date = values.get(0);
-			int start = RetryAfterField.trimStart(date);
-			int end = RetryAfterField.trimEnd(date, start);
-			if (start == end) {
+			if (RetryAfterField.trimStart(date) == date.length()) {
 				return new ServerDate(false, 0, "is empty");
 			}
 			try {
-				return new ServerDate(true, HttpDate.parse("Date", date, start, end, receipt.epochSecond()), null);
+				return new ServerDate(true, hints.date(receipt.epochSecond()), null);
 			}
 			catch (RetryAfterException ex) {
 				return new ServerDate(false, 0, "fails the same strict parse (" + ex.getMessage() + ")");

@@ -1,4 +1,4 @@
-package io.github.retryafter.internal;
+package io.github.retryafter.hint;
 
 import java.time.LocalDate;
 import java.time.ZoneOffset;

@@ -1,4 +1,4 @@
-package io.github.retryafter.pacing;
+package io.github.retryafter.hint;
 
 import java.time.Duration;
 import java.util.List;
@@ -8,7 +8,6 @@ import java.util.OptionalDouble;
 import java.util.OptionalLong;
 
 import io.github.retryafter.HeaderSource;
-import io.github.retryafter.internal.RateLimitFieldParser;
 
 /**
  * What a response's rate-limit fields announce about the provider's quota, read strictly: the quota's rate, the
@@ -67,13 +66,14 @@ public record RateLimitFields(OptionalDouble quota, OptionalLong remaining, Opti
 	}
 
 	/**
-	 * Reads the rate-limit fields of a response.
+	 * Reads the rate-limit fields of a response; the same as {@link ResponseHints#rateLimits()} over
+	 * {@link ResponseHints#of(HeaderSource) its hints}.
 	 * @param headers the response's fields
 	 * @return what they announce; {@link #NONE} when there are none
 	 */
 	public static RateLimitFields read(HeaderSource headers) {
 		Objects.requireNonNull(headers, "headers");
-		return RateLimitFieldParser.read(headers);
+		return ResponseHints.of(headers).rateLimits();
 	}
 
 	/**

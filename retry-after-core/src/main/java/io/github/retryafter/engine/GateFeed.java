@@ -1,0 +1,95 @@
+package io.github.retryafter.engine;
+
+import java.time.Duration;
+import java.util.Optional;
+
+import io.github.retryafter.JitterMode;
+import io.github.retryafter.PlanRequest;
+import io.github.retryafter.RetryAfterException;
+import io.github.retryafter.hint.RateLimitFields;
+import io.github.retryafter.hint.ResponseHints;
+import io.github.retryafter.hint.RetryAfterPlanner;
+import io.github.retryafter.internal.Saturating;
+import io.github.retryafter.pacing.ProviderGate;
+
+/**
+ * Tells a provider's gate what one response said, from the response's {@link ResponseHints} (so the gate's reading
+ * and the operation's share one parse): a usable {@code Retry-After} closes it, a 429 or 503 throttles it, a success
+ * grows it, and the rate-limit fields pace it. The hint is planned without jitter and without a max wait, so it draws
+ * no random number. Immutable and thread-safe, as long as the engine's listener is.
+ */
+final class GateFeed {
+
+	private final RetryPolicy policy;
+
+	private final RetryListener listener;
+
+	private final RetryAfterPlanner gatePlanner;
+
+	GateFeed(RetryPolicy policy, RetryAfterPlanner planner, RetryListener listener) {
+		this.policy = policy;
+		this.listener = listener;
+		this.gatePlanner = RetryAfterPlanner.builder()
+			.options(policy.planner().toBuilder().jitter(JitterMode.NONE).maxWait(null).build())
+			.random(() -> 0.0)
+			.ticker(planner.ticker())
+			.wallClock(planner.wallClock())
+			.build();
+	}
+
+	/** See {@link RetryEngine#observe(OperationSpec, int, AttemptOutcome, Classification)}. */
+	void observe(ProviderGate gate, OperationSpec spec, int attempts, AttemptOutcome.Response response,
+			Classification classification) {
+		if (this.policy.pacing().rateLimitFields()) {
+			observeRateLimitFields(gate, spec, attempts, response);
+		}
+		int status = response.status();
+		boolean throttle = status == 429 || status == 503;
+		if (classification == Classification.SUCCESS) {
+			gate.onSuccess(response.sentAtNanos(), response.receivedAtNanos());
+			return;
+		}
+		if ((throttle || classification == Classification.RETRYABLE) && response.hints().hasRetryAfter()) {
+			try {
+				this.gatePlanner.plan(response.hints(), PlanRequest.forAttempt(attempts))
+					.filter((plan) -> !gate.absorbs(status, Optional.of(plan.floor())))
+					.ifPresent((plan) -> gate.closeUntil(plan.deadlineNanos()));
+			}
+			catch (RetryAfterException ex) {
+				// unusable: treated as absent, as the operation's own decision does and reports
+			}
+		}
+		if (throttle) {
+			gate.onThrottle(response.sentAtNanos(), response.receivedAtNanos());
+		}
+	}
+
+	/**
+	 * Feeds a response's rate-limit fields to its provider's gate: a quota sets and caps the rate
+	 * ({@link ProviderGate#onQuota}), else {@code remaining / reset} does; a remaining of zero closes the gate until
+	 * the reset, measured from receipt and capped at the planner's max wait (the deadline without one). Unusable fields
+	 * are reported to the listener and ignored.
+	 */
+	private void observeRateLimitFields(ProviderGate gate, OperationSpec spec, int attempts,
+			AttemptOutcome.Response response) {
+		RateLimitFields fields = response.hints().rateLimits();
+		for (RateLimitFields.Problem problem : fields.problems()) {
+			this.listener.onRateLimitFieldIgnored(new RateLimitFieldEvent(spec, attempts, problem));
+		}
+		if (fields.remaining().isEmpty()) {
+			return;
+		}
+		long remaining = fields.remaining().getAsLong();
+		double perSecond = fields.quota().orElse(fields.reset()
+			.filter((reset) -> !reset.isZero())
+			.map((reset) -> remaining * 1e9 / Saturating.toNanos(reset))
+			.orElse(0.0));
+		gate.onQuota(perSecond, remaining, response.receivedAtNanos());
+		if (fields.exhausted()) {
+			Duration cap = this.policy.planner().maxWait().orElse(this.policy.deadline());
+			Duration wait = fields.reset().get().compareTo(cap) > 0 ? cap : fields.reset().get();
+			gate.closeUntil(Saturating.add(response.receivedAtNanos(), Saturating.toNanos(wait)));
+		}
+	}
+
+}

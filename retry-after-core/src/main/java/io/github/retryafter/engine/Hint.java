@@ -1,0 +1,61 @@
+package io.github.retryafter.engine;
+
+import java.util.Optional;
+
+import io.github.retryafter.PlanRequest;
+import io.github.retryafter.RetryAfterError;
+import io.github.retryafter.RetryAfterException;
+import io.github.retryafter.RetryPlan;
+import io.github.retryafter.hint.RetryAfterPlanner;
+
+/**
+ * What the response's {@code Retry-After} gave an operation: a plan, or a refusal (possibly {@code TOO_LONG}), or
+ * nothing. Immutable.
+ *
+ * @param plan the plan, when the field was usable
+ * @param refused why the field was refused, when it was
+ */
+record Hint(Optional<RetryPlan> plan, Optional<RetryAfterException> refused) {
+
+	static final Hint NONE = new Hint(Optional.empty(), Optional.empty());
+
+	/**
+	 * Reads the response's {@code Retry-After} from its hints with the engine's planner: a plan, a refusal treated as
+	 * absent (and reported), or {@link RetryAfterError#TOO_LONG}, which stops the operation. A broken random source
+	 * or a half measured round trip is a bug of the caller's and is thrown.
+	 */
+	static Hint read(RetryAfterPlanner planner, RetryPolicy policy, OperationState state, AttemptOutcome outcome) {
+		if (!(outcome instanceof AttemptOutcome.Response response) || !response.hints().hasRetryAfter()) {
+			return NONE;
+		}
+		try {
+			return new Hint(planner.plan(response.hints(), planRequest(policy, state, response)), Optional.empty());
+		}
+		catch (RetryAfterException ex) {
+			if (ex.code() == RetryAfterError.INVALID_RANDOM || ex.code() == RetryAfterError.HALF_MEASURED_ROUND_TRIP) {
+				throw ex;
+			}
+			return new Hint(Optional.empty(), Optional.of(ex));
+		}
+	}
+
+	boolean tooLong() {
+		return this.refused.isPresent() && this.refused.get().code() == RetryAfterError.TOO_LONG;
+	}
+
+	Optional<RetryAfterError> error() {
+		return this.refused.map(RetryAfterException::code);
+	}
+
+	private static PlanRequest planRequest(RetryPolicy policy, OperationState state, AttemptOutcome.Response response) {
+		PlanRequest request = PlanRequest.forAttempt(state.attempts());
+		if (state.spec().jitterKey().isPresent()) {
+			request = request.withJitterKey(state.spec().jitterKey().get());
+		}
+		if (policy.subtractRoundTrip()) {
+			request = request.withRoundTrip(response.sentAtNanos(), response.receivedAtNanos());
+		}
+		return request;
+	}
+
+}

@@ -1,0 +1,228 @@
+package io.github.retryafter.hint;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+
+import io.github.retryafter.HeaderSource;
+import io.github.retryafter.RetryAfterException;
+
+/**
+ * One response's hint fields ({@code Retry-After}, {@code Date}, {@code Age} and the rate-limit fields), each read
+ * from the response's {@link HeaderSource} once and parsed once, when first asked for. The planner, the engine, the
+ * gate's feed and the endpoint read a response through this object, never through its headers.
+ * <p>
+ * Thread-safe: reads and parses happen under the object's lock, so a field is read once even when a listener hands
+ * the response to another thread. A refusal is kept and thrown again as the same exception.
+ */
+public final class ResponseHints {
+
+	static final String RETRY_AFTER = "Retry-After";
+
+	static final String DATE = "Date";
+
+	static final String AGE = "Age";
+
+	private final HeaderSource headers;
+
+	/** Made on the first read: a response nobody asks about costs this object only. */
+	private Memo memo;
+
+	private ResponseHints(HeaderSource headers) {
+		this.headers = Objects.requireNonNull(headers, "headers");
+	}
+
+	/**
+	 * Wraps a response's header fields; nothing is read until a hint is asked for.
+	 * @param headers the response's header fields
+	 * @return the response's hints
+	 */
+	public static ResponseHints of(HeaderSource headers) {
+		return new ResponseHints(headers);
+	}
+
+	/**
+	 * Returns the raw header fields, for a classifier that reads a field the hints do not parse. The library's own
+	 * decisions never read them: a hint field read through here is read again.
+	 * @return the header source this object wraps
+	 */
+	public HeaderSource headers() {
+		return this.headers;
+	}
+
+	/**
+	 * Returns the {@code Retry-After} field lines as received, for reports; see {@link RetryAfterPlanner} for their
+	 * meaning.
+	 * @return the lines, empty when the response carries no {@code Retry-After}
+	 */
+	public List<String> retryAfterLines() {
+		return lines(RETRY_AFTER);
+	}
+
+	/**
+	 * Returns whether the response carries a {@code Retry-After} field, usable or not.
+	 * @return {@code true} when at least one {@code Retry-After} line was received
+	 */
+	public boolean hasRetryAfter() {
+		return !retryAfterLines().isEmpty();
+	}
+
+	/**
+	 * Returns what the response's rate-limit fields announce, read strictly (see {@link RateLimitFields}).
+	 * @return the fields; {@link RateLimitFields#NONE} when there are none
+	 */
+	public synchronized RateLimitFields rateLimits() {
+		Memo memo = memo();
+		if (memo.rateLimits == null) {
+			memo.rateLimits = RateLimitFieldParser.read(this);
+		}
+		return memo.rateLimits;
+	}
+
+	/** Every line of the field {@code name}, read from the headers the first time it is asked for. */
+	synchronized List<String> lines(String name) {
+		Memo memo = memo();
+		for (int i = 0; i < memo.count; i++) {
+			if (memo.names[i].equalsIgnoreCase(name)) {
+				return memo.values[i];
+			}
+		}
+		List<String> values = this.headers.values(name);
+		if (memo.count == memo.names.length) {
+			memo.names = Arrays.copyOf(memo.names, memo.count * 2);
+			memo.values = Arrays.copyOf(memo.values, memo.count * 2);
+		}
+		memo.names[memo.count] = name;
+		memo.values[memo.count++] = values;
+		return values;
+	}
+
+	/**
+	 * The single {@code Retry-After} line, trimmed and classified (delay-seconds parsed), or its refusal.
+	 * @throws RetryAfterException with the field's own error, from {@code EMPTY} to {@code INVALID_DELAY}
+	 */
+	synchronized RetryAfterValue retryAfter() {
+		Memo memo = memo();
+		if (memo.retryAfter == null) {
+			try {
+				memo.retryAfter = RetryAfterValue.parse(lines(RETRY_AFTER));
+			}
+			catch (RetryAfterException ex) {
+				memo.retryAfter = ex;
+			}
+		}
+		if (memo.retryAfter instanceof RetryAfterException ex) {
+			throw ex;
+		}
+		return (RetryAfterValue) memo.retryAfter;
+	}
+
+	/**
+	 * The instant of a {@code Retry-After} in HTTP-date form, in epoch seconds.
+	 * @param referenceEpochSecond what an RFC 850 two-digit year is judged against
+	 * @throws RetryAfterException when the date fails the strict parse
+	 */
+	synchronized long retryAt(long referenceEpochSecond) {
+		Memo memo = memo();
+		RetryAfterValue value = retryAfter();
+		memo.retryAt = DateParse.reuseOrParse(memo.retryAt, RETRY_AFTER, value.raw(), value.start(), value.end(),
+				referenceEpochSecond);
+		return memo.retryAt.epochSecondOrThrow();
+	}
+
+	/** The {@code Date} field lines as received. */
+	List<String> dateLines() {
+		return lines(DATE);
+	}
+
+	/**
+	 * The response's single {@code Date}, trimmed and parsed strictly, in epoch seconds.
+	 * @param referenceEpochSecond what an RFC 850 two-digit year is judged against
+	 * @throws RetryAfterException when the date fails the strict parse
+	 * @throws IllegalStateException when the response has not exactly one {@code Date} line
+	 */
+	synchronized long date(long referenceEpochSecond) {
+		List<String> lines = dateLines();
+		if (lines.size() != 1) {
+			throw new IllegalStateException("the response has " + lines.size() + " Date lines, not one");
+		}
+		String text = lines.get(0);
+		int start = RetryAfterField.trimStart(text);
+		Memo memo = memo();
+		memo.date = DateParse.reuseOrParse(memo.date, DATE, text, start, RetryAfterField.trimEnd(text, start),
+				referenceEpochSecond);
+		return memo.date.epochSecondOrThrow();
+	}
+
+	/** The {@code Age} field: one line of delta-seconds, or ignored (two lines, or not delta-seconds), or absent. */
+	synchronized AgeValue age() {
+		Memo memo = memo();
+		if (memo.age == null) {
+			memo.age = AgeValue.read(lines(AGE));
+		}
+		return memo.age;
+	}
+
+	private Memo memo() {
+		if (this.memo == null) {
+			this.memo = new Memo();
+		}
+		return this.memo;
+	}
+
+	/** Everything read and parsed so far; guarded by the enclosing object's lock. */
+	private static final class Memo {
+
+		// per response: one entry per field name read, eleven today (Retry-After, Date, Age, eight rate-limit
+		// names); eight fit a success, whose rate-limit reading needs those eight only
+		private String[] names = new String[8];
+
+		@SuppressWarnings("unchecked")
+		private List<String>[] values = new List[8];
+
+		private int count;
+
+		/** A {@link RetryAfterValue} or the {@link RetryAfterException} refusing it. */
+		private Object retryAfter;
+
+		private DateParse retryAt;
+
+		private DateParse date;
+
+		private AgeValue age;
+
+		private RateLimitFields rateLimits;
+
+	}
+
+	/**
+	 * One strict parse of an HTTP-date and the reference it was judged against. Only the obsolete RFC 850 form
+	 * depends on the reference (its two-digit year), so only it is parsed again for another reference.
+	 */
+	private record DateParse(long reference, boolean usesReference, long epochSecond, RetryAfterException error) {
+
+		static DateParse reuseOrParse(DateParse last, String field, String value, int start, int end,
+				long referenceEpochSecond) {
+			if (last != null && !(last.usesReference() && last.reference() != referenceEpochSecond)) {
+				return last;
+			}
+			boolean usesReference = HttpDate.usesReference(value, start, end);
+			try {
+				return new DateParse(referenceEpochSecond, usesReference,
+						HttpDate.parse(field, value, start, end, referenceEpochSecond), null);
+			}
+			catch (RetryAfterException ex) {
+				return new DateParse(referenceEpochSecond, usesReference, 0, ex);
+			}
+		}
+
+		long epochSecondOrThrow() {
+			if (this.error != null) {
+				throw this.error;
+			}
+			return this.epochSecond;
+		}
+
+	}
+
+}
