@@ -54,7 +54,7 @@ class HouseRulesTests {
 			"retry-after-tools/src/main/java/io/github/retryafter/simulator/FleetSimulation.java");
 
 	/** Methods over the limit today, as {@code Type.method}. */
-	static final Set<String> LONG_METHODS = Set.of("RetryOperation.beforeAttempt");
+	static final Set<String> LONG_METHODS = Set.of();
 
 	/** Modules outside the core whose main code must not import the core's {@code internal} package, today's debt. */
 	static final Set<String> INTERNAL_IMPORTERS = Set.of();

@@ -58,12 +58,6 @@ public final class RetryOperation {
 
 	}
 
-	/** How often, at the least, a retry waiting for a token held in flight asks again. */
-	private static final long MIN_TOKEN_POLL_NANOS = 10_000_000L;
-
-	/** How long, at the most, a retry waiting for a token waits before it asks again. */
-	private static final long MAX_TOKEN_POLL_NANOS = 100_000_000L;
-
 	private static final VarHandle CANCELLATION;
 
 	static {
@@ -142,6 +136,35 @@ public final class RetryOperation {
 		}
 		long now = this.engine.ticker().read();
 		int next = this.attempts + 1;
+		Permit refused = refusedUpFront(next, now);
+		if (refused != null) {
+			return refused;
+		}
+		RetryPolicy policy = this.engine.policy();
+		long deadline = deadlineNanos();
+		Duration timeout = timeout(policy, deadline - now - policy.deadlineReserve().toNanos());
+		long latestStart = deadline - policy.deadlineReserve().toNanos() - policy.minAttemptTime().toNanos() - 1;
+		if (policy.pacing().enabled() && !keepsAdmission(now)) {
+			Permit held = admit(next, now, latestStart, timeout);
+			if (held != null) {
+				return held;
+			}
+		}
+		double before = this.engine.tokens().available(this.spec.scope());
+		if (next > 1) {
+			Permit noToken = takeToken(next, now, latestStart);
+			if (noToken != null) {
+				return noToken;
+			}
+		}
+		return started(next, now, timeout, before);
+	}
+
+	/**
+	 * What ends an operation before its gate or budget is asked: a cancellation, or too little left of the deadline;
+	 * and a call before the scheduled retry's instant, which is a bug.
+	 */
+	private Permit refusedUpFront(int next, long now) {
 		if (cancelled()) {
 			return new Permit.Refused(finish(Outcome.CANCELLED, "cancelled before attempt " + next));
 		}
@@ -152,95 +175,109 @@ public final class RetryOperation {
 					+ pending.notBeforeNanos() + " ns; wait until then");
 		}
 		RetryPolicy policy = this.engine.policy();
-		long deadline = deadlineNanos();
-		long available = deadline - now - policy.deadlineReserve().toNanos();
-		if (available <= policy.minAttemptTime().toNanos()) {
-			String reason = "deadline: " + RetryEngine.seconds(Duration.ofNanos(Math.max(0, available)))
-					+ " left before attempt " + next + ", no more than the minimum useful attempt of "
-					+ RetryEngine.seconds(policy.minAttemptTime());
-			if (next > 1) {
-				refusal(Optional.of(Outcome.DEADLINE_EXCEEDED), Optional.empty(), reason, now);
-			}
-			return new Permit.Refused(finish(Outcome.DEADLINE_EXCEEDED, reason));
+		long available = deadlineNanos() - now - policy.deadlineReserve().toNanos();
+		if (available > policy.minAttemptTime().toNanos()) {
+			return null;
 		}
-		Scope scope = this.spec.scope();
-		Duration timeout = timeout(policy, available);
-		long latestStart = deadline - policy.deadlineReserve().toNanos() - policy.minAttemptTime().toNanos() - 1;
-		if (policy.pacing().enabled() && !keepsAdmission(now)) {
-			ProviderGate gate = this.engine.gate(scope);
-			ProviderGate.Admission admission = gate.admit(next == 1, now, latestStart,
-					(this.extra != null) ? this.extra.held : null, Saturating.toNanos(timeout));
-			if (admission instanceof ProviderGate.Admission.Hold hold) {
-				Extra extra = extra();
-				if (extra.queuedAt == null) {
-					if (!gate.tryEnqueue()) {
-						return queueFull(gate, next, now);
-					}
-					extra.queuedAt = gate;
-				}
-				extra.held = hold;
-				return new Permit.Wait(hold.untilNanos(), hold.reason());
-			}
-			leaveQueue();
-			if (this.extra != null) {
-				this.extra.held = null;
-			}
-			if (admission instanceof ProviderGate.Admission.Refuse refuse) {
-				String reason = refuse.reason() + "; attempt " + next + " was not sent";
-				refusal(Optional.of(Outcome.PROVIDER_COOLING_DOWN), Optional.empty(), reason, now);
-				return new Permit.Refused(finish(Outcome.PROVIDER_COOLING_DOWN, reason));
-			}
-			if (admission instanceof ProviderGate.Admission.Probe) {
-				extra().probing = gate;
-			}
+		String reason = "deadline: " + RetryEngine.seconds(Duration.ofNanos(Math.max(0, available)))
+				+ " left before attempt " + next + ", no more than the minimum useful attempt of "
+				+ RetryEngine.seconds(policy.minAttemptTime());
+		if (next > 1) {
+			refusal(Optional.of(Outcome.DEADLINE_EXCEEDED), Optional.empty(), reason, now);
 		}
-		double before = this.engine.budget().availableTokens(scope);
-		double after = before;
-		AttemptKind kind = (next == 1) ? AttemptKind.FIRST : AttemptKind.RETRY;
-		if (kind == AttemptKind.RETRY) {
+		return new Permit.Refused(finish(Outcome.DEADLINE_EXCEEDED, reason));
+	}
+
+	/**
+	 * Asks the provider's gate (pacing on): a hold is a {@link Permit.Wait} (the request joins the gate's queue the
+	 * first time, unless it is full), a refusal ends the operation, a probe is remembered for its answer.
+	 * @return the permit that ends this call, or {@code null} to go on to the budget
+	 */
+	private Permit admit(int next, long now, long latestStart, Duration timeout) {
+		ProviderGate gate = this.engine.gate(this.spec.scope());
+		ProviderGate.Admission admission = gate.admit(next == 1, now, latestStart,
+				(this.extra != null) ? this.extra.held : null, Saturating.toNanos(timeout));
+		if (admission instanceof ProviderGate.Admission.Hold hold) {
 			Extra extra = extra();
-			if (!this.engine.budget().tryAcquire(scope)) {
-				int inFlight = this.engine.budget().pendingTokens(scope);
-				if (inFlight > 0 && latestStart - now > 0) {
-					ProviderGate admitted = null;
-					if (extra.probing != null) {
-						extra.probing.probeWithdrawn();
-						extra.probing = null;
-					}
-					else if (policy.pacing().enabled()) {
-						// the gate admitted this retry: it keeps that admission while it waits for its token
-						admitted = this.engine.gate(scope);
-					}
-					return awaitToken(now, latestStart, admitted);
+			if (extra.queuedAt == null) {
+				if (!gate.tryEnqueue()) {
+					return queueFull(gate, next, now);
 				}
-				String reason = "the retry budget for '" + scope + "' has no token for attempt " + next + " ("
-						+ String.format(Locale.ROOT, "%.2f", this.engine.budget().availableTokens(scope))
-						+ " available" + ((inFlight > 0) ? ", " + inFlight + " that may still come back at the last "
-								+ "instant a useful attempt could start" : "") + ")";
-				refusal(Optional.of(Outcome.BUDGET_EXHAUSTED), Optional.empty(), reason, now);
-				return new Permit.Refused(finish(Outcome.BUDGET_EXHAUSTED, reason));
+				extra.queuedAt = gate;
 			}
-			extra.tokenHeld = true;
-			extra.tokenWait = null;
-			after = this.engine.budget().availableTokens(scope);
-			if (extra.earlier == null) {
-				extra.earlier = new ArrayList<>();
-			}
-			extra.earlier.add(latestRecord());
-			extra.pendingRetry = null;
-			extra.tokensAfter = after;
+			extra.held = hold;
+			return new Permit.Wait(hold.untilNanos(), hold.reason());
 		}
+		leaveQueue();
+		if (this.extra != null) {
+			this.extra.held = null;
+		}
+		if (admission instanceof ProviderGate.Admission.Refuse refuse) {
+			String reason = refuse.reason() + "; attempt " + next + " was not sent";
+			refusal(Optional.of(Outcome.PROVIDER_COOLING_DOWN), Optional.empty(), reason, now);
+			return new Permit.Refused(finish(Outcome.PROVIDER_COOLING_DOWN, reason));
+		}
+		if (admission instanceof ProviderGate.Admission.Probe) {
+			extra().probing = gate;
+		}
+		return null;
+	}
+
+	/**
+	 * Takes the retry's token, or is refused, in one call ({@link RetryTokens#take}). A retry told to wait for a token
+	 * held in flight withdraws its probe, or keeps the gate's admission while it waits; nothing is spent meanwhile.
+	 * @return the permit that ends this call, or {@code null} once the token is held
+	 */
+	private Permit takeToken(int next, long now, long latestStart) {
+		Extra extra = extra();
+		long since = (extra.tokenWait != null) ? extra.tokenWait.since : now;
+		RetryTokens.Take take = this.engine.tokens().take(this.spec.scope(), next, now, latestStart, since);
+		if (take instanceof RetryTokens.Take.Await await) {
+			ProviderGate admitted = null;
+			if (extra.probing != null) {
+				extra.probing.probeWithdrawn();
+				extra.probing = null;
+			}
+			else if (this.engine.policy().pacing().enabled()) {
+				// the gate admitted this retry: it keeps that admission while it waits for its token
+				admitted = this.engine.gate(this.spec.scope());
+			}
+			if (extra.tokenWait == null) {
+				extra.tokenWait = new TokenWait(now);
+			}
+			extra.tokenWait.admittedBy = admitted;
+			return new Permit.Wait(await.untilNanos(), GateHold.BUDGET);
+		}
+		if (take instanceof RetryTokens.Take.Refused refused) {
+			refusal(Optional.of(Outcome.BUDGET_EXHAUSTED), Optional.empty(), refused.reason(), now);
+			return new Permit.Refused(finish(Outcome.BUDGET_EXHAUSTED, refused.reason()));
+		}
+		extra.tokenHeld = true;
+		extra.tokenWait = null;
+		if (extra.earlier == null) {
+			extra.earlier = new ArrayList<>();
+		}
+		extra.earlier.add(latestRecord());
+		extra.pendingRetry = null;
+		extra.tokensAfter = ((RetryTokens.Take.Taken) take).after();
+		return null;
+	}
+
+	/** Counts the attempt, puts it in flight and reports it: what a permit to send means. */
+	private Permit started(int next, long now, Duration timeout, double before) {
 		this.attempts = next;
 		this.phase = Phase.IN_FLIGHT;
 		this.latestStartedAtNanos = now;
 		this.latestTokensBefore = before;
 		this.latestDecision = null;
 		if (this.engine.listening()) {
+			AttemptKind kind = (next == 1) ? AttemptKind.FIRST : AttemptKind.RETRY;
+			double after = (next == 1) ? before : this.extra.tokensAfter;
 			this.engine.listener()
 				.onAttempt(new AttemptEvent(this.spec, next, kind, this.spec.idempotencyKey(), timeout,
-						Duration.ofNanos(deadline - now), before, after, elapsedAt(now)));
+						Duration.ofNanos(deadlineNanos() - now), before, after, elapsedAt(now)));
 		}
-		return (next == 1 && timeout == policy.attemptTimeout()) ? this.engine.firstProceed()
+		return (next == 1 && timeout == this.engine.policy().attemptTimeout()) ? this.engine.firstProceed()
 				: new Permit.Proceed(next, timeout);
 	}
 
@@ -270,23 +307,6 @@ public final class RetryOperation {
 	}
 
 	/**
-	 * A retry that found no token while other retries of this budget hold tokens in flight: their successes give tokens
-	 * back, so it waits (at intervals that double with its wait, from {@link #MIN_TOKEN_POLL_NANOS} to
-	 * {@link #MAX_TOKEN_POLL_NANOS}, never past its last useful start) instead of ending {@link Outcome#BUDGET_EXHAUSTED}.
-	 * Nothing is spent while it waits.
-	 */
-	private Permit awaitToken(long now, long latestStart, ProviderGate admitted) {
-		Extra extra = extra();
-		if (extra.tokenWait == null) {
-			extra.tokenWait = new TokenWait(now);
-		}
-		extra.tokenWait.admittedBy = admitted;
-		long poll = Math.min(MAX_TOKEN_POLL_NANOS, Math.max(MIN_TOKEN_POLL_NANOS, now - extra.tokenWait.since));
-		long until = (latestStart - (now + poll) < 0) ? latestStart : now + poll;
-		return new Permit.Wait(until, GateHold.BUDGET);
-	}
-
-	/**
 	 * Records the outcome of the attempt in flight, reports it to the provider's gate (pacing on) and asks the engine
 	 * what follows. A retry adds its delay to the total wait and must be waited out on the engine's ticker before
 	 * {@link #beforeAttempt()}; a stop ends the operation. A successful first attempt deposits into the budget; a
@@ -299,56 +319,66 @@ public final class RetryOperation {
 		Objects.requireNonNull(outcome, "outcome");
 		requireInFlight("afterAttempt()");
 		this.lastOutcome = outcome;
-		Classification classification = this.engine.classify(outcome);
-		// a success ends the operation whatever its state (the engine's first rule), so it needs none
+		AttemptJudge judge = this.engine.judge();
+		Classification classification = judge.classify(outcome);
+		// a success ends the operation whatever its state (the judge's first rule), so it needs none
 		OperationState state = (classification == Classification.SUCCESS) ? null
 				: new OperationState(this.spec, this.attempts, this.startedAtNanos, deadlineNanos(), totalWait(),
 						cancelled());
-		this.engine.observe(this.spec, this.attempts, outcome, classification);
-		endProbe(true, classification == Classification.SUCCESS);
-		if (tokenHeld() && classification != Classification.SUCCESS) {
-			// before the engine peeks at the budget: this retry's own token is spent, no longer in flight
-			settleToken();
-		}
-		RetryEngine.Evaluation evaluation = (state == null) ? RetryEngine.SUCCEEDED
-				: this.engine.evaluate(state, outcome, classification);
+		attemptEnded(outcome, classification);
+		Evaluation evaluation = (state == null) ? Evaluation.SUCCEEDED
+				: judge.judge(state, outcome, classification, this.engine.ticker().read(),
+						this.engine.tokens().view(this.spec.scope()));
 		long now = this.engine.ticker().read();
 		Decision decision = evaluation.decision();
 		this.latestEndedAtNanos = now;
 		this.latestDecision = decision;
 		if (decision instanceof Decision.Retry retry) {
-			Extra extra = extra();
-			extra.totalWait = extra.totalWait.plus(retry.delay());
-			extra.pendingRetry = retry;
-			this.phase = Phase.READY;
-			retry.refusedHint()
-				.ifPresent((ex) -> refusal(Optional.empty(), Optional.of(ex.code()),
-						"unusable Retry-After after attempt " + this.attempts + " treated as absent: " + ex.getMessage(),
-						now));
-			if (this.engine.listening()) {
-				this.engine.listener()
-					.onRetryScheduled(new RetryScheduledEvent(this.spec, this.attempts, outcome, retry,
-							Duration.ofNanos(Math.max(0, deadlineNanos() - retry.notBeforeNanos())), extra.totalWait,
-							this.engine.budget().availableTokens(this.spec.scope()), elapsedAt(now)));
-			}
-			return retry;
+			return scheduled(retry, outcome, now);
 		}
 		Decision.Stop stop = (Decision.Stop) decision;
 		if (evaluation.refusedRetry()) {
 			refusal(Optional.of(stop.outcome()), evaluation.hintError(), stop.reason(), now);
 		}
-		if (stop.outcome() == Outcome.SUCCESS) {
-			if (this.attempts == 1) {
-				this.engine.budget().recordSuccess(this.spec.scope());
-			}
-			else {
-				if (this.extra != null) {
-					this.extra.tokenHeld = false;
-				}
-				this.engine.budget().refund(this.spec.scope());
-			}
-		}
 		return finish(stop);
+	}
+
+	/**
+	 * What the end of the attempt in flight does to the provider's gate and the budget, all of it and only here,
+	 * before the judge decides what follows: the gate hears the response (pacing on) and its probe's answer; a first
+	 * attempt that succeeded deposits, a retry gives its token back when it succeeded and otherwise leaves it spent.
+	 */
+	private void attemptEnded(AttemptOutcome outcome, Classification classification) {
+		boolean succeeded = classification == Classification.SUCCESS;
+		if (this.engine.policy().pacing().enabled() && outcome instanceof AttemptOutcome.Response response) {
+			this.engine.gateFeed()
+				.observe(this.engine.gate(this.spec.scope()), this.spec, this.attempts, response, classification);
+		}
+		endProbe(true, succeeded);
+		boolean retry = this.attempts > 1;
+		if (retry) {
+			this.extra.tokenHeld = false;
+		}
+		this.engine.tokens().attemptEnded(this.spec.scope(), retry, succeeded);
+	}
+
+	/** A retry decided: its delay counts in the total wait, and it is reported. */
+	private Decision.Retry scheduled(Decision.Retry retry, AttemptOutcome outcome, long now) {
+		Extra extra = extra();
+		extra.totalWait = extra.totalWait.plus(retry.delay());
+		extra.pendingRetry = retry;
+		this.phase = Phase.READY;
+		retry.refusedHint()
+			.ifPresent((ex) -> refusal(Optional.empty(), Optional.of(ex.code()),
+					"unusable Retry-After after attempt " + this.attempts + " treated as absent: " + ex.getMessage(),
+					now));
+		if (this.engine.listening()) {
+			this.engine.listener()
+				.onRetryScheduled(new RetryScheduledEvent(this.spec, this.attempts, outcome, retry,
+						Duration.ofNanos(Math.max(0, deadlineNanos() - retry.notBeforeNanos())), extra.totalWait,
+						this.engine.tokens().available(this.spec.scope()), elapsedAt(now)));
+		}
+		return retry;
 	}
 
 	/**
@@ -606,7 +636,7 @@ public final class RetryOperation {
 	/** The retry holding a token ended without success: its token stays spent, and it is no longer in flight. */
 	private void settleToken() {
 		this.extra.tokenHeld = false;
-		this.engine.budget().settle(this.spec.scope());
+		this.engine.tokens().attemptEnded(this.spec.scope(), true, false);
 	}
 
 	private void leaveQueue() {
@@ -636,7 +666,7 @@ public final class RetryOperation {
 		this.engine.listener()
 			.onRefusal(new RefusalEvent(this.spec, this.attempts, stop, hintError, reason,
 					Duration.ofNanos(Math.max(0, deadlineNanos() - now)),
-					this.engine.budget().availableTokens(this.spec.scope()), elapsedAt(now)));
+					this.engine.tokens().available(this.spec.scope()), elapsedAt(now)));
 	}
 
 	private Duration elapsedAt(long now) {
