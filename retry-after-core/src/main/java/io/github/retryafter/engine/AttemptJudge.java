@@ -62,9 +62,11 @@ final class AttemptJudge {
 		boolean retryable = classification == Classification.RETRYABLE;
 		long available = this.policy.availableNanos(state.deadlineNanos(), now);
 		if (available <= Saturating.toNanos(this.policy.minAttemptTime())) {
-			return Evaluation.stop(Outcome.DEADLINE_EXCEEDED, "deadline: " + seconds(Duration.ofNanos(Math.max(0, available)))
-					+ " left after attempt " + attempt + " (" + RetryEngine.describe(outcome)
-					+ "), no more than the minimum useful attempt of " + seconds(this.policy.minAttemptTime()), retryable);
+			return Evaluation.stop(Outcome.DEADLINE_EXCEEDED,
+					"deadline: " + seconds(Duration.ofNanos(Math.max(0, available))) + " left after attempt " + attempt
+							+ " (" + RetryEngine.describe(outcome) + "), no more than the minimum useful attempt of "
+							+ seconds(this.policy.minAttemptTime()),
+					retryable);
 		}
 		if (!retryable) {
 			return Evaluation.stop(Outcome.NOT_RETRYABLE,
@@ -91,8 +93,8 @@ final class AttemptJudge {
 		String why = RetryEngine.describe(outcome) + " on attempt " + state.attempts();
 		if (hint.tooLong()) {
 			return new Evaluation(new Decision.Stop(Outcome.WAIT_TOO_LONG, "the server asked for a wait longer than "
-					+ this.planner.options().maxWait().map(AttemptJudge::seconds).orElse("the maximum") + " after attempt "
-					+ state.attempts() + ": " + hint.refused().get().getMessage()), true, hint.error());
+					+ this.planner.options().maxWait().map(AttemptJudge::seconds).orElse("the maximum")
+					+ " after attempt " + state.attempts() + ": " + hint.refused().get().getMessage()), true, hint.error());
 		}
 		PlannedDelay planned = hint.plan().isPresent()
 				? hinted(hint.plan().get(), (AttemptOutcome.Response) outcome, state.attempts(), now)

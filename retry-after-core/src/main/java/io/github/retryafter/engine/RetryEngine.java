@@ -238,8 +238,8 @@ public final class RetryEngine {
 	public Decision decide(OperationState state, AttemptOutcome outcome) {
 		Classification classification = this.judge.classify(outcome);
 		Objects.requireNonNull(state, "state");
-		return this.judge.judge(state, outcome, classification, this.ticker.read(), this.tokens.view(state.spec().scope()))
-			.decision();
+		long now = this.ticker.read();
+		return this.judge.judge(state, outcome, classification, now, this.tokens.view(state.spec().scope())).decision();
 	}
 
 	/** Decides after each attempt, for every operation of this engine. */

@@ -3,15 +3,11 @@ package io.github.retryafter.engine;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 
 import io.github.retryafter.Cancellation;
-import io.github.retryafter.RetryAfterError;
-import io.github.retryafter.Scope;
 import io.github.retryafter.internal.Saturating;
 import io.github.retryafter.pacing.GateHold;
 import io.github.retryafter.pacing.ProviderGate;
@@ -38,12 +34,10 @@ import io.github.retryafter.pacing.ProviderGate;
  * Blocking adapters do not write this loop: {@link RetryLoop} is it, with hooks; the reactive filter and the fleet
  * simulator (which cannot block) follow the same two calls.
  * <p>
- * {@link #beforeAttempt()} re-checks cancellation and the deadline, refuses to be called before the scheduled retry
- * instant, asks the provider's gate when pacing is on (which may answer {@link Permit.Wait}), and takes the retry's
- * budget token at that moment (a retry is paid for when it is sent, after its wait). A retry that succeeds gives its
- * token back ({@link io.github.retryafter.budget.RetryBudget#refund}).
- * {@link #afterAttempt(AttemptOutcome)} asks the engine what follows. The operation emits the listener's events and
- * keeps an immutable {@link #trace()}.
+ The operation is where a decision's effects happen, once: {@link #beforeAttempt()} asks the provider's gate and
+ * takes the retry's token (a retry is paid for when it is sent); {@link #afterAttempt(AttemptOutcome)} reports the
+ * attempt's end to the gate and the budget, then acts on what the engine's rules decide. It emits the listener's
+ * events and keeps an immutable {@link #trace()}.
  * <p>
  * Not thread-safe: one thread, or one reactive subscriber, drives it at a time. Its {@link Cancellation} may be
  * cancelled from any thread; the operation notices it at its next call. An operation started without one
@@ -101,7 +95,7 @@ public final class RetryOperation {
 
 	// what only a retry, a wait or a probe needs, or null: made the first time one of them happens, so a first attempt
 	// that succeeds builds none
-	private Extra extra;
+	private OperationExtra extra;
 
 	RetryOperation(RetryEngine engine, OperationSpec spec, Cancellation cancellation, long startedAtNanos) {
 		this.engine = engine;
@@ -142,7 +136,7 @@ public final class RetryOperation {
 		}
 		RetryPolicy policy = this.engine.policy();
 		long deadline = deadlineNanos();
-		Duration timeout = timeout(policy, deadline - now - policy.deadlineReserve().toNanos());
+		Duration timeout = policy.attemptTimeout(deadline - now - policy.deadlineReserve().toNanos());
 		long latestStart = deadline - policy.deadlineReserve().toNanos() - policy.minAttemptTime().toNanos() - 1;
 		if (policy.pacing().enabled() && !keepsAdmission(now)) {
 			Permit held = admit(next, now, latestStart, timeout);
@@ -183,7 +177,7 @@ public final class RetryOperation {
 				+ " left before attempt " + next + ", no more than the minimum useful attempt of "
 				+ RetryEngine.seconds(policy.minAttemptTime());
 		if (next > 1) {
-			refusal(Optional.of(Outcome.DEADLINE_EXCEEDED), Optional.empty(), reason, now);
+			OperationEvents.refusal(this, Optional.of(Outcome.DEADLINE_EXCEEDED), Optional.empty(), reason, now);
 		}
 		return new Permit.Refused(finish(Outcome.DEADLINE_EXCEEDED, reason));
 	}
@@ -198,12 +192,9 @@ public final class RetryOperation {
 		ProviderGate.Admission admission = gate.admit(next == 1, now, latestStart,
 				(this.extra != null) ? this.extra.held : null, Saturating.toNanos(timeout));
 		if (admission instanceof ProviderGate.Admission.Hold hold) {
-			Extra extra = extra();
-			if (extra.queuedAt == null) {
-				if (!gate.tryEnqueue()) {
-					return queueFull(gate, next, now);
-				}
-				extra.queuedAt = gate;
+			OperationExtra extra = extra();
+			if (!extra.queueAt(gate)) {
+				return queueFull(gate, next, now);
 			}
 			extra.held = hold;
 			return new Permit.Wait(hold.untilNanos(), hold.reason());
@@ -214,7 +205,7 @@ public final class RetryOperation {
 		}
 		if (admission instanceof ProviderGate.Admission.Refuse refuse) {
 			String reason = refuse.reason() + "; attempt " + next + " was not sent";
-			refusal(Optional.of(Outcome.PROVIDER_COOLING_DOWN), Optional.empty(), reason, now);
+			OperationEvents.refusal(this, Optional.of(Outcome.PROVIDER_COOLING_DOWN), Optional.empty(), reason, now);
 			return new Permit.Refused(finish(Outcome.PROVIDER_COOLING_DOWN, reason));
 		}
 		if (admission instanceof ProviderGate.Admission.Probe) {
@@ -229,37 +220,21 @@ public final class RetryOperation {
 	 * @return the permit that ends this call, or {@code null} once the token is held
 	 */
 	private Permit takeToken(int next, long now, long latestStart) {
-		Extra extra = extra();
-		long since = (extra.tokenWait != null) ? extra.tokenWait.since : now;
-		RetryTokens.Take take = this.engine.tokens().take(this.spec.scope(), next, now, latestStart, since);
+		OperationExtra extra = extra();
+		RetryTokens.Take take = this.engine.tokens()
+			.take(this.spec.scope(), next, now, latestStart, extra.tokenWaitSince(now));
 		if (take instanceof RetryTokens.Take.Await await) {
-			ProviderGate admitted = null;
-			if (extra.probing != null) {
-				extra.probing.probeWithdrawn();
-				extra.probing = null;
-			}
-			else if (this.engine.policy().pacing().enabled()) {
-				// the gate admitted this retry: it keeps that admission while it waits for its token
-				admitted = this.engine.gate(this.spec.scope());
-			}
-			if (extra.tokenWait == null) {
-				extra.tokenWait = new TokenWait(now);
-			}
-			extra.tokenWait.admittedBy = admitted;
+			// with pacing on, the gate admitted this retry (unless it probes): it keeps that admission while it waits
+			boolean keeps = extra.probing == null && this.engine.policy().pacing().enabled();
+			extra.awaitToken(now, keeps ? this.engine.gate(this.spec.scope()) : null);
 			return new Permit.Wait(await.untilNanos(), GateHold.BUDGET);
 		}
 		if (take instanceof RetryTokens.Take.Refused refused) {
-			refusal(Optional.of(Outcome.BUDGET_EXHAUSTED), Optional.empty(), refused.reason(), now);
+			OperationEvents.refusal(this, Optional.of(Outcome.BUDGET_EXHAUSTED), Optional.empty(), refused.reason(),
+					now);
 			return new Permit.Refused(finish(Outcome.BUDGET_EXHAUSTED, refused.reason()));
 		}
-		extra.tokenHeld = true;
-		extra.tokenWait = null;
-		if (extra.earlier == null) {
-			extra.earlier = new ArrayList<>();
-		}
-		extra.earlier.add(latestRecord());
-		extra.pendingRetry = null;
-		extra.tokensAfter = ((RetryTokens.Take.Taken) take).after();
+		extra.tokenTaken(latestRecord(), ((RetryTokens.Take.Taken) take).after());
 		return null;
 	}
 
@@ -270,13 +245,7 @@ public final class RetryOperation {
 		this.latestStartedAtNanos = now;
 		this.latestTokensBefore = before;
 		this.latestDecision = null;
-		if (this.engine.listening()) {
-			AttemptKind kind = (next == 1) ? AttemptKind.FIRST : AttemptKind.RETRY;
-			double after = (next == 1) ? before : this.extra.tokensAfter;
-			this.engine.listener()
-				.onAttempt(new AttemptEvent(this.spec, next, kind, this.spec.idempotencyKey(), timeout,
-						Duration.ofNanos(deadlineNanos() - now), before, after, elapsedAt(now)));
-		}
+		OperationEvents.attempt(this, timeout, now, before, (next == 1) ? before : this.extra.tokensAfter);
 		return (next == 1 && timeout == this.engine.policy().attemptTimeout()) ? this.engine.firstProceed()
 				: new Permit.Proceed(next, timeout);
 	}
@@ -286,24 +255,13 @@ public final class RetryOperation {
 		String reason = "'" + gate.scope() + "' already holds " + gate.settings().maxQueued()
 				+ " requests (max-queued); attempt " + next + " was not sent: shed load before it reaches the client,"
 				+ " or raise max-queued if the heap can hold more";
-		refusal(Optional.of(Outcome.PROVIDER_COOLING_DOWN), Optional.empty(), reason, now);
+		OperationEvents.refusal(this, Optional.of(Outcome.PROVIDER_COOLING_DOWN), Optional.empty(), reason, now);
 		return new Permit.Refused(finish(Outcome.PROVIDER_COOLING_DOWN, reason));
 	}
 
-	/**
-	 * Whether this retry keeps the admission its gate gave it before it had to wait for a token: unless the gate closed
-	 * since (a cooldown it must honour), it does not book another slot of the rate.
-	 */
+	/** Whether this retry keeps the admission its gate gave it before it had to wait for a token. */
 	private boolean keepsAdmission(long now) {
-		TokenWait wait = (this.extra != null) ? this.extra.tokenWait : null;
-		if (wait == null || wait.admittedBy == null) {
-			return false;
-		}
-		if (wait.admittedBy.cooldownUntilNanos() - now > 0) {
-			wait.admittedBy = null;
-			return false;
-		}
-		return true;
+		return this.extra != null && this.extra.keepsAdmission(now);
 	}
 
 	/**
@@ -338,7 +296,7 @@ public final class RetryOperation {
 		}
 		Decision.Stop stop = (Decision.Stop) decision;
 		if (evaluation.refusedRetry()) {
-			refusal(Optional.of(stop.outcome()), evaluation.hintError(), stop.reason(), now);
+			OperationEvents.refusal(this, Optional.of(stop.outcome()), evaluation.hintError(), stop.reason(), now);
 		}
 		return finish(stop);
 	}
@@ -364,20 +322,15 @@ public final class RetryOperation {
 
 	/** A retry decided: its delay counts in the total wait, and it is reported. */
 	private Decision.Retry scheduled(Decision.Retry retry, AttemptOutcome outcome, long now) {
-		Extra extra = extra();
+		OperationExtra extra = extra();
 		extra.totalWait = extra.totalWait.plus(retry.delay());
 		extra.pendingRetry = retry;
 		this.phase = Phase.READY;
 		retry.refusedHint()
-			.ifPresent((ex) -> refusal(Optional.empty(), Optional.of(ex.code()),
+			.ifPresent((ex) -> OperationEvents.refusal(this, Optional.empty(), Optional.of(ex.code()),
 					"unusable Retry-After after attempt " + this.attempts + " treated as absent: " + ex.getMessage(),
 					now));
-		if (this.engine.listening()) {
-			this.engine.listener()
-				.onRetryScheduled(new RetryScheduledEvent(this.spec, this.attempts, outcome, retry,
-						Duration.ofNanos(Math.max(0, deadlineNanos() - retry.notBeforeNanos())), extra.totalWait,
-						this.engine.tokens().available(this.spec.scope()), elapsedAt(now)));
-		}
+		OperationEvents.retryScheduled(this, outcome, retry, now);
 		return retry;
 	}
 
@@ -529,15 +482,6 @@ public final class RetryOperation {
 	}
 
 	/**
-	 * An attempt's timeout given what is left of the deadline after the reserve: the policy's own Duration unless less
-	 * is left, so no Duration is made for a request with time to spare.
-	 */
-	private static Duration timeout(RetryPolicy policy, long availableNanos) {
-		return (policy.attemptTimeout().toNanos() <= availableNanos) ? policy.attemptTimeout()
-				: Duration.ofNanos(availableNanos);
-	}
-
-	/**
 	 * Returns the outcome of the last attempt that finished.
 	 * @return the outcome, empty before the first one
 	 */
@@ -552,14 +496,8 @@ public final class RetryOperation {
 	public List<AttemptRecord> trace() {
 		// the latest attempt is in the trace once it ended, or once the operation ended while it was in flight
 		boolean latest = this.attempts > 0 && (this.latestDecision != null || this.phase == Phase.FINISHED);
-		List<AttemptRecord> before = (this.extra != null && this.extra.earlier != null) ? this.extra.earlier : List.of();
-		if (!latest) {
-			return List.copyOf(before);
-		}
-		List<AttemptRecord> all = new ArrayList<>(before.size() + 1);
-		all.addAll(before);
-		all.add(latestRecord());
-		return List.copyOf(all);
+		List<AttemptRecord> before = (this.extra != null) ? this.extra.earlier() : List.of();
+		return latest ? OperationExtra.with(before, latestRecord()) : List.copyOf(before);
 	}
 
 	/**
@@ -571,7 +509,8 @@ public final class RetryOperation {
 		boolean first = this.attempts == 1;
 		RetryPolicy policy = this.engine.policy();
 		long deadline = deadlineNanos();
-		Duration timeout = timeout(policy, deadline - this.latestStartedAtNanos - policy.deadlineReserve().toNanos());
+		long started = this.latestStartedAtNanos;
+		Duration timeout = policy.attemptTimeout(deadline - started - policy.deadlineReserve().toNanos());
 		return new AttemptRecord(this.attempts, first ? AttemptKind.FIRST : AttemptKind.RETRY,
 				elapsedAt(this.latestStartedAtNanos), timeout,
 				Duration.ofNanos(deadline - this.latestStartedAtNanos), this.latestTokensBefore,
@@ -594,16 +533,9 @@ public final class RetryOperation {
 			settleToken();
 		}
 		if (this.extra != null) {
-			this.extra.held = null;
-			this.extra.pendingRetry = null;
+			this.extra.ended();
 		}
-		if (this.engine.listening()) {
-			// read for the event only: without a listener, ending an operation does not read the ticker
-			long now = this.engine.ticker().read();
-			this.engine.listener()
-				.onOperationFinished(new OperationFinishedEvent(this.spec, stop.outcome(), stop.reason(),
-						this.attempts, totalWait(), elapsedAt(now), Optional.ofNullable(this.lastOutcome)));
-		}
+		OperationEvents.finished(this, stop);
 		return this.finalStop;
 	}
 
@@ -621,14 +553,11 @@ public final class RetryOperation {
 	 * answer that leaves the gate open ends the cooldown, which is reported.
 	 */
 	private void endProbe(boolean answered, boolean admitted) {
-		if (this.extra != null && this.extra.probing != null) {
-			ProviderGate gate = this.extra.probing;
-			this.extra.probing = null;
+		ProviderGate gate = (this.extra != null) ? this.extra.takeProbe() : null;
+		if (gate != null) {
 			gate.probeAnswered(admitted);
-			if (answered && gate.cooldownRemaining().isZero() && this.engine.listening()) {
-				long now = this.engine.ticker().read();
-				this.engine.listener()
-					.onCooldownEnded(new CooldownEndedEvent(this.spec, gate.scope(), this.attempts, elapsedAt(now)));
+			if (answered && gate.cooldownRemaining().isZero()) {
+				OperationEvents.cooldownEnded(this, gate);
 			}
 		}
 	}
@@ -640,9 +569,8 @@ public final class RetryOperation {
 	}
 
 	private void leaveQueue() {
-		if (this.extra != null && this.extra.queuedAt != null) {
-			this.extra.queuedAt.dequeue();
-			this.extra.queuedAt = null;
+		if (this.extra != null) {
+			this.extra.leaveQueue();
 		}
 	}
 
@@ -652,71 +580,20 @@ public final class RetryOperation {
 	}
 
 	/** The state beyond a first attempt that succeeds, made on first use. */
-	private Extra extra() {
+	private OperationExtra extra() {
 		if (this.extra == null) {
-			this.extra = new Extra();
+			this.extra = new OperationExtra();
 		}
 		return this.extra;
 	}
 
-	private void refusal(Optional<Outcome> stop, Optional<RetryAfterError> hintError, String reason, long now) {
-		if (!this.engine.listening()) {
-			return;
-		}
-		this.engine.listener()
-			.onRefusal(new RefusalEvent(this.spec, this.attempts, stop, hintError, reason,
-					Duration.ofNanos(Math.max(0, deadlineNanos() - now)),
-					this.engine.tokens().available(this.spec.scope()), elapsedAt(now)));
+	/** The operation's engine, for its events. */
+	RetryEngine engine() {
+		return this.engine;
 	}
 
 	private Duration elapsedAt(long now) {
 		return Duration.ofNanos(now - this.startedAtNanos);
-	}
-
-	/**
-	 * What only a retry, a wait for the gate or for a token, or a probe needs: kept apart, and made the first time one
-	 * happens, so that an operation whose first attempt is sent at once and succeeds carries none of it.
-	 */
-	private static final class Extra {
-
-		// the attempts before the latest; allocated only when a second attempt starts
-		private List<AttemptRecord> earlier;
-
-		// the latest attempt's tokens after it was permitted, when it is a retry (it took one)
-		private double tokensAfter;
-
-		private Duration totalWait = Duration.ZERO;
-
-		private Decision.Retry pendingRetry;
-
-		private ProviderGate.Admission.Hold held;
-
-		private ProviderGate queuedAt;
-
-		private ProviderGate probing;
-
-		// whether the attempt in flight is a retry holding a budget token, to report its end once (refund or settle)
-		private boolean tokenHeld;
-
-		// while this retry waits for a token that may come back, or null: made only then
-		private TokenWait tokenWait;
-
-	}
-
-	/**
-	 * A retry waiting for a token that may come back: since when, and the gate whose admission it keeps (null when the
-	 * gate is to be asked again).
-	 */
-	private static final class TokenWait {
-
-		private final long since;
-
-		private ProviderGate admittedBy;
-
-		TokenWait(long since) {
-			this.since = since;
-		}
-
 	}
 
 }

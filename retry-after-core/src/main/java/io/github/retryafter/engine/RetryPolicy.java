@@ -220,6 +220,15 @@ public final class RetryPolicy {
 	}
 
 	/**
+	 * An attempt's timeout given what is left of the deadline after the reserve: {@link #attemptTimeout()} itself
+	 * unless less is left, so no Duration is made for a request with time to spare.
+	 */
+	Duration attemptTimeout(long availableNanos) {
+		return (this.attemptTimeout.toNanos() <= availableNanos) ? this.attemptTimeout
+				: Duration.ofNanos(availableNanos);
+	}
+
+	/**
 	 * Returns the most waiting between attempts one operation may do; a retry whose wait would take the total past
 	 * it is refused with {@link Outcome#TOTAL_WAIT_EXCEEDED}. Default 30 s.
 	 * @return a non-negative duration
