@@ -16,7 +16,6 @@ import io.github.retryafter.budget.RetryBudget;
 import io.github.retryafter.hint.RetryAfterPlanner;
 import io.github.retryafter.internal.BoundedLru;
 import io.github.retryafter.internal.FieldText;
-import io.github.retryafter.internal.Saturating;
 import io.github.retryafter.internal.Seconds;
 import io.github.retryafter.pacing.ProviderGate;
 
