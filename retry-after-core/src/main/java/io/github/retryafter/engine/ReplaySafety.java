@@ -62,7 +62,7 @@ public final class ReplaySafety {
 	public static Optional<Decision.Stop> refuseUnreplayable(RetryEngine engine, RetryOperation operation,
 			AttemptOutcome outcome, String problem) {
 		Objects.requireNonNull(problem, "problem");
-		if (!replaySafe(engine.policy(), operation.spec()) || engine.classify(outcome) != Classification.RETRYABLE) {
+		if (!replaySafe(engine.policy(), operation.spec()) || engine.judge().classify(outcome) != Classification.RETRYABLE) {
 			return Optional.empty();
 		}
 		return Optional.of(operation.stop(Outcome.NOT_RETRYABLE,

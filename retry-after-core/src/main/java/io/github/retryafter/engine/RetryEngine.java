@@ -3,23 +3,19 @@ package io.github.retryafter.engine;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.Collection;
-import java.util.Locale;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.retryafter.Cancellation;
 import io.github.retryafter.RandomSource;
 import io.github.retryafter.RetryAfterError;
 import io.github.retryafter.RetryAfterException;
-import io.github.retryafter.RetryPlan;
 import io.github.retryafter.Scope;
 import io.github.retryafter.Ticker;
 import io.github.retryafter.budget.RetryBudget;
 import io.github.retryafter.hint.RetryAfterPlanner;
 import io.github.retryafter.internal.BoundedLru;
 import io.github.retryafter.internal.FieldText;
-import io.github.retryafter.internal.Saturating;
 import io.github.retryafter.internal.Seconds;
 import io.github.retryafter.pacing.ProviderGate;
 
@@ -49,8 +45,9 @@ import io.github.retryafter.pacing.ProviderGate;
  * useful attempt does not fit in the deadline; jitter above the server's floor may shrink to fit, the floor never;</li>
  * <li>{@link Outcome#TOTAL_WAIT_EXCEEDED} if the floor would take the operation's waiting past
  * {@link RetryPolicy#totalWait()} (jitter above the floor again shrinks to fit);</li>
- * <li>{@link Outcome#BUDGET_EXHAUSTED} if the budget has no token for the provider, checked last and by peeking,
- * so no token is spent on a retry that would not happen; the token itself is taken when the retry is sent.</li>
+ * <li>{@link Outcome#BUDGET_EXHAUSTED} if the budget has no token for the provider and none held in flight that may
+ * come back, read last, so no token is spent on a retry that would not happen; the token itself is taken, or refused,
+ * in one call when the retry is sent.</li>
  * </ol>
  * With {@link RetryPolicy#pacing() pacing} on, every {@link Scope} (a provider, or one origin of a provider that keeps
  * its state per origin) has a {@link ProviderGate}: {@link RetryOperation} asks it before every attempt (so a request
@@ -85,7 +82,9 @@ public final class RetryEngine {
 
 	private final Ticker ticker;
 
-	private final RandomSource random;
+	private final AttemptJudge judge;
+
+	private final RetryTokens tokens;
 
 	private final RetryListener listener;
 
@@ -108,7 +107,8 @@ public final class RetryEngine {
 		// the clocks and the random source are the planner's: set on the builder's planner builder, read back here
 		this.planner = builder.planner.options(this.policy.hintMode().plannerOptions(this.policy.planner())).build();
 		this.ticker = this.planner.ticker();
-		this.random = this.planner.random();
+		this.judge = new AttemptJudge(this.policy, this.planner);
+		this.tokens = new RetryTokens(this.budget);
 		this.listener = RetryListener.guarded(builder.listener);
 		this.originGates = new BoundedLru<>(builder.maxOrigins,
 				(scope) -> new ProviderGate(scope, this.policy.pacing(), this.ticker));
@@ -194,35 +194,6 @@ public final class RetryEngine {
 	}
 
 	/**
-	 * Reports an attempt's outcome to its provider's gate (pacing on only): a usable {@code Retry-After} on a retryable,
-	 * 429 or 503 response closes the gate until the instant it names, unless the gate {@link ProviderGate#absorbs absorbs}
-	 * it (a 429 with a hint of at most a second from a provider that is admitting: a rate signal, and the refused
-	 * operation still waits for its own hint); a 429 or 503 is a throttle; a success grows the rate. An unusable hint is
-	 * ignored here (the operation's own decision reports it).
-	 * @param state the operation after the attempt
-	 * @param outcome what the attempt produced
-	 * @param classification the policy's classification of {@code outcome}
-	 */
-	void observe(OperationState state, AttemptOutcome outcome, Classification classification) {
-		observe(state.spec(), state.attempts(), outcome, classification);
-	}
-
-	/**
-	 * Reports an attempt's outcome to its provider's gate, as {@link #observe(OperationState, AttemptOutcome,
-	 * Classification)} does, for an operation whose state is not needed: what the gate is told depends only on the
-	 * operation and its attempt count.
-	 * @param spec the operation
-	 * @param attempts how many attempts it made, including this one
-	 * @param outcome what the attempt produced
-	 * @param classification the policy's classification of {@code outcome}
-	 */
-	void observe(OperationSpec spec, int attempts, AttemptOutcome outcome, Classification classification) {
-		if (this.policy.pacing().enabled() && outcome instanceof AttemptOutcome.Response response) {
-			this.gateFeed.observe(gate(spec.scope()), spec, attempts, response, classification);
-		}
-	}
-
-	/**
 	 * Starts a logical operation now. The operation's deadline is the spec's own, or the policy's.
 	 * @param spec the operation
 	 * @param cancellation cancels the operation from any thread
@@ -253,8 +224,8 @@ public final class RetryEngine {
 
 	/**
 	 * Decides what follows an attempt, reading "now" from the ticker. It consumes random draws (the planner's jitter,
-	 * the backoff draw) but takes no budget token and emits no event; {@link RetryOperation#afterAttempt} calls it and
-	 * reports. See the class description for the rules and their order.
+	 * the backoff draw) but takes no budget token and emits no event: {@link RetryOperation#afterAttempt} makes the
+	 * same decision and acts on it. See the class description for the rules and their order.
 	 * @param state the operation after the attempt
 	 * @param outcome what the attempt produced
 	 * @return retry after a delay, or stop with an outcome
@@ -264,154 +235,25 @@ public final class RetryEngine {
 	 * instant precedes its sent instant; or when the random source draws outside {@code [0, 1)} for the backoff
 	 */
 	public Decision decide(OperationState state, AttemptOutcome outcome) {
-		return evaluate(state, outcome, classify(outcome)).decision();
-	}
-
-	/** A decision, and whether a wanted retry was refused (and a hint's error), for the operation's events. */
-	record Evaluation(Decision decision, boolean refusedRetry, Optional<RetryAfterError> hintError) {
-
-		static Evaluation stop(Outcome outcome, String reason, boolean refusedRetry) {
-			return new Evaluation(new Decision.Stop(outcome, reason), refusedRetry, Optional.empty());
-		}
-
-	}
-
-	/** The success path's evaluation, shared: success is the common case and its reason needs no numbers. */
-	static final Evaluation SUCCEEDED = Evaluation.stop(Outcome.SUCCESS, "the attempt succeeded", false);
-
-	/** Classifies an attempt's outcome with the policy's classifier, once per attempt. */
-	Classification classify(AttemptOutcome outcome) {
-		Objects.requireNonNull(outcome, "outcome");
-		return Objects.requireNonNull(this.policy.classifier().classify(outcome), "classifier returned null");
-	}
-
-	Evaluation evaluate(OperationState state, AttemptOutcome outcome, Classification classification) {
+		Classification classification = this.judge.classify(outcome);
 		Objects.requireNonNull(state, "state");
 		long now = this.ticker.read();
-		int attempt = state.attempts();
-		if (classification == Classification.SUCCESS) {
-			return SUCCEEDED;
-		}
-		if (state.cancelled()) {
-			return Evaluation.stop(Outcome.CANCELLED,
-					"cancelled; attempt " + attempt + " ended with " + describe(outcome), false);
-		}
-		boolean retryable = classification == Classification.RETRYABLE;
-		long available = this.policy.availableNanos(state.deadlineNanos(), now);
-		if (available <= Saturating.toNanos(this.policy.minAttemptTime())) {
-			return Evaluation.stop(Outcome.DEADLINE_EXCEEDED, "deadline: " + seconds(Duration.ofNanos(Math.max(0, available)))
-					+ " left after attempt " + attempt + " (" + describe(outcome) + "), no more than the minimum useful attempt of "
-					+ seconds(this.policy.minAttemptTime()), retryable);
-		}
-		if (!retryable) {
-			return Evaluation.stop(Outcome.NOT_RETRYABLE,
-					describe(outcome) + " on attempt " + attempt + " is not retryable", false);
-		}
-		Optional<Decision.Stop> unsafe = ReplaySafety.refusal(this.policy, state.spec(), outcome, attempt);
-		if (unsafe.isPresent()) {
-			return new Evaluation(unsafe.get(), true, Optional.empty());
-		}
-		if (attempt >= this.policy.maxAttempts()) {
-			return Evaluation.stop(Outcome.ATTEMPTS_EXHAUSTED, "attempt " + attempt + " of " + this.policy.maxAttempts()
-					+ " failed (" + describe(outcome) + "); no attempt left", true);
-		}
-		return schedule(state, outcome, now);
+		return this.judge.judge(state, outcome, classification, now, this.tokens.view(state.spec().scope())).decision();
 	}
 
-	/**
-	 * Schedules a wanted retry, in steps: read the server's hint, turn it (or, without a usable one, the backoff) into
-	 * a delay, then check the delay's floor against the deadline, the total wait and the budget, trimming the part
-	 * above the floor to fit.
-	 */
-	private Evaluation schedule(OperationState state, AttemptOutcome outcome, long now) {
-		Hint hint = Hint.read(this.planner, this.policy, state, outcome);
-		String why = describe(outcome) + " on attempt " + state.attempts();
-		if (hint.tooLong()) {
-			return new Evaluation(new Decision.Stop(Outcome.WAIT_TOO_LONG, "the server asked for a wait longer than "
-					+ this.planner.options().maxWait().map(RetryEngine::seconds).orElse("the maximum") + " after attempt "
-					+ state.attempts() + ": " + hint.refused().get().getMessage()), true, hint.error());
-		}
-		PlannedDelay planned = hint.plan().isPresent()
-				? hinted(hint.plan().get(), (AttemptOutcome.Response) outcome, state.attempts(), now)
-				: backoff(state.attempts(), now);
-		long latestNotBefore = Saturating.subtract(this.policy.usableEndNanos(state.deadlineNanos()), 1);
-		if (Saturating.add(planned.baseNanos(), Saturating.toNanos(planned.floor())) > latestNotBefore) {
-			return new Evaluation(new Decision.Stop(Outcome.WAIT_EXCEEDS_DEADLINE, why + ": a wait of "
-					+ seconds(planned.floor()) + " (" + planned.source() + ") plus a useful attempt of "
-					+ seconds(this.policy.minAttemptTime()) + " does not fit in the "
-					+ seconds(Duration.ofNanos(Math.max(0, Saturating.subtract(state.deadlineNanos(), now))))
-					+ " left of the deadline"), true, hint.error());
-		}
-		Duration waitLeft = Saturating.minus(this.policy.totalWait(), state.totalWait());
-		if (planned.floor().compareTo(waitLeft) > 0) {
-			return new Evaluation(new Decision.Stop(Outcome.TOTAL_WAIT_EXCEEDED, why + ": a wait of "
-					+ seconds(planned.floor()) + " (" + planned.source() + ") would take the total wait from "
-					+ seconds(state.totalWait()) + " past its cap of " + seconds(this.policy.totalWait())), true,
-					hint.error());
-		}
-		Optional<Evaluation> noToken = budgetExhausted(state.spec().scope(), why, hint);
-		if (noToken.isPresent()) {
-			return noToken.get();
-		}
-		Duration fits = Duration.ofNanos(Saturating.subtract(latestNotBefore, planned.baseNanos()));
-		Duration delay = min(min(planned.delay(), fits), waitLeft);
-		Decision.Retry retry = new Decision.Retry(delay,
-				Saturating.add(planned.baseNanos(), Saturating.toNanos(delay)), planned.source(), hint.plan(),
-				planned.draw(), hint.refused());
-		return new Evaluation(retry, false, hint.error());
+	/** Decides after each attempt, for every operation of this engine. */
+	AttemptJudge judge() {
+		return this.judge;
 	}
 
-	/** The hint mode's wait for a plan, measured from the instant the planner measured it from. */
-	private PlannedDelay hinted(RetryPlan plan, AttemptOutcome.Response response, int attempt, long now) {
-		HintMode.HintedWait wait = this.policy.hintMode().wait(plan, this.policy, attempt, this.random);
-		return new PlannedDelay(DelaySource.RETRY_AFTER, measuredFrom(plan, response, now), wait.floor(), wait.delay(),
-				wait.draw());
+	/** Reaches the budget for every operation of this engine. */
+	RetryTokens tokens() {
+		return this.tokens;
 	}
 
-	/**
-	 * The ticker reading a plan's wait runs from: its deadline less its wait, or, when the deadline saturated at the
-	 * end of the ticker's range, the reading the planner used (the response's receipt with the round trip measured,
-	 * otherwise now).
-	 */
-	private long measuredFrom(RetryPlan plan, AttemptOutcome.Response response, long now) {
-		if (plan.deadlineNanos() != Long.MAX_VALUE) {
-			return plan.deadlineNanos() - Saturating.toNanos(plan.waitTime());
-		}
-		return this.policy.subtractRoundTrip() ? response.receivedAtNanos() : now;
-	}
-
-	/** The fallback full-jitter backoff, from now: no usable hint. */
-	private PlannedDelay backoff(int attempt, long now) {
-		BackoffDraw draw = this.policy.backoff().draw(attempt, this.random.nextDouble());
-		return new PlannedDelay(DelaySource.BACKOFF, now, draw.delay(), draw.delay(), Optional.of(draw));
-	}
-
-	/**
-	 * Peeks at the budget last, so no token is spent on a retry that would not happen. An empty budget while other
-	 * retries hold its tokens in flight does not stop the operation: their successes give tokens back, and the retry
-	 * takes its token when it is sent (or waits there for one, see {@link RetryOperation#beforeAttempt()}).
-	 */
-	private Optional<Evaluation> budgetExhausted(Scope scope, String why, Hint hint) {
-		double tokens = this.budget.availableTokens(scope);
-		if (tokens >= 1.0 || this.budget.pendingTokens(scope) > 0) {
-			return Optional.empty();
-		}
-		return Optional.of(new Evaluation(new Decision.Stop(Outcome.BUDGET_EXHAUSTED, why + ": the retry budget for '"
-				+ scope + "' has " + String.format(Locale.ROOT, "%.2f", tokens)
-				+ " tokens, less than the 1 a retry needs"), true, hint.error()));
-	}
-
-	/**
-	 * A delay before its checks: where it came from, the ticker reading it runs from, the floor it may not be
-	 * shortened below, the delay itself and any backoff draw made.
-	 */
-	private record PlannedDelay(DelaySource source, long baseNanos, Duration floor, Duration delay,
-			Optional<BackoffDraw> draw) {
-
-	}
-
-	RandomSource random() {
-		return this.random;
+	/** Tells the gates what each response said. */
+	GateFeed gateFeed() {
+		return this.gateFeed;
 	}
 
 	RetryListener listener() {
@@ -443,10 +285,6 @@ public final class RetryEngine {
 
 	static String seconds(Duration duration) {
 		return Seconds.format(duration);
-	}
-
-	private static Duration min(Duration a, Duration b) {
-		return (a.compareTo(b) <= 0) ? a : b;
 	}
 
 	/**

@@ -1,6 +1,5 @@
 package io.github.retryafter.engine;
 
-import java.lang.System.Logger.Level;
 import java.util.List;
 import java.util.Objects;
 
@@ -74,82 +73,7 @@ public interface RetryListener {
 		if (all.length == 0) {
 			return NOOP;
 		}
-		// plain loops: an event is delivered without allocating, as it is on every request
-		return new RetryListener() {
-
-			@Override
-			public void onAttempt(AttemptEvent event) {
-				for (RetryListener listener : all) {
-					try {
-						listener.onAttempt(event);
-					}
-					catch (RuntimeException ex) {
-						warn(listener, "onAttempt", ex);
-					}
-				}
-			}
-
-			@Override
-			public void onRetryScheduled(RetryScheduledEvent event) {
-				for (RetryListener listener : all) {
-					try {
-						listener.onRetryScheduled(event);
-					}
-					catch (RuntimeException ex) {
-						warn(listener, "onRetryScheduled", ex);
-					}
-				}
-			}
-
-			@Override
-			public void onRefusal(RefusalEvent event) {
-				for (RetryListener listener : all) {
-					try {
-						listener.onRefusal(event);
-					}
-					catch (RuntimeException ex) {
-						warn(listener, "onRefusal", ex);
-					}
-				}
-			}
-
-			@Override
-			public void onRateLimitFieldIgnored(RateLimitFieldEvent event) {
-				for (RetryListener listener : all) {
-					try {
-						listener.onRateLimitFieldIgnored(event);
-					}
-					catch (RuntimeException ex) {
-						warn(listener, "onRateLimitFieldIgnored", ex);
-					}
-				}
-			}
-
-			@Override
-			public void onOperationFinished(OperationFinishedEvent event) {
-				for (RetryListener listener : all) {
-					try {
-						listener.onOperationFinished(event);
-					}
-					catch (RuntimeException ex) {
-						warn(listener, "onOperationFinished", ex);
-					}
-				}
-			}
-
-			@Override
-			public void onCooldownEnded(CooldownEndedEvent event) {
-				for (RetryListener listener : all) {
-					try {
-						listener.onCooldownEnded(event);
-					}
-					catch (RuntimeException ex) {
-						warn(listener, "onCooldownEnded", ex);
-					}
-				}
-			}
-
-		};
+		return new CompositeListener(all);
 	}
 
 	/**
@@ -160,11 +84,6 @@ public interface RetryListener {
 	static RetryListener guarded(RetryListener listener) {
 		Objects.requireNonNull(listener, "listener");
 		return composite(List.of(listener));
-	}
-
-	private static void warn(RetryListener listener, String method, RuntimeException ex) {
-		System.getLogger(RetryListener.class.getName())
-			.log(Level.WARNING, "RetryListener " + listener + " threw from " + method + "; ignored", ex);
 	}
 
 }

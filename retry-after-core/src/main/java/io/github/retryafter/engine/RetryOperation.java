@@ -3,15 +3,11 @@ package io.github.retryafter.engine;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 
 import io.github.retryafter.Cancellation;
-import io.github.retryafter.RetryAfterError;
-import io.github.retryafter.Scope;
 import io.github.retryafter.internal.Saturating;
 import io.github.retryafter.pacing.GateHold;
 import io.github.retryafter.pacing.ProviderGate;
@@ -38,12 +34,10 @@ import io.github.retryafter.pacing.ProviderGate;
  * Blocking adapters do not write this loop: {@link RetryLoop} is it, with hooks; the reactive filter and the fleet
  * simulator (which cannot block) follow the same two calls.
  * <p>
- * {@link #beforeAttempt()} re-checks cancellation and the deadline, refuses to be called before the scheduled retry
- * instant, asks the provider's gate when pacing is on (which may answer {@link Permit.Wait}), and takes the retry's
- * budget token at that moment (a retry is paid for when it is sent, after its wait). A retry that succeeds gives its
- * token back ({@link io.github.retryafter.budget.RetryBudget#refund}).
- * {@link #afterAttempt(AttemptOutcome)} asks the engine what follows. The operation emits the listener's events and
- * keeps an immutable {@link #trace()}.
+ The operation is where a decision's effects happen, once: {@link #beforeAttempt()} asks the provider's gate and
+ * takes the retry's token (a retry is paid for when it is sent); {@link #afterAttempt(AttemptOutcome)} reports the
+ * attempt's end to the gate and the budget, then acts on what the engine's rules decide. It emits the listener's
+ * events and keeps an immutable {@link #trace()}.
  * <p>
  * Not thread-safe: one thread, or one reactive subscriber, drives it at a time. Its {@link Cancellation} may be
  * cancelled from any thread; the operation notices it at its next call. An operation started without one
@@ -57,12 +51,6 @@ public final class RetryOperation {
 		READY, IN_FLIGHT, FINISHED
 
 	}
-
-	/** How often, at the least, a retry waiting for a token held in flight asks again. */
-	private static final long MIN_TOKEN_POLL_NANOS = 10_000_000L;
-
-	/** How long, at the most, a retry waiting for a token waits before it asks again. */
-	private static final long MAX_TOKEN_POLL_NANOS = 100_000_000L;
 
 	private static final VarHandle CANCELLATION;
 
@@ -107,7 +95,7 @@ public final class RetryOperation {
 
 	// what only a retry, a wait or a probe needs, or null: made the first time one of them happens, so a first attempt
 	// that succeeds builds none
-	private Extra extra;
+	private OperationExtra extra;
 
 	RetryOperation(RetryEngine engine, OperationSpec spec, Cancellation cancellation, long startedAtNanos) {
 		this.engine = engine;
@@ -142,6 +130,35 @@ public final class RetryOperation {
 		}
 		long now = this.engine.ticker().read();
 		int next = this.attempts + 1;
+		Permit refused = refusedUpFront(next, now);
+		if (refused != null) {
+			return refused;
+		}
+		RetryPolicy policy = this.engine.policy();
+		long deadline = deadlineNanos();
+		Duration timeout = policy.attemptTimeout(deadline - now - policy.deadlineReserve().toNanos());
+		long latestStart = deadline - policy.deadlineReserve().toNanos() - policy.minAttemptTime().toNanos() - 1;
+		if (policy.pacing().enabled() && !keepsAdmission(now)) {
+			Permit held = admit(next, now, latestStart, timeout);
+			if (held != null) {
+				return held;
+			}
+		}
+		double before = this.engine.tokens().available(this.spec.scope());
+		if (next > 1) {
+			Permit noToken = takeToken(next, now, latestStart);
+			if (noToken != null) {
+				return noToken;
+			}
+		}
+		return started(next, now, timeout, before);
+	}
+
+	/**
+	 * What ends an operation before its gate or budget is asked: a cancellation, or too little left of the deadline;
+	 * and a call before the scheduled retry's instant, which is a bug.
+	 */
+	private Permit refusedUpFront(int next, long now) {
 		if (cancelled()) {
 			return new Permit.Refused(finish(Outcome.CANCELLED, "cancelled before attempt " + next));
 		}
@@ -152,95 +169,84 @@ public final class RetryOperation {
 					+ pending.notBeforeNanos() + " ns; wait until then");
 		}
 		RetryPolicy policy = this.engine.policy();
-		long deadline = deadlineNanos();
-		long available = deadline - now - policy.deadlineReserve().toNanos();
-		if (available <= policy.minAttemptTime().toNanos()) {
-			String reason = "deadline: " + RetryEngine.seconds(Duration.ofNanos(Math.max(0, available)))
-					+ " left before attempt " + next + ", no more than the minimum useful attempt of "
-					+ RetryEngine.seconds(policy.minAttemptTime());
-			if (next > 1) {
-				refusal(Optional.of(Outcome.DEADLINE_EXCEEDED), Optional.empty(), reason, now);
-			}
-			return new Permit.Refused(finish(Outcome.DEADLINE_EXCEEDED, reason));
+		long available = deadlineNanos() - now - policy.deadlineReserve().toNanos();
+		if (available > policy.minAttemptTime().toNanos()) {
+			return null;
 		}
-		Scope scope = this.spec.scope();
-		Duration timeout = timeout(policy, available);
-		long latestStart = deadline - policy.deadlineReserve().toNanos() - policy.minAttemptTime().toNanos() - 1;
-		if (policy.pacing().enabled() && !keepsAdmission(now)) {
-			ProviderGate gate = this.engine.gate(scope);
-			ProviderGate.Admission admission = gate.admit(next == 1, now, latestStart,
-					(this.extra != null) ? this.extra.held : null, Saturating.toNanos(timeout));
-			if (admission instanceof ProviderGate.Admission.Hold hold) {
-				Extra extra = extra();
-				if (extra.queuedAt == null) {
-					if (!gate.tryEnqueue()) {
-						return queueFull(gate, next, now);
-					}
-					extra.queuedAt = gate;
-				}
-				extra.held = hold;
-				return new Permit.Wait(hold.untilNanos(), hold.reason());
-			}
-			leaveQueue();
-			if (this.extra != null) {
-				this.extra.held = null;
-			}
-			if (admission instanceof ProviderGate.Admission.Refuse refuse) {
-				String reason = refuse.reason() + "; attempt " + next + " was not sent";
-				refusal(Optional.of(Outcome.PROVIDER_COOLING_DOWN), Optional.empty(), reason, now);
-				return new Permit.Refused(finish(Outcome.PROVIDER_COOLING_DOWN, reason));
-			}
-			if (admission instanceof ProviderGate.Admission.Probe) {
-				extra().probing = gate;
-			}
+		String reason = "deadline: " + RetryEngine.seconds(Duration.ofNanos(Math.max(0, available)))
+				+ " left before attempt " + next + ", no more than the minimum useful attempt of "
+				+ RetryEngine.seconds(policy.minAttemptTime());
+		if (next > 1) {
+			OperationEvents.refusal(this, Optional.of(Outcome.DEADLINE_EXCEEDED), Optional.empty(), reason, now);
 		}
-		double before = this.engine.budget().availableTokens(scope);
-		double after = before;
-		AttemptKind kind = (next == 1) ? AttemptKind.FIRST : AttemptKind.RETRY;
-		if (kind == AttemptKind.RETRY) {
-			Extra extra = extra();
-			if (!this.engine.budget().tryAcquire(scope)) {
-				int inFlight = this.engine.budget().pendingTokens(scope);
-				if (inFlight > 0 && latestStart - now > 0) {
-					ProviderGate admitted = null;
-					if (extra.probing != null) {
-						extra.probing.probeWithdrawn();
-						extra.probing = null;
-					}
-					else if (policy.pacing().enabled()) {
-						// the gate admitted this retry: it keeps that admission while it waits for its token
-						admitted = this.engine.gate(scope);
-					}
-					return awaitToken(now, latestStart, admitted);
-				}
-				String reason = "the retry budget for '" + scope + "' has no token for attempt " + next + " ("
-						+ String.format(Locale.ROOT, "%.2f", this.engine.budget().availableTokens(scope))
-						+ " available" + ((inFlight > 0) ? ", " + inFlight + " that may still come back at the last "
-								+ "instant a useful attempt could start" : "") + ")";
-				refusal(Optional.of(Outcome.BUDGET_EXHAUSTED), Optional.empty(), reason, now);
-				return new Permit.Refused(finish(Outcome.BUDGET_EXHAUSTED, reason));
+		return new Permit.Refused(finish(Outcome.DEADLINE_EXCEEDED, reason));
+	}
+
+	/**
+	 * Asks the provider's gate (pacing on): a hold is a {@link Permit.Wait} (the request joins the gate's queue the
+	 * first time, unless it is full), a refusal ends the operation, a probe is remembered for its answer.
+	 * @return the permit that ends this call, or {@code null} to go on to the budget
+	 */
+	private Permit admit(int next, long now, long latestStart, Duration timeout) {
+		ProviderGate gate = this.engine.gate(this.spec.scope());
+		ProviderGate.Admission admission = gate.admit(next == 1, now, latestStart,
+				(this.extra != null) ? this.extra.held : null, Saturating.toNanos(timeout));
+		if (admission instanceof ProviderGate.Admission.Hold hold) {
+			OperationExtra extra = extra();
+			if (!extra.queueAt(gate)) {
+				return queueFull(gate, next, now);
 			}
-			extra.tokenHeld = true;
-			extra.tokenWait = null;
-			after = this.engine.budget().availableTokens(scope);
-			if (extra.earlier == null) {
-				extra.earlier = new ArrayList<>();
-			}
-			extra.earlier.add(latestRecord());
-			extra.pendingRetry = null;
-			extra.tokensAfter = after;
+			extra.held = hold;
+			return new Permit.Wait(hold.untilNanos(), hold.reason());
 		}
+		leaveQueue();
+		if (this.extra != null) {
+			this.extra.held = null;
+		}
+		if (admission instanceof ProviderGate.Admission.Refuse refuse) {
+			String reason = refuse.reason() + "; attempt " + next + " was not sent";
+			OperationEvents.refusal(this, Optional.of(Outcome.PROVIDER_COOLING_DOWN), Optional.empty(), reason, now);
+			return new Permit.Refused(finish(Outcome.PROVIDER_COOLING_DOWN, reason));
+		}
+		if (admission instanceof ProviderGate.Admission.Probe) {
+			extra().probing = gate;
+		}
+		return null;
+	}
+
+	/**
+	 * Takes the retry's token, or is refused, in one call ({@link RetryTokens#take}). A retry told to wait for a token
+	 * held in flight withdraws its probe, or keeps the gate's admission while it waits; nothing is spent meanwhile.
+	 * @return the permit that ends this call, or {@code null} once the token is held
+	 */
+	private Permit takeToken(int next, long now, long latestStart) {
+		OperationExtra extra = extra();
+		RetryTokens.Take take = this.engine.tokens()
+			.take(this.spec.scope(), next, now, latestStart, extra.tokenWaitSince(now));
+		if (take instanceof RetryTokens.Take.Await await) {
+			// with pacing on, the gate admitted this retry (unless it probes): it keeps that admission while it waits
+			boolean keeps = extra.probing == null && this.engine.policy().pacing().enabled();
+			extra.awaitToken(now, keeps ? this.engine.gate(this.spec.scope()) : null);
+			return new Permit.Wait(await.untilNanos(), GateHold.BUDGET);
+		}
+		if (take instanceof RetryTokens.Take.Refused refused) {
+			OperationEvents.refusal(this, Optional.of(Outcome.BUDGET_EXHAUSTED), Optional.empty(), refused.reason(),
+					now);
+			return new Permit.Refused(finish(Outcome.BUDGET_EXHAUSTED, refused.reason()));
+		}
+		extra.tokenTaken(latestRecord(), ((RetryTokens.Take.Taken) take).after());
+		return null;
+	}
+
+	/** Counts the attempt, puts it in flight and reports it: what a permit to send means. */
+	private Permit started(int next, long now, Duration timeout, double before) {
 		this.attempts = next;
 		this.phase = Phase.IN_FLIGHT;
 		this.latestStartedAtNanos = now;
 		this.latestTokensBefore = before;
 		this.latestDecision = null;
-		if (this.engine.listening()) {
-			this.engine.listener()
-				.onAttempt(new AttemptEvent(this.spec, next, kind, this.spec.idempotencyKey(), timeout,
-						Duration.ofNanos(deadline - now), before, after, elapsedAt(now)));
-		}
-		return (next == 1 && timeout == policy.attemptTimeout()) ? this.engine.firstProceed()
+		OperationEvents.attempt(this, timeout, now, before, (next == 1) ? before : this.extra.tokensAfter);
+		return (next == 1 && timeout == this.engine.policy().attemptTimeout()) ? this.engine.firstProceed()
 				: new Permit.Proceed(next, timeout);
 	}
 
@@ -249,41 +255,13 @@ public final class RetryOperation {
 		String reason = "'" + gate.scope() + "' already holds " + gate.settings().maxQueued()
 				+ " requests (max-queued); attempt " + next + " was not sent: shed load before it reaches the client,"
 				+ " or raise max-queued if the heap can hold more";
-		refusal(Optional.of(Outcome.PROVIDER_COOLING_DOWN), Optional.empty(), reason, now);
+		OperationEvents.refusal(this, Optional.of(Outcome.PROVIDER_COOLING_DOWN), Optional.empty(), reason, now);
 		return new Permit.Refused(finish(Outcome.PROVIDER_COOLING_DOWN, reason));
 	}
 
-	/**
-	 * Whether this retry keeps the admission its gate gave it before it had to wait for a token: unless the gate closed
-	 * since (a cooldown it must honour), it does not book another slot of the rate.
-	 */
+	/** Whether this retry keeps the admission its gate gave it before it had to wait for a token. */
 	private boolean keepsAdmission(long now) {
-		TokenWait wait = (this.extra != null) ? this.extra.tokenWait : null;
-		if (wait == null || wait.admittedBy == null) {
-			return false;
-		}
-		if (wait.admittedBy.cooldownUntilNanos() - now > 0) {
-			wait.admittedBy = null;
-			return false;
-		}
-		return true;
-	}
-
-	/**
-	 * A retry that found no token while other retries of this budget hold tokens in flight: their successes give tokens
-	 * back, so it waits (at intervals that double with its wait, from {@link #MIN_TOKEN_POLL_NANOS} to
-	 * {@link #MAX_TOKEN_POLL_NANOS}, never past its last useful start) instead of ending {@link Outcome#BUDGET_EXHAUSTED}.
-	 * Nothing is spent while it waits.
-	 */
-	private Permit awaitToken(long now, long latestStart, ProviderGate admitted) {
-		Extra extra = extra();
-		if (extra.tokenWait == null) {
-			extra.tokenWait = new TokenWait(now);
-		}
-		extra.tokenWait.admittedBy = admitted;
-		long poll = Math.min(MAX_TOKEN_POLL_NANOS, Math.max(MIN_TOKEN_POLL_NANOS, now - extra.tokenWait.since));
-		long until = (latestStart - (now + poll) < 0) ? latestStart : now + poll;
-		return new Permit.Wait(until, GateHold.BUDGET);
+		return this.extra != null && this.extra.keepsAdmission(now);
 	}
 
 	/**
@@ -299,56 +277,61 @@ public final class RetryOperation {
 		Objects.requireNonNull(outcome, "outcome");
 		requireInFlight("afterAttempt()");
 		this.lastOutcome = outcome;
-		Classification classification = this.engine.classify(outcome);
-		// a success ends the operation whatever its state (the engine's first rule), so it needs none
+		AttemptJudge judge = this.engine.judge();
+		Classification classification = judge.classify(outcome);
+		// a success ends the operation whatever its state (the judge's first rule), so it needs none
 		OperationState state = (classification == Classification.SUCCESS) ? null
 				: new OperationState(this.spec, this.attempts, this.startedAtNanos, deadlineNanos(), totalWait(),
 						cancelled());
-		this.engine.observe(this.spec, this.attempts, outcome, classification);
-		endProbe(true, classification == Classification.SUCCESS);
-		if (tokenHeld() && classification != Classification.SUCCESS) {
-			// before the engine peeks at the budget: this retry's own token is spent, no longer in flight
-			settleToken();
-		}
-		RetryEngine.Evaluation evaluation = (state == null) ? RetryEngine.SUCCEEDED
-				: this.engine.evaluate(state, outcome, classification);
+		attemptEnded(outcome, classification);
+		Evaluation evaluation = (state == null) ? Evaluation.SUCCEEDED
+				: judge.judge(state, outcome, classification, this.engine.ticker().read(),
+						this.engine.tokens().view(this.spec.scope()));
 		long now = this.engine.ticker().read();
 		Decision decision = evaluation.decision();
 		this.latestEndedAtNanos = now;
 		this.latestDecision = decision;
 		if (decision instanceof Decision.Retry retry) {
-			Extra extra = extra();
-			extra.totalWait = extra.totalWait.plus(retry.delay());
-			extra.pendingRetry = retry;
-			this.phase = Phase.READY;
-			retry.refusedHint()
-				.ifPresent((ex) -> refusal(Optional.empty(), Optional.of(ex.code()),
-						"unusable Retry-After after attempt " + this.attempts + " treated as absent: " + ex.getMessage(),
-						now));
-			if (this.engine.listening()) {
-				this.engine.listener()
-					.onRetryScheduled(new RetryScheduledEvent(this.spec, this.attempts, outcome, retry,
-							Duration.ofNanos(Math.max(0, deadlineNanos() - retry.notBeforeNanos())), extra.totalWait,
-							this.engine.budget().availableTokens(this.spec.scope()), elapsedAt(now)));
-			}
-			return retry;
+			return scheduled(retry, outcome, now);
 		}
 		Decision.Stop stop = (Decision.Stop) decision;
 		if (evaluation.refusedRetry()) {
-			refusal(Optional.of(stop.outcome()), evaluation.hintError(), stop.reason(), now);
-		}
-		if (stop.outcome() == Outcome.SUCCESS) {
-			if (this.attempts == 1) {
-				this.engine.budget().recordSuccess(this.spec.scope());
-			}
-			else {
-				if (this.extra != null) {
-					this.extra.tokenHeld = false;
-				}
-				this.engine.budget().refund(this.spec.scope());
-			}
+			OperationEvents.refusal(this, Optional.of(stop.outcome()), evaluation.hintError(), stop.reason(), now);
 		}
 		return finish(stop);
+	}
+
+	/**
+	 * What the end of the attempt in flight does to the provider's gate and the budget, all of it and only here,
+	 * before the judge decides what follows: the gate hears the response (pacing on) and its probe's answer; a first
+	 * attempt that succeeded deposits, a retry gives its token back when it succeeded and otherwise leaves it spent.
+	 */
+	private void attemptEnded(AttemptOutcome outcome, Classification classification) {
+		boolean succeeded = classification == Classification.SUCCESS;
+		if (this.engine.policy().pacing().enabled() && outcome instanceof AttemptOutcome.Response response) {
+			this.engine.gateFeed()
+				.observe(this.engine.gate(this.spec.scope()), this.spec, this.attempts, response, classification);
+		}
+		endProbe(true, succeeded);
+		boolean retry = this.attempts > 1;
+		if (retry) {
+			this.extra.tokenHeld = false;
+		}
+		this.engine.tokens().attemptEnded(this.spec.scope(), retry, succeeded);
+	}
+
+	/** A retry decided: its delay counts in the total wait, and it is reported. */
+	private Decision.Retry scheduled(Decision.Retry retry, AttemptOutcome outcome, long now) {
+		OperationExtra extra = extra();
+		extra.totalWait = extra.totalWait.plus(retry.delay());
+		extra.pendingRetry = retry;
+		this.phase = Phase.READY;
+		retry.refusedHint()
+			.ifPresent((ex) -> OperationEvents.refusal(this, Optional.empty(), Optional.of(ex.code()),
+					"unusable Retry-After after attempt " + this.attempts + " treated as absent: " + ex.getMessage(),
+					now));
+		OperationEvents.retryScheduled(this, outcome, retry, now);
+		return retry;
 	}
 
 	/**
@@ -499,15 +482,6 @@ public final class RetryOperation {
 	}
 
 	/**
-	 * An attempt's timeout given what is left of the deadline after the reserve: the policy's own Duration unless less
-	 * is left, so no Duration is made for a request with time to spare.
-	 */
-	private static Duration timeout(RetryPolicy policy, long availableNanos) {
-		return (policy.attemptTimeout().toNanos() <= availableNanos) ? policy.attemptTimeout()
-				: Duration.ofNanos(availableNanos);
-	}
-
-	/**
 	 * Returns the outcome of the last attempt that finished.
 	 * @return the outcome, empty before the first one
 	 */
@@ -522,14 +496,8 @@ public final class RetryOperation {
 	public List<AttemptRecord> trace() {
 		// the latest attempt is in the trace once it ended, or once the operation ended while it was in flight
 		boolean latest = this.attempts > 0 && (this.latestDecision != null || this.phase == Phase.FINISHED);
-		List<AttemptRecord> before = (this.extra != null && this.extra.earlier != null) ? this.extra.earlier : List.of();
-		if (!latest) {
-			return List.copyOf(before);
-		}
-		List<AttemptRecord> all = new ArrayList<>(before.size() + 1);
-		all.addAll(before);
-		all.add(latestRecord());
-		return List.copyOf(all);
+		List<AttemptRecord> before = (this.extra != null) ? this.extra.earlier() : List.of();
+		return latest ? OperationExtra.with(before, latestRecord()) : List.copyOf(before);
 	}
 
 	/**
@@ -541,7 +509,8 @@ public final class RetryOperation {
 		boolean first = this.attempts == 1;
 		RetryPolicy policy = this.engine.policy();
 		long deadline = deadlineNanos();
-		Duration timeout = timeout(policy, deadline - this.latestStartedAtNanos - policy.deadlineReserve().toNanos());
+		long started = this.latestStartedAtNanos;
+		Duration timeout = policy.attemptTimeout(deadline - started - policy.deadlineReserve().toNanos());
 		return new AttemptRecord(this.attempts, first ? AttemptKind.FIRST : AttemptKind.RETRY,
 				elapsedAt(this.latestStartedAtNanos), timeout,
 				Duration.ofNanos(deadline - this.latestStartedAtNanos), this.latestTokensBefore,
@@ -564,16 +533,9 @@ public final class RetryOperation {
 			settleToken();
 		}
 		if (this.extra != null) {
-			this.extra.held = null;
-			this.extra.pendingRetry = null;
+			this.extra.ended();
 		}
-		if (this.engine.listening()) {
-			// read for the event only: without a listener, ending an operation does not read the ticker
-			long now = this.engine.ticker().read();
-			this.engine.listener()
-				.onOperationFinished(new OperationFinishedEvent(this.spec, stop.outcome(), stop.reason(),
-						this.attempts, totalWait(), elapsedAt(now), Optional.ofNullable(this.lastOutcome)));
-		}
+		OperationEvents.finished(this, stop);
 		return this.finalStop;
 	}
 
@@ -591,14 +553,11 @@ public final class RetryOperation {
 	 * answer that leaves the gate open ends the cooldown, which is reported.
 	 */
 	private void endProbe(boolean answered, boolean admitted) {
-		if (this.extra != null && this.extra.probing != null) {
-			ProviderGate gate = this.extra.probing;
-			this.extra.probing = null;
+		ProviderGate gate = (this.extra != null) ? this.extra.takeProbe() : null;
+		if (gate != null) {
 			gate.probeAnswered(admitted);
-			if (answered && gate.cooldownRemaining().isZero() && this.engine.listening()) {
-				long now = this.engine.ticker().read();
-				this.engine.listener()
-					.onCooldownEnded(new CooldownEndedEvent(this.spec, gate.scope(), this.attempts, elapsedAt(now)));
+			if (answered && gate.cooldownRemaining().isZero()) {
+				OperationEvents.cooldownEnded(this, gate);
 			}
 		}
 	}
@@ -606,13 +565,12 @@ public final class RetryOperation {
 	/** The retry holding a token ended without success: its token stays spent, and it is no longer in flight. */
 	private void settleToken() {
 		this.extra.tokenHeld = false;
-		this.engine.budget().settle(this.spec.scope());
+		this.engine.tokens().attemptEnded(this.spec.scope(), true, false);
 	}
 
 	private void leaveQueue() {
-		if (this.extra != null && this.extra.queuedAt != null) {
-			this.extra.queuedAt.dequeue();
-			this.extra.queuedAt = null;
+		if (this.extra != null) {
+			this.extra.leaveQueue();
 		}
 	}
 
@@ -622,71 +580,20 @@ public final class RetryOperation {
 	}
 
 	/** The state beyond a first attempt that succeeds, made on first use. */
-	private Extra extra() {
+	private OperationExtra extra() {
 		if (this.extra == null) {
-			this.extra = new Extra();
+			this.extra = new OperationExtra();
 		}
 		return this.extra;
 	}
 
-	private void refusal(Optional<Outcome> stop, Optional<RetryAfterError> hintError, String reason, long now) {
-		if (!this.engine.listening()) {
-			return;
-		}
-		this.engine.listener()
-			.onRefusal(new RefusalEvent(this.spec, this.attempts, stop, hintError, reason,
-					Duration.ofNanos(Math.max(0, deadlineNanos() - now)),
-					this.engine.budget().availableTokens(this.spec.scope()), elapsedAt(now)));
+	/** The operation's engine, for its events. */
+	RetryEngine engine() {
+		return this.engine;
 	}
 
 	private Duration elapsedAt(long now) {
 		return Duration.ofNanos(now - this.startedAtNanos);
-	}
-
-	/**
-	 * What only a retry, a wait for the gate or for a token, or a probe needs: kept apart, and made the first time one
-	 * happens, so that an operation whose first attempt is sent at once and succeeds carries none of it.
-	 */
-	private static final class Extra {
-
-		// the attempts before the latest; allocated only when a second attempt starts
-		private List<AttemptRecord> earlier;
-
-		// the latest attempt's tokens after it was permitted, when it is a retry (it took one)
-		private double tokensAfter;
-
-		private Duration totalWait = Duration.ZERO;
-
-		private Decision.Retry pendingRetry;
-
-		private ProviderGate.Admission.Hold held;
-
-		private ProviderGate queuedAt;
-
-		private ProviderGate probing;
-
-		// whether the attempt in flight is a retry holding a budget token, to report its end once (refund or settle)
-		private boolean tokenHeld;
-
-		// while this retry waits for a token that may come back, or null: made only then
-		private TokenWait tokenWait;
-
-	}
-
-	/**
-	 * A retry waiting for a token that may come back: since when, and the gate whose admission it keeps (null when the
-	 * gate is to be asked again).
-	 */
-	private static final class TokenWait {
-
-		private final long since;
-
-		private ProviderGate admittedBy;
-
-		TokenWait(long since) {
-			this.since = since;
-		}
-
 	}
 
 }

@@ -220,6 +220,15 @@ public final class RetryPolicy {
 	}
 
 	/**
+	 * An attempt's timeout given what is left of the deadline after the reserve: {@link #attemptTimeout()} itself
+	 * unless less is left, so no Duration is made for a request with time to spare.
+	 */
+	Duration attemptTimeout(long availableNanos) {
+		return (this.attemptTimeout.toNanos() <= availableNanos) ? this.attemptTimeout
+				: Duration.ofNanos(availableNanos);
+	}
+
+	/**
 	 * Returns the most waiting between attempts one operation may do; a retry whose wait would take the total past
 	 * it is refused with {@link Outcome#TOTAL_WAIT_EXCEEDED}. Default 30 s.
 	 * @return a non-negative duration
@@ -384,11 +393,7 @@ public final class RetryPolicy {
 		 * @throws IllegalArgumentException if less than 1
 		 */
 		public Builder maxAttempts(int maxAttempts) {
-			if (maxAttempts < 1) {
-				throw new IllegalArgumentException("maxAttempts must be at least 1 (1 means no retry) but was "
-						+ maxAttempts);
-			}
-			this.maxAttempts = maxAttempts;
+			this.maxAttempts = PolicyChecks.maxAttempts(maxAttempts);
 			return this;
 		}
 
@@ -399,7 +404,7 @@ public final class RetryPolicy {
 		 * @throws IllegalArgumentException if not positive
 		 */
 		public Builder deadline(Duration deadline) {
-			this.deadline = positive("deadline", deadline);
+			this.deadline = PolicyChecks.positive("deadline", deadline);
 			return this;
 		}
 
@@ -410,7 +415,7 @@ public final class RetryPolicy {
 		 * @throws IllegalArgumentException if not positive
 		 */
 		public Builder attemptTimeout(Duration attemptTimeout) {
-			this.attemptTimeout = positive("attemptTimeout", attemptTimeout);
+			this.attemptTimeout = PolicyChecks.positive("attemptTimeout", attemptTimeout);
 			return this;
 		}
 
@@ -421,7 +426,7 @@ public final class RetryPolicy {
 		 * @throws IllegalArgumentException if negative
 		 */
 		public Builder minAttemptTime(Duration minAttemptTime) {
-			this.minAttemptTime = nonNegative("minAttemptTime", minAttemptTime);
+			this.minAttemptTime = PolicyChecks.nonNegative("minAttemptTime", minAttemptTime);
 			return this;
 		}
 
@@ -432,7 +437,7 @@ public final class RetryPolicy {
 		 * @throws IllegalArgumentException if negative
 		 */
 		public Builder deadlineReserve(Duration deadlineReserve) {
-			this.deadlineReserve = nonNegative("deadlineReserve", deadlineReserve);
+			this.deadlineReserve = PolicyChecks.nonNegative("deadlineReserve", deadlineReserve);
 			return this;
 		}
 
@@ -443,7 +448,7 @@ public final class RetryPolicy {
 		 * @throws IllegalArgumentException if negative
 		 */
 		public Builder totalWait(Duration totalWait) {
-			this.totalWait = nonNegative("totalWait", totalWait);
+			this.totalWait = PolicyChecks.nonNegative("totalWait", totalWait);
 			return this;
 		}
 
@@ -454,16 +459,7 @@ public final class RetryPolicy {
 		 * @throws IllegalArgumentException if a status is outside 400–599
 		 */
 		public Builder retryableStatuses(Collection<Integer> statuses) {
-			Objects.requireNonNull(statuses, "retryableStatuses");
-			TreeSet<Integer> copy = new TreeSet<>();
-			for (Integer status : statuses) {
-				if (status == null || status < 400 || status > 599) {
-					throw new IllegalArgumentException(
-							"retryableStatuses must hold 4xx or 5xx codes but contained " + status + " in " + statuses);
-				}
-				copy.add(status);
-			}
-			this.retryableStatuses = copy;
+			this.retryableStatuses = PolicyChecks.statuses(statuses);
 			return this;
 		}
 
@@ -474,16 +470,7 @@ public final class RetryPolicy {
 		 * @throws IllegalArgumentException if a name is blank or not an HTTP token
 		 */
 		public Builder retryableMethods(Collection<String> methods) {
-			Objects.requireNonNull(methods, "retryableMethods");
-			TreeSet<String> copy = new TreeSet<>();
-			for (String method : methods) {
-				if (method == null || !isToken(method)) {
-					throw new IllegalArgumentException(
-							"retryableMethods must hold HTTP method names but contained '" + method + "'");
-				}
-				copy.add(method.toUpperCase(Locale.ROOT));
-			}
-			this.retryableMethods = copy;
+			this.retryableMethods = PolicyChecks.methods(methods);
 			return this;
 		}
 
@@ -494,11 +481,7 @@ public final class RetryPolicy {
 		 * @throws IllegalArgumentException if blank or not an HTTP token
 		 */
 		public Builder idempotencyKeyHeader(String idempotencyKeyHeader) {
-			if (idempotencyKeyHeader == null || !isToken(idempotencyKeyHeader)) {
-				throw new IllegalArgumentException(
-						"idempotencyKeyHeader must be an HTTP field name but was '" + idempotencyKeyHeader + "'");
-			}
-			this.idempotencyKeyHeader = idempotencyKeyHeader;
+			this.idempotencyKeyHeader = PolicyChecks.fieldName(idempotencyKeyHeader);
 			return this;
 		}
 
@@ -519,7 +502,7 @@ public final class RetryPolicy {
 		 * @throws IllegalArgumentException if negative
 		 */
 		public Builder hintCap(Duration hintCap) {
-			this.hintCap = nonNegative("hintCap", hintCap);
+			this.hintCap = PolicyChecks.nonNegative("hintCap", hintCap);
 			return this;
 		}
 
@@ -579,43 +562,8 @@ public final class RetryPolicy {
 		 * @throws IllegalArgumentException if {@code minAttemptTime + deadlineReserve} leaves nothing of the deadline
 		 */
 		public RetryPolicy build() {
-			if (Saturating.plus(this.minAttemptTime, this.deadlineReserve).compareTo(this.deadline) >= 0) {
-				throw new IllegalArgumentException("minAttemptTime (" + this.minAttemptTime + ") plus deadlineReserve ("
-						+ this.deadlineReserve + ") must be less than the deadline (" + this.deadline
-						+ "), or no attempt could ever be made");
-			}
+			PolicyChecks.leavesAnAttempt(this.minAttemptTime, this.deadlineReserve, this.deadline);
 			return new RetryPolicy(this);
-		}
-
-		private static Duration positive(String name, Duration value) {
-			Objects.requireNonNull(value, name);
-			if (value.isNegative() || value.isZero()) {
-				throw new IllegalArgumentException(name + " must be positive but was " + value);
-			}
-			return value;
-		}
-
-		private static Duration nonNegative(String name, Duration value) {
-			Objects.requireNonNull(value, name);
-			if (value.isNegative()) {
-				throw new IllegalArgumentException(name + " must not be negative but was " + value);
-			}
-			return value;
-		}
-
-		private static boolean isToken(String value) {
-			if (value.isEmpty()) {
-				return false;
-			}
-			for (int i = 0; i < value.length(); i++) {
-				char c = value.charAt(i);
-				boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
-						|| "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
-				if (!ok) {
-					return false;
-				}
-			}
-			return true;
 		}
 
 	}

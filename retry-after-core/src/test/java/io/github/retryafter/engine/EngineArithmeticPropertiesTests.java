@@ -104,14 +104,17 @@ class EngineArithmeticPropertiesTests {
 				clocks.sentNanos(), clocks.receivedNanos());
 		OperationState state = new OperationState(spec, settings.attempts(), clocks.startNanos(),
 				operation.deadlineNanos(), settings.totalWaitSoFar(policy));
-		Classification classification = engine.classify(outcome);
-		engine.observe(state, outcome, classification);
+		Classification classification = engine.judge().classify(outcome);
+		if (policy.pacing().enabled()) {
+			engine.gateFeed().observe(engine.gate(spec.scope()), spec, state.attempts(), outcome, classification);
+		}
 		ProviderGate gate = engine.gate(spec.provider());
 		long latestStart = Saturating.subtract(policy.usableEndNanos(state.deadlineNanos()), 1);
 		assertThat(gate.admit(false, now, latestStart, null)).isNotNull();
 		assertThat(gate.cooldownRemaining()).isGreaterThanOrEqualTo(Duration.ZERO);
 
-		RetryEngine.Evaluation evaluation = engine.evaluate(state, outcome, classification);
+		Evaluation evaluation = engine.judge()
+			.judge(state, outcome, classification, engine.ticker().read(), engine.tokens().view(spec.scope()));
 		Decision decision = evaluation.decision();
 		if (decision instanceof Decision.Retry retry) {
 			checkRetry(retry, policy, state, response, clocks, now);

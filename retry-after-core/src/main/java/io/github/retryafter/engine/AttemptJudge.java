@@ -1,0 +1,186 @@
+package io.github.retryafter.engine;
+
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Optional;
+
+import io.github.retryafter.RandomSource;
+import io.github.retryafter.RetryPlan;
+import io.github.retryafter.Scope;
+import io.github.retryafter.hint.RetryAfterPlanner;
+import io.github.retryafter.internal.Saturating;
+
+/**
+ * Decides what follows one attempt, as a function of its inputs: the operation's state, the attempt's outcome and
+ * classification, the ticker reading "now" and what the budget would give a retry. It applies
+ * {@link RetryEngine}'s rules in their order, reading the hint with the engine's planner and drawing from its random
+ * source; it touches no gate, takes no token and emits no event ({@link RetryOperation} acts on what it decides).
+ * Immutable and thread-safe, as long as its random source is.
+ */
+final class AttemptJudge {
+
+	private final RetryPolicy policy;
+
+	private final RetryAfterPlanner planner;
+
+	private final RandomSource random;
+
+	AttemptJudge(RetryPolicy policy, RetryAfterPlanner planner) {
+		this.policy = policy;
+		this.planner = planner;
+		this.random = planner.random();
+	}
+
+	/** Classifies an attempt's outcome with the policy's classifier, once per attempt. */
+	Classification classify(AttemptOutcome outcome) {
+		Objects.requireNonNull(outcome, "outcome");
+		return Objects.requireNonNull(this.policy.classifier().classify(outcome), "classifier returned null");
+	}
+
+	/**
+	 * Decides after an attempt, in the rules' order: success, cancelled, deadline, not retryable, not replay-safe,
+	 * attempts, then the retry's schedule (hint, deadline, total wait, budget).
+	 * @param state the operation after the attempt
+	 * @param outcome what the attempt produced
+	 * @param classification the policy's classification of {@code outcome}
+	 * @param now the ticker reading the decision is made at
+	 * @param tokens what the budget would give a retry, read only if the decision gets that far
+	 * @return the decision, and what the operation's events need of it
+	 */
+	Evaluation judge(OperationState state, AttemptOutcome outcome, Classification classification, long now,
+			TokenView tokens) {
+		Objects.requireNonNull(state, "state");
+		int attempt = state.attempts();
+		if (classification == Classification.SUCCESS) {
+			return Evaluation.SUCCEEDED;
+		}
+		if (state.cancelled()) {
+			return Evaluation.stop(Outcome.CANCELLED,
+					"cancelled; attempt " + attempt + " ended with " + RetryEngine.describe(outcome), false);
+		}
+		boolean retryable = classification == Classification.RETRYABLE;
+		long available = this.policy.availableNanos(state.deadlineNanos(), now);
+		if (available <= Saturating.toNanos(this.policy.minAttemptTime())) {
+			return Evaluation.stop(Outcome.DEADLINE_EXCEEDED,
+					"deadline: " + seconds(Duration.ofNanos(Math.max(0, available))) + " left after attempt " + attempt
+							+ " (" + RetryEngine.describe(outcome) + "), no more than the minimum useful attempt of "
+							+ seconds(this.policy.minAttemptTime()),
+					retryable);
+		}
+		if (!retryable) {
+			return Evaluation.stop(Outcome.NOT_RETRYABLE,
+					RetryEngine.describe(outcome) + " on attempt " + attempt + " is not retryable", false);
+		}
+		Optional<Decision.Stop> unsafe = ReplaySafety.refusal(this.policy, state.spec(), outcome, attempt);
+		if (unsafe.isPresent()) {
+			return new Evaluation(unsafe.get(), true, Optional.empty());
+		}
+		if (attempt >= this.policy.maxAttempts()) {
+			return Evaluation.stop(Outcome.ATTEMPTS_EXHAUSTED, "attempt " + attempt + " of " + this.policy.maxAttempts()
+					+ " failed (" + RetryEngine.describe(outcome) + "); no attempt left", true);
+		}
+		return schedule(state, outcome, now, tokens);
+	}
+
+	/**
+	 * Schedules a wanted retry, in steps: read the server's hint, turn it (or, without a usable one, the backoff) into
+	 * a delay, then check the delay's floor against the deadline, the total wait and the budget, trimming the part
+	 * above the floor to fit.
+	 */
+	private Evaluation schedule(OperationState state, AttemptOutcome outcome, long now, TokenView tokens) {
+		Hint hint = Hint.read(this.planner, this.policy, state, outcome);
+		String why = RetryEngine.describe(outcome) + " on attempt " + state.attempts();
+		if (hint.tooLong()) {
+			return new Evaluation(new Decision.Stop(Outcome.WAIT_TOO_LONG, "the server asked for a wait longer than "
+					+ this.planner.options().maxWait().map(AttemptJudge::seconds).orElse("the maximum")
+					+ " after attempt " + state.attempts() + ": " + hint.refused().get().getMessage()), true, hint.error());
+		}
+		PlannedDelay planned = hint.plan().isPresent()
+				? hinted(hint.plan().get(), (AttemptOutcome.Response) outcome, state.attempts(), now)
+				: backoff(state.attempts(), now);
+		long latestNotBefore = Saturating.subtract(this.policy.usableEndNanos(state.deadlineNanos()), 1);
+		if (Saturating.add(planned.baseNanos(), Saturating.toNanos(planned.floor())) > latestNotBefore) {
+			return new Evaluation(new Decision.Stop(Outcome.WAIT_EXCEEDS_DEADLINE, why + ": a wait of "
+					+ seconds(planned.floor()) + " (" + planned.source() + ") plus a useful attempt of "
+					+ seconds(this.policy.minAttemptTime()) + " does not fit in the "
+					+ seconds(Duration.ofNanos(Math.max(0, Saturating.subtract(state.deadlineNanos(), now))))
+					+ " left of the deadline"), true, hint.error());
+		}
+		Duration waitLeft = Saturating.minus(this.policy.totalWait(), state.totalWait());
+		if (planned.floor().compareTo(waitLeft) > 0) {
+			return new Evaluation(new Decision.Stop(Outcome.TOTAL_WAIT_EXCEEDED, why + ": a wait of "
+					+ seconds(planned.floor()) + " (" + planned.source() + ") would take the total wait from "
+					+ seconds(state.totalWait()) + " past its cap of " + seconds(this.policy.totalWait())), true,
+					hint.error());
+		}
+		Optional<Evaluation> noToken = budgetExhausted(state.spec().scope(), why, hint, tokens);
+		if (noToken.isPresent()) {
+			return noToken.get();
+		}
+		Duration fits = Duration.ofNanos(Saturating.subtract(latestNotBefore, planned.baseNanos()));
+		Duration delay = min(min(planned.delay(), fits), waitLeft);
+		Decision.Retry retry = new Decision.Retry(delay,
+				Saturating.add(planned.baseNanos(), Saturating.toNanos(delay)), planned.source(), hint.plan(),
+				planned.draw(), hint.refused());
+		return new Evaluation(retry, false, hint.error());
+	}
+
+	/** The hint mode's wait for a plan, measured from the instant the planner measured it from. */
+	private PlannedDelay hinted(RetryPlan plan, AttemptOutcome.Response response, int attempt, long now) {
+		HintMode.HintedWait wait = this.policy.hintMode().wait(plan, this.policy, attempt, this.random);
+		return new PlannedDelay(DelaySource.RETRY_AFTER, measuredFrom(plan, response, now), wait.floor(), wait.delay(),
+				wait.draw());
+	}
+
+	/**
+	 * The ticker reading a plan's wait runs from: its deadline less its wait, or, when the deadline saturated at the
+	 * end of the ticker's range, the reading the planner used (the response's receipt with the round trip measured,
+	 * otherwise now).
+	 */
+	private long measuredFrom(RetryPlan plan, AttemptOutcome.Response response, long now) {
+		if (plan.deadlineNanos() != Long.MAX_VALUE) {
+			return plan.deadlineNanos() - Saturating.toNanos(plan.waitTime());
+		}
+		return this.policy.subtractRoundTrip() ? response.receivedAtNanos() : now;
+	}
+
+	/** The fallback full-jitter backoff, from now: no usable hint. */
+	private PlannedDelay backoff(int attempt, long now) {
+		BackoffDraw draw = this.policy.backoff().draw(attempt, this.random.nextDouble());
+		return new PlannedDelay(DelaySource.BACKOFF, now, draw.delay(), draw.delay(), Optional.of(draw));
+	}
+
+	/**
+	 * The budget, read last, so that it is read only for a retry that would otherwise happen; nothing is taken here
+	 * (the retry takes its token when it is sent, {@link RetryTokens#take}). An empty budget while other retries hold
+	 * its tokens in flight does not stop the operation: their successes give tokens back.
+	 */
+	private static Optional<Evaluation> budgetExhausted(Scope scope, String why, Hint hint, TokenView view) {
+		double tokens = view.available();
+		if (tokens >= 1.0 || view.inFlight() > 0) {
+			return Optional.empty();
+		}
+		return Optional.of(new Evaluation(new Decision.Stop(Outcome.BUDGET_EXHAUSTED, why + ": the retry budget for '"
+				+ scope + "' has " + String.format(Locale.ROOT, "%.2f", tokens)
+				+ " tokens, less than the 1 a retry needs"), true, hint.error()));
+	}
+
+	private static String seconds(Duration duration) {
+		return RetryEngine.seconds(duration);
+	}
+
+	private static Duration min(Duration a, Duration b) {
+		return (a.compareTo(b) <= 0) ? a : b;
+	}
+
+	/**
+	 * A delay before its checks: where it came from, the ticker reading it runs from, the floor it may not be
+	 * shortened below, the delay itself and any backoff draw made.
+	 */
+	private record PlannedDelay(DelaySource source, long baseNanos, Duration floor, Duration delay,
+			Optional<BackoffDraw> draw) {
+
+	}
+
+}

@@ -1,0 +1,77 @@
+package io.github.retryafter.engine;
+
+import java.time.Duration;
+import java.util.Optional;
+
+import io.github.retryafter.RetryAfterError;
+import io.github.retryafter.pacing.ProviderGate;
+
+/**
+ * What a {@link RetryOperation} tells its engine's listener, built only when someone listens: without a listener
+ * nothing is allocated and, for the end of an operation or of a cooldown, the ticker is not read. Stateless.
+ */
+final class OperationEvents {
+
+	private OperationEvents() {
+	}
+
+	static void attempt(RetryOperation operation, Duration timeout, long now, double before, double after) {
+		RetryEngine engine = operation.engine();
+		if (engine.listening()) {
+			int attempt = operation.attempts();
+			engine.listener()
+				.onAttempt(new AttemptEvent(operation.spec(), attempt, (attempt == 1) ? AttemptKind.FIRST
+						: AttemptKind.RETRY, operation.spec().idempotencyKey(), timeout,
+						Duration.ofNanos(operation.deadlineNanos() - now), before, after, elapsed(operation, now)));
+		}
+	}
+
+	static void retryScheduled(RetryOperation operation, AttemptOutcome outcome, Decision.Retry retry, long now) {
+		RetryEngine engine = operation.engine();
+		if (engine.listening()) {
+			engine.listener()
+				.onRetryScheduled(new RetryScheduledEvent(operation.spec(), operation.attempts(), outcome, retry,
+						Duration.ofNanos(Math.max(0, operation.deadlineNanos() - retry.notBeforeNanos())),
+						operation.totalWait(), engine.tokens().available(operation.spec().scope()),
+						elapsed(operation, now)));
+		}
+	}
+
+	static void refusal(RetryOperation operation, Optional<Outcome> stop, Optional<RetryAfterError> hintError,
+			String reason, long now) {
+		RetryEngine engine = operation.engine();
+		if (engine.listening()) {
+			engine.listener()
+				.onRefusal(new RefusalEvent(operation.spec(), operation.attempts(), stop, hintError, reason,
+						Duration.ofNanos(Math.max(0, operation.deadlineNanos() - now)),
+						engine.tokens().available(operation.spec().scope()), elapsed(operation, now)));
+		}
+	}
+
+	static void finished(RetryOperation operation, Decision.Stop stop) {
+		RetryEngine engine = operation.engine();
+		if (engine.listening()) {
+			// read for the event only: without a listener, ending an operation does not read the ticker
+			long now = engine.ticker().read();
+			engine.listener()
+				.onOperationFinished(new OperationFinishedEvent(operation.spec(), stop.outcome(), stop.reason(),
+						operation.attempts(), operation.totalWait(), elapsed(operation, now),
+						operation.lastOutcome()));
+		}
+	}
+
+	static void cooldownEnded(RetryOperation operation, ProviderGate gate) {
+		RetryEngine engine = operation.engine();
+		if (engine.listening()) {
+			long now = engine.ticker().read();
+			engine.listener()
+				.onCooldownEnded(new CooldownEndedEvent(operation.spec(), gate.scope(), operation.attempts(),
+						elapsed(operation, now)));
+		}
+	}
+
+	private static Duration elapsed(RetryOperation operation, long now) {
+		return Duration.ofNanos(now - operation.startedAtNanos());
+	}
+
+}
