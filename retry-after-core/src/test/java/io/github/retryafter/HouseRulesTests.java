@@ -52,7 +52,6 @@ class HouseRulesTests {
 			"retry-after-core/src/main/java/io/github/retryafter/engine/RetryEngine.java",
 			"retry-after-core/src/main/java/io/github/retryafter/engine/RetryOperation.java",
 			"retry-after-core/src/main/java/io/github/retryafter/engine/RetryPolicy.java",
-			"retry-after-spring-boot-starter/src/main/java/io/github/retryafter/boot/fleet/redis/RedisProviderCooldown.java",
 			"retry-after-tools/src/main/java/io/github/retryafter/simulator/FleetSimulation.java");
 
 	/** Methods over the limit today, as {@code Type.method}. */
