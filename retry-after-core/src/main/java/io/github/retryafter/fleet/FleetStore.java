@@ -1,15 +1,18 @@
 package io.github.retryafter.fleet;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalDouble;
+import java.util.OptionalLong;
 
 /**
  * One instance's link to the store a fleet of instances shares (Redis, or {@link InMemoryFleetStore}), and the
  * operations on the shared state that the store runs <b>atomically, on its own clock</b>: whatever the instances'
- * clocks say, a bucket's refill is computed from the store's. The algorithm that decides with them lives once, in
- * the core ({@link FleetRetryBudget}); a store only keeps the state and does the I/O.
+ * clocks say, a bucket's refill is computed from the store's and a cooldown is an instant on the store's clock (in
+ * microseconds, {@code 0} for none). The algorithms that decide with them live once, in the core
+ * ({@link FleetRetryBudget}, {@link SharedCooldown}); a store only keeps the state and does the I/O.
  * <p>
  * An operation never throws: it answers empty when the store did not answer (unreachable, timed out, not
  * {@link #shared()}), and the caller then decides locally. A level in an answer is empty when the store holds a value
@@ -17,11 +20,8 @@ import java.util.OptionalDouble;
  * it ({@link #bucketInvalid}). Operations may block for at most the store's command timeout: call them on a thread
  * that may block, or from a task handed to {@link #submit}.
  * <p>
- * The cooldown half joins this interface next (issue 28): extend a provider's cooldown
- * ({@code max(existing, now + remaining)}, capped), read the cooldowns (with the store's now), end a cooldown, claim
- * the probe after a cooldown and read or end the claims, and report backlogs (each instance's queued requests and
- * rate, summed per provider), and, for issue 31, a way for a store that can push (Redis pub/sub) to tell the
- * instances of a new cooldown at once. docs/fleet.md lists them with the Lua scripts that do them on Redis.
+ * Issue 31 adds a way for a store that can push (Redis pub/sub) to tell the instances of a new cooldown at once.
+ * docs/fleet.md lists the operations with the Lua scripts that do them on Redis.
  * <p>
  * Implementations are thread-safe.
  */
@@ -69,6 +69,31 @@ public interface FleetStore {
 	void bucketValid(FleetBucket bucket);
 
 	/**
+	 * Reports that the store holds a value at a provider's {@code key} that the fleet did not write: counted (once per
+	 * episode, as {@link #bucketInvalid}) and logged.
+	 * @param key which of the provider's keys
+	 * @param provider the provider
+	 */
+	void keyInvalid(ProviderKey key, String provider);
+
+	/**
+	 * Reports that a provider's {@code key} holds the fleet's value again.
+	 * @param key which of the provider's keys
+	 * @param provider the provider
+	 */
+	void keyValid(ProviderKey key, String provider);
+
+	/**
+	 * Waits, on the calling thread and for a time the store bounds, until its first connection attempt has ended, for
+	 * a startup read; a store not connected by then falls back (counted). A store that needs no connection answers at
+	 * once.
+	 * @return whether the store is {@link #shared()} now
+	 */
+	default boolean awaitFirstConnection() {
+		return shared();
+	}
+
+	/**
 	 * Takes one token from {@code provider}'s bucket and one from {@code global}, or neither. A missing bucket is full;
 	 * a bucket regains its floor per second on the store's clock, never beyond its capacity.
 	 * @param provider the provider's bucket
@@ -99,6 +124,71 @@ public interface FleetStore {
 	 * @return the grant, the levels and what the fleet's members hold; empty when the store did not answer
 	 */
 	Optional<Lease> lease(FleetBucket provider, FleetBucket global, long give, long want, long held);
+
+	/**
+	 * Extends {@code provider}'s cooldown: stores {@code max(existing, now + min(remaining, cap))}, never shorter, and
+	 * never later than {@code now + cap} (an existing value beyond the cap is brought down to it); the record lives at
+	 * most until its instant plus one second. {@code remaining} is rounded up to whole microseconds.
+	 * @param provider the provider
+	 * @param remaining how long this instance's gate is still closed, positive
+	 * @param cap the provider's longest cooldown, positive
+	 * @return the store's now and the instant stored (empty when the key is not the fleet's: it is left alone); empty
+	 * when the store did not answer
+	 */
+	Optional<Cooldown> extendCooldown(String provider, Duration remaining, Duration cap);
+
+	/**
+	 * Reads the providers' cooldowns.
+	 * @param providers the providers
+	 * @return one reading per provider, in order (the instant {@code 0} when none stands, empty when the key is not
+	 * the fleet's); empty when the store did not answer
+	 */
+	Optional<List<Cooldown>> readCooldowns(List<String> providers);
+
+	/**
+	 * Ends {@code provider}'s cooldown for the fleet (an operator's reset).
+	 * @param provider the provider
+	 */
+	void endCooldown(String provider);
+
+	/**
+	 * Claims the probe after {@code provider}'s cooldown {@code instant}: the first instance to claim an instant
+	 * holds the claim; a claim for a later instant replaces one for an earlier instant; the claim lives until
+	 * {@code lease} after its instant, so one whose owner went away stops holding anyone.
+	 * @param provider the provider
+	 * @param instant the cooldown's instant on the store's clock
+	 * @param lease how long after the instant the others wait for the probe's answer
+	 * @return who holds the claim now, for which instant, and the store's now; empty when the store did not answer
+	 */
+	Optional<ProbeClaim> claimProbe(String provider, long instant, Duration lease);
+
+	/**
+	 * Reads the providers' probe claims.
+	 * @param providers the providers
+	 * @return one claim per provider, in order ({@link ProbeState#NONE} when none stands or the key is not the
+	 * fleet's); empty when the store did not answer
+	 */
+	Optional<List<ProbeState>> readProbes(List<String> providers);
+
+	/**
+	 * Reports the probe of {@code instant} answered, if this instance's claim of that instant still stands: removes
+	 * it, or, when the provider admitted the probe, marks it admitted for the rest of its lease and ends the
+	 * provider's cooldown if it is still that instant (a later one, stored since, stands).
+	 * @param provider the provider
+	 * @param instant the claimed instant
+	 * @param admitted whether the provider admitted the probe
+	 */
+	void endProbe(String provider, long instant, boolean admitted);
+
+	/**
+	 * Records what this instance holds at each provider's gate (its report replaces its last; a report without a
+	 * backlog removes it), drops the reports older than {@code window}, and sums the rest per provider.
+	 * @param window how long a report counts
+	 * @param reports one per provider
+	 * @return the fleet's sums per provider, in order (empty when the key is not the fleet's: it is left alone);
+	 * empty when the store did not answer
+	 */
+	Optional<List<Optional<Backlogs>>> reportBacklogs(Duration window, List<BacklogReport> reports);
 
 	/**
 	 * Something that keeps state in the store. Its methods are called on the store's thread.
@@ -180,6 +270,126 @@ public interface FleetStore {
 			Objects.requireNonNull(global, "global");
 		}
 
+	}
+
+
+	/**
+	 * A provider's keys besides its budget bucket, for {@link #keyInvalid} and {@link #keyValid}.
+	 */
+	enum ProviderKey {
+
+		/** The provider's cooldown instant. */
+		COOLDOWN,
+
+		/** The backlogs the fleet's instances report for the provider. */
+		BACKLOG
+
+	}
+
+	/**
+	 * A provider's cooldown as the store read or wrote it.
+	 *
+	 * @param storeNow the store's now, microseconds on its clock
+	 * @param until the cooldown's instant on the same clock, {@code 0} when none stands, empty when the key is not the
+	 * fleet's
+	 */
+	record Cooldown(long storeNow, OptionalLong until) {
+
+		/**
+		 * Checks the arguments.
+		 * @param storeNow the store's now, microseconds on its clock
+		 * @param until the cooldown's instant, {@code 0} when none stands, empty when the key is not the fleet's
+		 */
+		public Cooldown {
+			Objects.requireNonNull(until, "until");
+		}
+
+	}
+
+	/**
+	 * Who holds a probe claim, as {@link #claimProbe} answers it.
+	 */
+	enum Claimant {
+
+		/** This instance: it sends the probe. */
+		THIS_INSTANCE,
+
+		/** Another instance: this one follows its probe. */
+		ANOTHER_INSTANCE,
+
+		/** Nobody any more: the provider admitted that instant's probe. */
+		ADMITTED,
+
+		/** The key is not the fleet's: each instance probes for itself. */
+		INVALID
+
+	}
+
+	/**
+	 * The answer to {@link #claimProbe}.
+	 *
+	 * @param claimant who holds the claim
+	 * @param instant the claimed cooldown instant (microseconds on the store's clock; meaningless when invalid)
+	 * @param storeNow the store's now
+	 */
+	record ProbeClaim(Claimant claimant, long instant, long storeNow) {
+
+		/**
+		 * Checks the arguments.
+		 * @param claimant who holds the claim
+		 * @param instant the claimed cooldown instant
+		 * @param storeNow the store's now
+		 */
+		public ProbeClaim {
+			Objects.requireNonNull(claimant, "claimant");
+		}
+
+	}
+
+	/**
+	 * A provider's probe claim, as {@link #readProbes} answers it.
+	 *
+	 * @param instant the claimed cooldown instant (microseconds on the store's clock), {@code 0} when none stands
+	 * @param admitted whether the provider admitted that instant's probe
+	 */
+	record ProbeState(long instant, boolean admitted) {
+
+		/** No claim stands (or the key is not the fleet's). */
+		public static final ProbeState NONE = new ProbeState(0, false);
+
+	}
+
+	/**
+	 * What this instance holds at one provider's gate, for {@link #reportBacklogs}.
+	 *
+	 * @param provider the provider
+	 * @param backlog whether this instance counts as holding a backlog (a report without one removes its last)
+	 * @param queued the requests its gate holds
+	 * @param rate the rate its gate paces at, per second, {@code 0} when it holds none
+	 */
+	record BacklogReport(String provider, boolean backlog, int queued, double rate) {
+
+		/**
+		 * Checks the arguments.
+		 * @param provider the provider
+		 * @param backlog whether this instance counts as holding a backlog
+		 * @param queued the requests its gate holds
+		 * @param rate the rate its gate paces at
+		 */
+		public BacklogReport {
+			Objects.requireNonNull(provider, "provider");
+		}
+
+	}
+
+	/**
+	 * The fleet's backlog at one provider, summed over the reports that count.
+	 *
+	 * @param instances the instances with a backlog
+	 * @param queued the requests they hold
+	 * @param rate the rate they pace at together, per second
+	 */
+	record Backlogs(long instances, long queued, double rate) {
 	}
 
 }

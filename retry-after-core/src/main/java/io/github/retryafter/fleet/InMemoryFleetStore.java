@@ -23,8 +23,8 @@ import io.github.retryafter.budget.BudgetSettings;
 
 /**
  * A fleet's store in memory, on a {@link Ticker} of its own (a fake clock in tests and simulations): the same
- * arithmetic as the Redis store's scripts, one atomic step per operation, so the real {@link FleetRetryBudget} can
- * run without a network, deterministically. Each instance {@link #join joins} and gets its {@link Member}, its
+ * arithmetic as the Redis store's scripts, one atomic step per operation, so the real {@link FleetRetryBudget} and
+ * {@link SharedCooldown} can run without a network, deterministically (store instants are the clock's microseconds). Each instance {@link #join joins} and gets its {@link Member}, its
  * {@link FleetStore}; the members are the fleet's instances. Nothing runs by itself: a member's tasks run when its
  * executor runs them (by default {@link Member#runTasks()}), and its flush when {@link Member#flush()} is called.
  * <p>
@@ -49,6 +49,9 @@ public final class InMemoryFleetStore {
 
 	// guarded by this: the fleet's members, in the order they joined
 	private final Map<String, Member> members = new LinkedHashMap<>();
+
+	// guarded by this: the cooldowns, probe claims and backlog reports, per provider (at most one entry per member)
+	private final InMemoryCooldowns cooldowns = new InMemoryCooldowns();
 
 	/**
 	 * Creates an empty store whose untouched keys live an hour at most, as the starter's default {@code key-ttl}.
@@ -100,6 +103,16 @@ public final class InMemoryFleetStore {
 	 */
 	public synchronized void corrupt(FleetBucket bucket) {
 		this.invalid.add(bucket.keyName());
+	}
+
+	/**
+	 * Writes a value the fleet did not write at a provider's {@code key}, as another client might: it is answered
+	 * invalid until the fleet deletes it ({@link FleetStore#endCooldown} for a cooldown).
+	 * @param key which of the provider's keys
+	 * @param provider the provider
+	 */
+	public synchronized void corrupt(FleetStore.ProviderKey key, String provider) {
+		this.cooldowns.corrupt(key, provider);
 	}
 
 	/**
@@ -217,6 +230,10 @@ public final class InMemoryFleetStore {
 		return (tokens != null) ? OptionalDouble.of(tokens) : OptionalDouble.empty();
 	}
 
+	private long micros() {
+		return Math.floorDiv(this.clock.read(), 1000);
+	}
+
 	private synchronized int count() {
 		return Math.max(1, this.members.size());
 	}
@@ -226,6 +243,18 @@ public final class InMemoryFleetStore {
 	}
 
 	private record Level(double tokens, long at, long expiresAt) {
+	}
+
+	private InMemoryCooldowns cooldowns() {
+		return this.cooldowns;
+	}
+
+	private synchronized <T> T locked(java.util.function.Supplier<T> step) {
+		return step.get();
+	}
+
+	private synchronized void lockedRun(Runnable step) {
+		step.run();
 	}
 
 	/**
@@ -281,6 +310,15 @@ public final class InMemoryFleetStore {
 		}
 
 		@Override
+		public void keyInvalid(ProviderKey key, String provider) {
+			this.invalidReports.increment();
+		}
+
+		@Override
+		public void keyValid(ProviderKey key, String provider) {
+		}
+
+		@Override
 		public Optional<Acquired> acquire(FleetBucket provider, FleetBucket global) {
 			return this.shared ? InMemoryFleetStore.this.acquire(provider, global) : Optional.empty();
 		}
@@ -293,6 +331,50 @@ public final class InMemoryFleetStore {
 		@Override
 		public Optional<Lease> lease(FleetBucket provider, FleetBucket global, long give, long want, long held) {
 			return this.shared ? InMemoryFleetStore.this.lease(this.instanceId, provider, global, give, want, held)
+					: Optional.empty();
+		}
+
+		@Override
+		public Optional<Cooldown> extendCooldown(String provider, Duration remaining, Duration cap) {
+			return this.shared ? Optional.of(locked(() -> cooldowns().extend(provider, remaining, cap, micros())))
+					: Optional.empty();
+		}
+
+		@Override
+		public Optional<List<Cooldown>> readCooldowns(List<String> providers) {
+			return this.shared ? Optional.of(locked(() -> cooldowns().read(providers, micros()))) : Optional.empty();
+		}
+
+		@Override
+		public void endCooldown(String provider) {
+			if (this.shared) {
+				lockedRun(() -> cooldowns().end(provider));
+			}
+		}
+
+		@Override
+		public Optional<ProbeClaim> claimProbe(String provider, long instant, Duration lease) {
+			return this.shared
+					? Optional.of(locked(() -> cooldowns().claim(this.instanceId, provider, instant, lease, micros())))
+					: Optional.empty();
+		}
+
+		@Override
+		public Optional<List<ProbeState>> readProbes(List<String> providers) {
+			return this.shared ? Optional.of(locked(() -> cooldowns().probes(providers, micros()))) : Optional.empty();
+		}
+
+		@Override
+		public void endProbe(String provider, long instant, boolean admitted) {
+			if (this.shared) {
+				lockedRun(() -> cooldowns().endProbe(this.instanceId, provider, instant, admitted, micros()));
+			}
+		}
+
+		@Override
+		public Optional<List<Optional<Backlogs>>> reportBacklogs(Duration window, List<BacklogReport> reports) {
+			return this.shared
+					? Optional.of(locked(() -> cooldowns().report(this.instanceId, window, reports, micros())))
 					: Optional.empty();
 		}
 

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.PriorityQueue;
 import java.util.SplittableRandom;
 
@@ -22,6 +23,8 @@ import io.github.retryafter.engine.RetryEngine;
 import io.github.retryafter.engine.RetryOperation;
 import io.github.retryafter.fleet.FleetRetryBudget;
 import io.github.retryafter.fleet.InMemoryFleetStore;
+import io.github.retryafter.fleet.SharedCooldown;
+import io.github.retryafter.fleet.SharedCooldownListener;
 import io.github.retryafter.hint.HttpDate;
 import io.github.retryafter.pacing.FleetGate;
 import io.github.retryafter.simulator.FleetStoreSimulation.Backlog;
@@ -35,8 +38,9 @@ import io.github.retryafter.test.SeededRandom;
  * One run of a {@link Backlog} on a fleet, on one virtual time line: the operations, the provider, and each instance's
  * engine with its budget. In the store modes the instances share an {@link InMemoryFleetStore} on that time line; a
  * task an instance hands to its store's thread runs half a round trip later (the store applies it then, as Redis
- * would), and each instance's flush runs every flush interval. The budget is the real {@link FleetRetryBudget}
- * ({@link Mode#STORE}); the cooldown side is still a model ({@link FleetCooldownModel}). Confined to one thread.
+ * would), and each instance's flush runs every flush interval. In {@link Mode#STORE} the budget is the real
+ * {@link FleetRetryBudget} and the cooldown the real {@link SharedCooldown}, told of closed gates by the real
+ * {@link SharedCooldownListener}; {@link Mode#STORE_BEFORE} runs their pre-issue-17 history. Confined to one thread.
  */
 final class FleetStoreRun {
 
@@ -51,8 +55,7 @@ final class FleetStoreRun {
 
 	enum Kind {
 
-		SEND, ARRIVE, RECEIVE, FLUSH, TASK, COOLDOWN_FLUSH, COOLDOWN_AT_STORE, COOLDOWN_REPLY, CLAIM_AT_STORE,
-		CLAIM_REPLY, CLAIM_GONE, END_PROBE_AT_STORE
+		SEND, ARRIVE, RECEIVE, FLUSH, TASK
 
 	}
 
@@ -94,7 +97,7 @@ final class FleetStoreRun {
 
 	}
 
-	/** One application instance: its engine (and so its gate) and its link to the store. */
+	/** One application instance: its engine (and so its gate), its link to the store and its cooldown's side. */
 	private static final class Instance {
 
 		final int index;
@@ -102,6 +105,10 @@ final class FleetStoreRun {
 		RetryEngine engine;
 
 		InMemoryFleetStore.Member member;
+
+		SharedCooldown cooldown;
+
+		CooldownBeforeIssue17 before;
 
 		Instance(int index) {
 			this.index = index;
@@ -113,13 +120,13 @@ final class FleetStoreRun {
 
 	}
 
-	final Backlog backlog;
+	private final Backlog backlog;
 
-	final Store store;
+	private final Store store;
 
-	final long half;
+	private final long half;
 
-	long now;
+	private long now;
 
 	private final int instances;
 
@@ -130,8 +137,6 @@ final class FleetStoreRun {
 	private final Op[] ops;
 
 	private final InMemoryFleetStore shared = new InMemoryFleetStore(() -> this.now);
-
-	private final FleetCooldownModel cooldowns;
 
 	private final PriorityQueue<Event> queue = new PriorityQueue<>();
 
@@ -174,23 +179,26 @@ final class FleetStoreRun {
 		this.half = store.roundTrip().toNanos() / 2;
 		this.providerTokens = backlog.burst();
 		this.providerAt = backlog.outage().toNanos();
-		this.cooldowns = new FleetCooldownModel(this, instances, mode.coordinated());
 		this.fleet = new Instance[instances];
 		for (int i = 0; i < instances; i++) {
 			this.fleet[i] = join(i, seed);
 		}
 		for (int i = 0; i < instances; i++) {
 			Instance instance = this.fleet[i];
-			instance.engine = RetryEngine.builder()
+			RetryEngine.Builder engine = RetryEngine.builder()
 				.policy(backlog.policy())
 				.ticker(() -> this.now)
 				.wallClock(() -> ORIGIN.plusNanos(this.now))
 				.random(SeededRandom.of(seed * 31 + i))
-				.budget(budget(instance))
-				.build();
+				.budget(budget(instance));
+			instance.engine = cooldown(instance, engine).build();
 			if (mode.coordinated()) {
-				instance.gate().share(1.0 / instances);
-				instance.gate().arbiter((gate) -> this.cooldowns.requestClaim(instance.index, gate));
+				instance.cooldown.attach((name) -> Optional.of(instance.gate()));
+				// the first flush at once: each gate's share and probe arbiter, as the starter's first tick sets them
+				instance.cooldown.sync();
+			}
+			else if (mode.shared()) {
+				instance.before.attach(instance.gate());
 			}
 			if (mode.shared()) {
 				long offset = (long) (this.latency.nextDouble() * store.flushInterval().toNanos());
@@ -214,6 +222,24 @@ final class FleetStoreRun {
 			});
 		}
 		return instance;
+	}
+
+	/** The instance's side of the fleet's cooldown: the real one, or its history; none without a store. */
+	private RetryEngine.Builder cooldown(Instance instance, RetryEngine.Builder engine) {
+		if (this.mode.coordinated()) {
+			// no round trip on the caller's thread, as for the budget: attach reads nothing
+			instance.cooldown = SharedCooldown.builder(instance.member)
+				.provider(PROVIDER, SharedCooldown.DEFAULT_CAP, this.backlog.policy().attemptTimeout())
+				.ticker(() -> this.now)
+				.flushInterval(this.store.flushInterval())
+				.mayBlock(() -> false)
+				.build();
+			return engine.listener(new SharedCooldownListener(instance.cooldown));
+		}
+		if (this.mode.shared()) {
+			instance.before = new CooldownBeforeIssue17(instance.member, PROVIDER, () -> this.now);
+		}
+		return engine;
 	}
 
 	private RetryBudget budget(Instance instance) {
@@ -261,20 +287,12 @@ final class FleetStoreRun {
 			case RECEIVE -> receive(this.ops[i]);
 			case FLUSH -> flush(this.fleet[i]);
 			case TASK -> this.tasks.set((int) event.value(), null).run();
-			case COOLDOWN_FLUSH -> this.cooldowns.flush(i, this.fleet[i].gate(), false);
-			case COOLDOWN_AT_STORE -> this.cooldowns.atStore(i);
-			case COOLDOWN_REPLY -> this.cooldowns.reply(i, this.fleet[i].gate(), event.value());
-			case CLAIM_AT_STORE -> this.cooldowns.claimAtStore(i, event.value());
-			case CLAIM_REPLY -> this.cooldowns.claimReply(i, this.fleet[i].gate(), (int) event.value());
-			case CLAIM_GONE -> this.cooldowns.claimGone(i, this.fleet[i].gate());
-			case END_PROBE_AT_STORE -> this.cooldowns.endProbeAtStore(i, event.value());
 		}
 	}
 
-	/** The flush interval's tick: the cooldown's flush now, the store's participants (the budget) on its thread. */
+	/** The flush interval's tick: the store's participants (the budget and the cooldown) sync on its thread. */
 	private void flush(Instance instance) {
 		schedule(this.now + this.store.flushInterval().toNanos(), Kind.FLUSH, instance.index, 0);
-		this.cooldowns.flush(instance.index, instance.gate(), true);
 		instance.member.submit(instance.member::flush);
 	}
 
@@ -353,8 +371,8 @@ final class FleetStoreRun {
 		else {
 			ended(op, (Decision.Stop) decision);
 		}
-		if (this.mode.shared()) {
-			this.cooldowns.afterResponse(op.instance.index, op.instance.gate(), this.now);
+		if (op.instance.before != null) {
+			op.instance.before.afterResponse();
 		}
 	}
 
@@ -377,7 +395,7 @@ final class FleetStoreRun {
 		return min + ((range == 0) ? 0 : this.latency.nextLong(range + 1));
 	}
 
-	void schedule(long at, Kind kind, int subject, long value) {
+	private void schedule(long at, Kind kind, int subject, long value) {
 		this.queue.add(new Event(at, this.sequence++, kind, subject, value));
 	}
 

@@ -12,6 +12,7 @@ import io.github.retryafter.engine.RetryEngine;
 import io.github.retryafter.engine.RetryPolicy;
 import io.github.retryafter.fleet.FleetRetryBudget;
 import io.github.retryafter.fleet.InMemoryFleetStore;
+import io.github.retryafter.fleet.SharedCooldown;
 import io.github.retryafter.pacing.PacingSettings;
 import io.github.retryafter.pacing.ProviderGate;
 
@@ -21,13 +22,13 @@ import io.github.retryafter.pacing.ProviderGate;
  * ({@code 503} with a fixed {@code Retry-After}) and then admits a rate through a token bucket ({@code 429} with its
  * own {@code Retry-After} beyond it). Operations are dealt round-robin over the instances and all start at once.
  * <p>
- * <b>The budget is the one users run:</b> in {@link Mode#STORE} each instance's budget is the real
- * {@link FleetRetryBudget} over one {@link InMemoryFleetStore} on the virtual time line, deciding every retry as
- * Reactor's event loops do (no round trip on the caller's thread); what an instance hands its store's thread runs
- * half a round trip later, and each instance flushes every flush interval. <b>The cooldown side is still a model</b>
- * (the cooldown pushed and read back every flush, the fleet's probe claim, the backlog report that sets each gate's
- * share and rate), until the cooldown's algorithm moves to the core as the budget's did; {@link Mode#STORE_BEFORE}
- * keeps the budget as it was before issue 17, to pin the collapse it caused.
+ * <b>The fleet is the one users run:</b> in {@link Mode#STORE} each instance's budget is the real
+ * {@link FleetRetryBudget} and its cooldown the real {@link SharedCooldown} (the cooldown pushed and read back, the
+ * fleet's probe claim, the backlog report that sets each gate's share and rate), over one {@link InMemoryFleetStore}
+ * on the virtual time line, deciding every retry as Reactor's event loops do (no round trip on the caller's thread);
+ * what an instance hands its store's thread runs half a round trip later, and each instance flushes every flush
+ * interval. {@link Mode#STORE_BEFORE} keeps the budget and the cooldown as they were before issue 17, to pin the
+ * collapse they caused.
  * <p>
  * Everything runs on one virtual time line (the store's clock is that time line; clocks are exact), so the same
  * workload, store, mode and seed always give the same result. Stateless and thread-safe; a run is confined to the
@@ -57,8 +58,9 @@ public final class FleetStoreSimulation {
 
 		/**
 		 * The store after issue 17, as the starter runs it: the real {@link FleetRetryBudget} (tokens leased by
-		 * demand, a retry takes over a refund not yet flushed and waits for tokens held in flight), each gate pacing at
-		 * {@code 1/N} of the provider (its part of the fleet's rate while it holds a backlog), one probe per fleet.
+		 * demand, a retry takes over a refund not yet flushed and waits for tokens held in flight) and the real
+		 * {@link SharedCooldown} (each gate pacing at {@code 1/N} of the provider, its part of the fleet's rate while it
+		 * holds a backlog, and one probe per fleet).
 		 */
 		STORE(true, true);
 

@@ -19,7 +19,6 @@ import org.jspecify.annotations.Nullable;
 
 import io.github.retryafter.boot.ProviderSettings;
 import io.github.retryafter.boot.RetryAfterProviders;
-import io.github.retryafter.boot.fleet.FleetCooldown;
 import io.github.retryafter.boot.fleet.FleetStatus;
 import io.github.retryafter.boot.fleet.FleetStatusProvider;
 import io.github.retryafter.budget.BudgetSettings;
@@ -27,6 +26,7 @@ import io.github.retryafter.budget.RetryBudget;
 import io.github.retryafter.engine.HintMode;
 import io.github.retryafter.engine.OperationSpec;
 import io.github.retryafter.engine.RetryPolicy;
+import io.github.retryafter.fleet.SharedCooldown;
 import io.github.retryafter.pacing.PacingSettings;
 import io.github.retryafter.pacing.ProviderGate;
 
@@ -62,7 +62,7 @@ public class RetryAfterEndpoint {
 
 	private final FleetStatusProvider fleet;
 
-	private final FleetCooldown fleetCooldown;
+	private final SharedCooldown fleetCooldown;
 
 	/**
 	 * Creates the endpoint.
@@ -91,7 +91,7 @@ public class RetryAfterEndpoint {
 	 * @param fleetCooldown the fleet's shared cooldown, which a reset also ends, or {@code null}
 	 */
 	public RetryAfterEndpoint(RetryAfterProviders providers, RetryAfterActivity activity, FleetStatusProvider fleet,
-			FleetCooldown fleetCooldown) {
+			SharedCooldown fleetCooldown) {
 		this.providers = Objects.requireNonNull(providers, "providers");
 		this.activity = Objects.requireNonNull(activity, "activity");
 		this.fleet = fleet;

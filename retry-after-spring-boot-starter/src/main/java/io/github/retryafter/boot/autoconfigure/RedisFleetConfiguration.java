@@ -1,8 +1,5 @@
 package io.github.retryafter.boot.autoconfigure;
 
-import java.time.Duration;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.UUID;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -21,24 +18,18 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.util.StringUtils;
 
-import io.github.retryafter.Ticker;
-import io.github.retryafter.boot.ProviderSettings;
-import io.github.retryafter.boot.RetryAfterSettings;
-import io.github.retryafter.boot.fleet.FleetCooldown;
 import io.github.retryafter.boot.fleet.FleetThreads;
 import io.github.retryafter.boot.fleet.FleetThreadsRuntimeHints;
 import io.github.retryafter.boot.fleet.redis.RedisFleet;
 import io.github.retryafter.boot.fleet.redis.RedisFleetSettings;
 import io.github.retryafter.boot.fleet.redis.RedisFleetStore;
-import io.github.retryafter.boot.fleet.redis.RedisProviderCooldown;
 import io.github.retryafter.fleet.FleetStore;
 
 /**
  * The fleet on Redis, when {@code retry.after.fleet.store=redis} and Spring Data Redis with Lettuce is present: a
- * {@link RedisFleetStore} (the store the core's fleet budget runs on) and a {@link RedisProviderCooldown} over one
- * {@link RedisFleet}, which uses the
- * application's {@link RedisConnectionFactory} (Spring Boot's {@code spring.data.redis.*}), which must be Lettuce's.
- * Imported by {@link RetryAfterFleetAutoConfiguration}.
+ * {@link RedisFleetStore} (the store the core's fleet budget and shared cooldown run on) over one {@link RedisFleet},
+ * which uses the application's {@link RedisConnectionFactory} (Spring Boot's {@code spring.data.redis.*}), which must
+ * be Lettuce's. Imported by {@link RetryAfterFleetAutoConfiguration}.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnProperty(name = "retry.after.fleet.store", havingValue = "redis")
@@ -84,29 +75,6 @@ class RedisFleetConfiguration {
 	@ConditionalOnMissingBean(FleetStore.class)
 	RedisFleetStore retryAfterRedisFleetStore(RedisFleet fleet) {
 		return new RedisFleetStore(fleet);
-	}
-
-	@Bean
-	@ConditionalOnMissingBean(FleetCooldown.class)
-	RedisProviderCooldown retryAfterFleetCooldown(RedisFleet fleet, RetryAfterSettings settings, Ticker ticker) {
-		Map<String, Duration> caps = new LinkedHashMap<>();
-		Map<String, Duration> probeLeases = new LinkedHashMap<>();
-		settings.providers().forEach((provider) -> {
-			caps.put(provider.name(), cooldownCap(provider));
-			// the fleet waits for a probe's answer as long as the probe's attempt may take
-			probeLeases.put(provider.name(), provider.policy().attemptTimeout());
-		});
-		return new RedisProviderCooldown(fleet, caps, probeLeases, ticker);
-	}
-
-	/**
-	 * The longest cooldown of a provider, the one place the fleet reads it: its {@code pacing.max-cooldown} (which is
-	 * its {@code max-wait} unless set), the cap its own gate applies ({@link RedisProviderCooldown#DEFAULT_CAP} if
-	 * zero). A key lives this long plus one second at most.
-	 */
-	static Duration cooldownCap(ProviderSettings provider) {
-		Duration cap = provider.policy().pacing().maxCooldown();
-		return cap.isZero() ? RedisProviderCooldown.DEFAULT_CAP : cap;
 	}
 
 }

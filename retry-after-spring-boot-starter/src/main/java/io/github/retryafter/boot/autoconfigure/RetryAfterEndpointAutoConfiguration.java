@@ -17,8 +17,8 @@ import io.github.retryafter.boot.RetryAfterProviders;
 import io.github.retryafter.boot.actuate.RetryAfterActivity;
 import io.github.retryafter.boot.actuate.RetryAfterEndpoint;
 import io.github.retryafter.boot.actuate.RetryAfterEndpointRuntimeHints;
-import io.github.retryafter.boot.fleet.FleetCooldown;
 import io.github.retryafter.boot.fleet.FleetStatusProvider;
+import io.github.retryafter.fleet.SharedCooldown;
 
 /**
  * Auto-configuration of the {@code retryafter} Actuator endpoint and the {@link RetryAfterActivity} listener that
@@ -41,7 +41,7 @@ public final class RetryAfterEndpointAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RetryAfterEndpoint retryAfterEndpoint(RetryAfterProviders providers, RetryAfterActivity activity,
-			ObjectProvider<FleetStatusProvider> fleet, ObjectProvider<FleetCooldown> fleetCooldown) {
+			ObjectProvider<FleetStatusProvider> fleet, ObjectProvider<SharedCooldown> fleetCooldown) {
 		return new RetryAfterEndpoint(providers, activity, fleet.getIfUnique(), fleetCooldown.getIfUnique());
 	}
 

@@ -1,32 +1,37 @@
 package io.github.retryafter.boot.autoconfigure;
 
+import java.time.Duration;
+
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 
 import io.github.retryafter.Ticker;
+import io.github.retryafter.boot.ProviderSettings;
 import io.github.retryafter.boot.RetryAfterProviders;
 import io.github.retryafter.boot.RetryAfterSettings;
-import io.github.retryafter.boot.fleet.FleetCooldown;
-import io.github.retryafter.boot.fleet.FleetCooldownListener;
 import io.github.retryafter.boot.fleet.FleetThreads;
 import io.github.retryafter.budget.RetryBudget;
 import io.github.retryafter.fleet.FleetRetryBudget;
 import io.github.retryafter.fleet.FleetStore;
+import io.github.retryafter.fleet.SharedCooldown;
+import io.github.retryafter.fleet.SharedCooldownBuilder;
+import io.github.retryafter.fleet.SharedCooldownListener;
 
 /**
  * Auto-configuration of the fleet: a retry budget and a provider cooldown shared by every instance of the application
  * through the store named by {@code retry.after.fleet.store}. Each store is one imported configuration that defines
- * a {@link FleetStore}, a {@link FleetCooldown} and a {@link io.github.retryafter.boot.fleet.FleetStatusProvider}:
- * today {@link RedisFleetConfiguration}. What does not depend on the store is defined once, here and in
- * {@link FleetReportingConfiguration}: the fleet's {@link FleetRetryBudget} over the store (before
- * {@link RetryAfterAutoConfiguration}'s local budget, which then backs off, and told which threads may block by
- * {@link FleetThreads}), the listener that publishes a provider's cooldown as soon as a gate closes, the
+ * a {@link FleetStore} and a {@link io.github.retryafter.boot.fleet.FleetStatusProvider}: today
+ * {@link RedisFleetConfiguration}. What does not depend on the store is defined once, here and in
+ * {@link FleetReportingConfiguration}: the fleet's {@link FleetRetryBudget} and {@link SharedCooldown} over the store
+ * (the budget before {@link RetryAfterAutoConfiguration}'s local budget, which then backs off; both told which threads
+ * may block by {@link FleetThreads}), the listener that publishes a provider's cooldown as soon as a gate closes, the
  * attachment of the cooldown to the engines' gates as the providers' registry is created (with provider pacing on,
  * its default), the meters and the health indicator.
  * <p>
@@ -36,6 +41,7 @@ import io.github.retryafter.fleet.FleetStore;
 		afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
 @ConditionalOnBooleanProperty(name = "retry.after.enabled", matchIfMissing = true)
 @Import({ RedisFleetConfiguration.class, FleetReportingConfiguration.class })
+@EnableConfigurationProperties(RetryAfterFleetProperties.class)
 public final class RetryAfterFleetAutoConfiguration {
 
 	@Bean
@@ -52,10 +58,36 @@ public final class RetryAfterFleetAutoConfiguration {
 	}
 
 	@Bean
-	@ConditionalOnBean(FleetCooldown.class)
+	@ConditionalOnBean(FleetStore.class)
 	@ConditionalOnMissingBean
-	FleetCooldownListener retryAfterFleetCooldownListener(FleetCooldown cooldown) {
-		return new FleetCooldownListener(cooldown);
+	SharedCooldown retryAfterFleetCooldown(FleetStore store, RetryAfterSettings settings, Ticker ticker,
+			RetryAfterFleetProperties properties) {
+		SharedCooldownBuilder builder = SharedCooldown.builder(store)
+			.ticker(ticker)
+			.flushInterval(properties.getFlushInterval())
+			.mayBlock(FleetThreads.mayBlock(RetryAfterFleetAutoConfiguration.class.getClassLoader()));
+		// the fleet waits for a probe's answer as long as the probe's attempt may take
+		settings.providers()
+			.forEach((provider) -> builder.provider(provider.name(), cooldownCap(provider),
+					provider.policy().attemptTimeout()));
+		return builder.build();
+	}
+
+	/**
+	 * The longest cooldown of a provider, the one place the fleet reads it: its {@code pacing.max-cooldown} (which is
+	 * its {@code max-wait} unless set), the cap its own gate applies ({@link SharedCooldown#DEFAULT_CAP} if zero). A
+	 * store's record lives this long plus one second at most.
+	 */
+	static Duration cooldownCap(ProviderSettings provider) {
+		Duration cap = provider.policy().pacing().maxCooldown();
+		return cap.isZero() ? SharedCooldown.DEFAULT_CAP : cap;
+	}
+
+	@Bean
+	@ConditionalOnBean(SharedCooldown.class)
+	@ConditionalOnMissingBean
+	SharedCooldownListener retryAfterFleetCooldownListener(SharedCooldown cooldown) {
+		return new SharedCooldownListener(cooldown);
 	}
 
 	/**
@@ -66,8 +98,8 @@ public final class RetryAfterFleetAutoConfiguration {
 	 * first. Static, with a lazy lookup, so that it creates nothing early.
 	 */
 	@Bean
-	@ConditionalOnBean(FleetCooldown.class)
-	static BeanPostProcessor retryAfterFleetCooldownAttachment(ObjectProvider<FleetCooldown> cooldown) {
+	@ConditionalOnBean(FleetStore.class)
+	static BeanPostProcessor retryAfterFleetCooldownAttachment(ObjectProvider<SharedCooldown> cooldown) {
 		return new BeanPostProcessor() {
 
 			@Override

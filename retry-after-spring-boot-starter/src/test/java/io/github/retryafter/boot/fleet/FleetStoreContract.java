@@ -2,6 +2,7 @@ package io.github.retryafter.boot.fleet;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalDouble;
 
 import org.junit.jupiter.api.Test;
@@ -12,23 +13,38 @@ import io.github.retryafter.fleet.FleetBucket;
 import io.github.retryafter.fleet.FleetRetryBudget;
 import io.github.retryafter.fleet.FleetStore;
 import io.github.retryafter.fleet.FleetStore.Acquired;
+import io.github.retryafter.fleet.FleetStore.BacklogReport;
+import io.github.retryafter.fleet.FleetStore.Backlogs;
+import io.github.retryafter.fleet.FleetStore.Claimant;
+import io.github.retryafter.fleet.FleetStore.Cooldown;
 import io.github.retryafter.fleet.FleetStore.Deposit;
 import io.github.retryafter.fleet.FleetStore.Lease;
+import io.github.retryafter.fleet.FleetStore.ProbeClaim;
+import io.github.retryafter.fleet.FleetStore.ProbeState;
+import io.github.retryafter.fleet.FleetStore.ProviderKey;
+import io.github.retryafter.fleet.SharedCooldown;
+import io.github.retryafter.pacing.PacingSettings;
+import io.github.retryafter.pacing.ProviderGate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
+import static org.awaitility.Awaitility.await;
 
 /**
  * What every {@link FleetStore} promises, whatever keeps the state: each operation atomic, a missing bucket full, both
  * buckets or neither, levels never below zero nor above capacity, the floor's refill on the store's clock, leases never
  * larger than asked or held, what each member holds summed and a departed member's lease dropped, and a key that is not
- * the fleet's neither read nor written. The same {@link FleetRetryBudget} runs on each. One subclass per store.
+ * the fleet's neither read nor written; a cooldown never shortened nor longer than its cap, one probe claim per
+ * instant, the backlogs summed within their window. The same {@link FleetRetryBudget} and {@link SharedCooldown} run
+ * on each. One subclass per store.
  */
 public abstract class FleetStoreContract {
 
 	private static final FleetBucket GLOBAL = FleetBucket.ofGlobal(new BudgetSettings(10, 0.2, 0));
 
 	private static final FleetBucket PROVIDER = FleetBucket.ofProvider("default", new BudgetSettings(3, 0.2, 0));
+
+	private static final Duration CAP = Duration.ofSeconds(5);
 
 	/**
 	 * Joins a new instance to this test's fleet, shared once it returns.
@@ -42,6 +58,19 @@ public abstract class FleetStoreContract {
 	 * @param bucket the bucket
 	 */
 	protected abstract void corrupt(FleetBucket bucket);
+
+	/**
+	 * Writes a value the fleet did not write at one of a provider's keys.
+	 * @param key which key
+	 * @param provider the provider
+	 */
+	protected abstract void corrupt(ProviderKey key, String provider);
+
+	/**
+	 * Runs what the members' store threads have queued and one flush of each, where nothing runs by itself.
+	 * @param members the members
+	 */
+	protected abstract void settle(FleetStore... members);
 
 	/**
 	 * Lets {@code duration} pass on the store's clock.
@@ -187,6 +216,128 @@ public abstract class FleetStoreContract {
 		});
 		assertThat(budget.tryAcquire("default")).as("the two spent away reached the store at the rejoin").isFalse();
 		assertThat(levels(store.deposit(List.of(new Deposit(PROVIDER, 0))).orElseThrow())).containsExactly(0.0);
+	}
+
+	@Test
+	void aCooldownIsNeverShortenedNorStoredBeyondItsCap() {
+		FleetStore store = join("a");
+		Cooldown first = store.extendCooldown("default", Duration.ofSeconds(2), CAP).orElseThrow();
+		assertThat(first.until().getAsLong() - first.storeNow()).isEqualTo(2_000_000);
+		Cooldown shorter = store.extendCooldown("default", Duration.ofMillis(300), CAP).orElseThrow();
+		assertThat(shorter.until()).as("a shorter hint never shortens it").isEqualTo(first.until());
+		Cooldown longer = store.extendCooldown("default", Duration.ofHours(1), CAP).orElseThrow();
+		assertThat(longer.until().getAsLong() - longer.storeNow()).as("the cap at most").isEqualTo(5_000_000);
+		List<Cooldown> read = store.readCooldowns(List.of("default", "other")).orElseThrow();
+		assertThat(read.get(0).until()).isEqualTo(longer.until());
+		assertThat(read.get(1).until().getAsLong()).as("none stands").isZero();
+		store.endCooldown("default");
+		assertThat(store.readCooldowns(List.of("default")).orElseThrow().get(0).until().getAsLong()).isZero();
+	}
+
+	@Test
+	void aCooldownOrBacklogKeyThatIsNotTheFleetsIsAnsweredInvalidAndLeftAlone() {
+		FleetStore store = join("a");
+		corrupt(ProviderKey.COOLDOWN, "default");
+		corrupt(ProviderKey.BACKLOG, "default");
+		assertThat(store.extendCooldown("default", Duration.ofSeconds(1), CAP).orElseThrow().until()).isEmpty();
+		List<Cooldown> read = store.readCooldowns(List.of("default", "other")).orElseThrow();
+		assertThat(read.get(0).until()).isEmpty();
+		assertThat(read.get(1).until().getAsLong()).isZero();
+		List<Optional<Backlogs>> sums = store.reportBacklogs(Duration.ofSeconds(1),
+				List.of(new BacklogReport("default", true, 3, 10), new BacklogReport("other", true, 1, 5)))
+			.orElseThrow();
+		assertThat(sums.get(0)).isEmpty();
+		assertThat(sums.get(1)).contains(new Backlogs(1, 1, 5.0));
+		store.endCooldown("default");
+		assertThat(store.readCooldowns(List.of("default")).orElseThrow().get(0).until()).as("deleted, valid again")
+			.hasValue(0);
+	}
+
+	@Test
+	void theFirstInstanceToClaimAnInstantsProbeHoldsItAndALaterInstantReplacesIt() {
+		FleetStore a = join("a");
+		FleetStore b = join("b");
+		long instant = a.extendCooldown("default", Duration.ofSeconds(2), CAP).orElseThrow().until().getAsLong();
+		ProbeClaim mine = a.claimProbe("default", instant, Duration.ofSeconds(10)).orElseThrow();
+		assertThat(mine.claimant()).isEqualTo(Claimant.THIS_INSTANCE);
+		assertThat(mine.instant()).isEqualTo(instant);
+		ProbeClaim theirs = b.claimProbe("default", instant, Duration.ofSeconds(10)).orElseThrow();
+		assertThat(theirs.claimant()).isEqualTo(Claimant.ANOTHER_INSTANCE);
+		assertThat(theirs.instant()).isEqualTo(instant);
+		assertThat(theirs.instant() - theirs.storeNow()).isBetween(1L, 2_000_000L);
+		assertThat(b.claimProbe("default", instant - 1, Duration.ofSeconds(10)).orElseThrow().claimant())
+			.as("an earlier instant's claim does not replace it").isEqualTo(Claimant.ANOTHER_INSTANCE);
+		assertThat(b.claimProbe("default", instant + 1, Duration.ofSeconds(10)).orElseThrow().claimant())
+			.isEqualTo(Claimant.THIS_INSTANCE);
+		assertThat(a.readProbes(List.of("default", "other")).orElseThrow())
+			.containsExactly(new ProbeState(instant + 1, false), ProbeState.NONE);
+	}
+
+	@Test
+	void anAdmittedProbeMarksItsClaimAndEndsThatCooldownAndAnAnsweredOneRemovesIt() {
+		FleetStore a = join("a");
+		FleetStore b = join("b");
+		long instant = a.extendCooldown("default", Duration.ofSeconds(2), CAP).orElseThrow().until().getAsLong();
+		a.claimProbe("default", instant, Duration.ofSeconds(10));
+		b.endProbe("default", instant, true);
+		assertThat(a.readProbes(List.of("default")).orElseThrow()).as("not b's claim")
+			.containsExactly(new ProbeState(instant, false));
+		a.endProbe("default", instant, true);
+		assertThat(b.readProbes(List.of("default")).orElseThrow()).containsExactly(new ProbeState(instant, true));
+		assertThat(b.readCooldowns(List.of("default")).orElseThrow().get(0).until()).hasValue(0);
+		assertThat(b.claimProbe("default", instant, Duration.ofSeconds(10)).orElseThrow().claimant())
+			.isEqualTo(Claimant.ADMITTED);
+		long later = a.extendCooldown("default", Duration.ofSeconds(3), CAP).orElseThrow().until().getAsLong();
+		assertThat(b.claimProbe("default", later, Duration.ofSeconds(10)).orElseThrow().claimant())
+			.isEqualTo(Claimant.THIS_INSTANCE);
+		b.endProbe("default", later, false);
+		assertThat(a.readProbes(List.of("default")).orElseThrow()).containsExactly(ProbeState.NONE);
+		assertThat(a.readCooldowns(List.of("default")).orElseThrow().get(0).until()).as("not admitted: it stands")
+			.hasValue(later);
+	}
+
+	@Test
+	void backlogsAreSummedPerProviderAndAReportOlderThanTheWindowNoLongerCounts() {
+		FleetStore a = join("a");
+		FleetStore b = join("b");
+		Duration window = Duration.ofMillis(300);
+		assertThat(a.reportBacklogs(window, List.of(new BacklogReport("default", true, 3, 10))).orElseThrow())
+			.containsExactly(Optional.of(new Backlogs(1, 3, 10.0)));
+		assertThat(b.reportBacklogs(window, List.of(new BacklogReport("default", true, 1, 5.5))).orElseThrow())
+			.containsExactly(Optional.of(new Backlogs(2, 4, 15.5)));
+		assertThat(b.reportBacklogs(window, List.of(new BacklogReport("default", true, 0, 0))).orElseThrow())
+			.as("still counted, lending no rate").containsExactly(Optional.of(new Backlogs(2, 3, 10.0)));
+		assertThat(a.reportBacklogs(window, List.of(new BacklogReport("default", false, 0, 0))).orElseThrow())
+			.as("a's report removed").containsExactly(Optional.of(new Backlogs(1, 0, 0.0)));
+		elapse(Duration.ofMillis(400));
+		assertThat(a.reportBacklogs(window, List.of(new BacklogReport("default", false, 0, 0))).orElseThrow())
+			.as("b's report is older than the window").containsExactly(Optional.of(new Backlogs(0, 0, 0.0)));
+	}
+
+	@Test
+	void aGateClosedOnOneInstanceClosesTheOthersAtTheirNextSync() {
+		FleetStore a = join("a");
+		FleetStore b = join("b");
+		ProviderGate gateA = new ProviderGate("default", PacingSettings.DEFAULTS, Ticker.system());
+		ProviderGate gateB = new ProviderGate("default", PacingSettings.DEFAULTS, Ticker.system());
+		SharedCooldown cooldownA = cooldown(a);
+		SharedCooldown cooldownB = cooldown(b);
+		cooldownA.attach((name) -> Optional.of(gateA.fleet()));
+		cooldownB.attach((name) -> Optional.of(gateB.fleet()));
+		long told = System.nanoTime() + Duration.ofSeconds(2).toNanos();
+		gateA.closeUntil(told);
+		cooldownA.publish();
+		await().atMost(Duration.ofSeconds(2)).until(() -> {
+			settle(a, b);
+			return cooldownB.remaining("default").compareTo(Duration.ofSeconds(1)) > 0;
+		});
+		assertThat(gateB.cooldownUntilNanos() - told).as("never earlier than the instant a was told").isNotNegative();
+		assertThat(gateB.fleet().share()).isEqualTo(0.5);
+	}
+
+	private static SharedCooldown cooldown(FleetStore store) {
+		return SharedCooldown.builder(store).provider("default", CAP, Duration.ofSeconds(10)).ticker(Ticker.system())
+			.build();
 	}
 
 	private static FleetRetryBudget budget(FleetStore store) {

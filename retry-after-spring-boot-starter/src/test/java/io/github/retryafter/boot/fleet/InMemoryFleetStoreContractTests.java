@@ -27,6 +27,21 @@ class InMemoryFleetStoreContractTests extends FleetStoreContract {
 	}
 
 	@Override
+	protected void corrupt(FleetStore.ProviderKey key, String provider) {
+		this.store.corrupt(key, provider);
+	}
+
+	@Override
+	protected void settle(FleetStore... members) {
+		for (FleetStore member : members) {
+			InMemoryFleetStore.Member link = (InMemoryFleetStore.Member) member;
+			link.runTasks();
+			link.flush();
+			link.runTasks();
+		}
+	}
+
+	@Override
 	protected void elapse(Duration duration) {
 		this.clock.advance(duration);
 	}

@@ -587,12 +587,4 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 
 	}
 
-	/**
-	 * Something that keeps state on Redis ({@link RedisProviderCooldown}, until the cooldown's algorithm moves to the
-	 * core as the budget's did). Its methods are called on the background thread.
-	 */
-	interface Participant extends FleetStore.Participant {
-
-	}
-
 }

@@ -1,11 +1,15 @@
 package io.github.retryafter.boot.fleet.redis;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalDouble;
+import java.util.OptionalLong;
+import java.util.concurrent.TimeoutException;
 
 import io.github.retryafter.budget.BudgetSettings;
 import io.github.retryafter.fleet.FleetBucket;
@@ -14,12 +18,18 @@ import io.github.retryafter.fleet.FleetStore;
 /**
  * The fleet's store on Redis: each {@link FleetStore} operation is one Lua script ({@link FleetScript}) run atomically
  * on Redis's clock through the {@link RedisFleet}'s connection, its reply read defensively ({@link Replies}). Keys are
- * <code>{prefix}:budget:&lt;bucket&gt;</code> and <code>{prefix}:leases:&lt;provider&gt;</code>. Only I/O here: the
- * algorithm is {@link io.github.retryafter.fleet.FleetRetryBudget}'s. Thread-safe.
+ * <code>{prefix}:budget:&lt;bucket&gt;</code>, and per provider <code>{prefix}:leases:</code>, <code>cooldown:</code>,
+ * <code>probe:</code> and <code>backlog:&lt;provider&gt;</code>. Only I/O here: the algorithms are
+ * {@link io.github.retryafter.fleet.FleetRetryBudget}'s and {@link io.github.retryafter.fleet.SharedCooldown}'s.
+ * Thread-safe.
  */
 public final class RedisFleetStore implements FleetStore {
 
 	private final RedisFleet fleet;
+
+	private static final String ADMITTED_PREFIX = "admitted:";
+
+	private static final byte[] EXPIRY_MARGIN_MILLIS = number(1000L);
 
 	private final byte[] ttlMillis;
 
@@ -71,6 +81,33 @@ public final class RedisFleetStore implements FleetStore {
 	}
 
 	@Override
+	public void keyInvalid(ProviderKey key, String provider) {
+		this.fleet.keyFallBack(providerKey(key, provider));
+	}
+
+	@Override
+	public void keyValid(ProviderKey key, String provider) {
+		this.fleet.keyValid(providerKey(key, provider));
+	}
+
+	/**
+	 * Waits for the first connection at most {@link RedisFleetSettings#probeTimeout()}; if Redis is not reachable by
+	 * then, the fleet falls back (counted) and starts on its local state.
+	 */
+	@Override
+	public boolean awaitFirstConnection() {
+		Duration timeout = this.fleet.settings().probeTimeout();
+		if (!this.fleet.awaitFirstProbe(timeout)) {
+			if (this.fleet.state() == RedisFleet.State.CONNECTING) {
+				this.fleet.fallBack(new TimeoutException("no connection to Redis within " + timeout.toMillis()
+						+ " ms at startup"));
+			}
+			return false;
+		}
+		return true;
+	}
+
+	@Override
 	public Optional<Acquired> acquire(FleetBucket provider, FleetBucket global) {
 		Optional<List<Object>> reply = this.fleet.execute(FleetScript.ACQUIRE,
 				new byte[][] { budgetKey(provider), budgetKey(global) }, this.ttlMillis,
@@ -113,6 +150,132 @@ public final class RedisFleetStore implements FleetStore {
 		// a grant or a count that is not a whole number, negative or NaN reads as 0
 		return reply.map((values) -> new Lease(Replies.whole(values, 0).orElse(0), Replies.decimal(values, 1),
 				Replies.decimal(values, 2), Replies.whole(values, 3).orElse(0)));
+	}
+
+	@Override
+	public Optional<Cooldown> extendCooldown(String provider, Duration remaining, Duration cap) {
+		Optional<List<Object>> reply = this.fleet.execute(FleetScript.EXTEND_COOLDOWN,
+				new byte[][] { this.fleet.key("cooldown", provider) }, number((remaining.toNanos() + 999) / 1000),
+				EXPIRY_MARGIN_MILLIS, number(Math.max(1, cap.toNanos() / 1000)));
+		return reply.map((values) -> cooldown(values, 0, 1));
+	}
+
+	@Override
+	public Optional<List<Cooldown>> readCooldowns(List<String> providers) {
+		Optional<List<Object>> reply = this.fleet.execute(FleetScript.READ_COOLDOWNS, keys("cooldown", providers));
+		return reply.map((values) -> {
+			List<Cooldown> cooldowns = new ArrayList<>(providers.size());
+			for (int i = 0; i < providers.size(); i++) {
+				cooldowns.add(cooldown(values, 0, i + 1));
+			}
+			return cooldowns;
+		});
+	}
+
+	/** A cooldown read at {@code index}: '' is none, a whole number an instant, anything else not the fleet's. */
+	private static Cooldown cooldown(List<Object> values, int nowIndex, int index) {
+		OptionalLong now = Replies.whole(values, nowIndex);
+		if (now.isEmpty()) {
+			return new Cooldown(0, OptionalLong.empty());
+		}
+		if (Replies.text(values, index).filter(String::isEmpty).isPresent()) {
+			return new Cooldown(now.getAsLong(), OptionalLong.of(0));
+		}
+		return new Cooldown(now.getAsLong(), Replies.whole(values, index));
+	}
+
+	@Override
+	public void endCooldown(String provider) {
+		this.fleet.execute(FleetScript.END_COOLDOWN, new byte[][] { this.fleet.key("cooldown", provider) });
+	}
+
+	@Override
+	public Optional<ProbeClaim> claimProbe(String provider, long instant, Duration lease) {
+		Optional<List<Object>> reply = this.fleet.execute(FleetScript.CLAIM_PROBE,
+				new byte[][] { this.fleet.key("probe", provider) }, this.fleet.instanceId(), number(instant),
+				number(Math.max(1, lease.toNanos() / 1000) / 1000));
+		return reply.map((values) -> {
+			Optional<String> owner = Replies.text(values, 0);
+			OptionalLong claimed = Replies.whole(values, 1);
+			OptionalLong now = Replies.whole(values, 2);
+			if (owner.isEmpty() || claimed.isEmpty() || now.isEmpty()) {
+				return new ProbeClaim(Claimant.INVALID, 0, 0);
+			}
+			Claimant claimant = owner.get().equals(new String(this.fleet.instanceId(), StandardCharsets.UTF_8))
+					? Claimant.THIS_INSTANCE
+					: owner.get().equals(FleetScript.ADMITTED) ? Claimant.ADMITTED : Claimant.ANOTHER_INSTANCE;
+			return new ProbeClaim(claimant, claimed.getAsLong(), now.getAsLong());
+		});
+	}
+
+	@Override
+	public Optional<List<ProbeState>> readProbes(List<String> providers) {
+		Optional<List<Object>> reply = this.fleet.execute(FleetScript.READ_PROBES, keys("probe", providers));
+		return reply.map((values) -> {
+			List<ProbeState> claims = new ArrayList<>(providers.size());
+			for (int i = 0; i < providers.size(); i++) {
+				claims.add(probe(Replies.text(values, i)));
+			}
+			return claims;
+		});
+	}
+
+	/** A claim as {@link FleetScript#READ_PROBES} answers it: an instant, {@code admitted:<instant>}, or none. */
+	private static ProbeState probe(Optional<String> claim) {
+		if (claim.isEmpty()) {
+			return ProbeState.NONE;
+		}
+		boolean admitted = claim.get().startsWith(ADMITTED_PREFIX);
+		try {
+			long instant = Long.parseLong(admitted ? claim.get().substring(ADMITTED_PREFIX.length()) : claim.get());
+			return (instant == 0) ? ProbeState.NONE : new ProbeState(instant, admitted);
+		}
+		catch (NumberFormatException ex) {
+			return ProbeState.NONE;
+		}
+	}
+
+	@Override
+	public void endProbe(String provider, long instant, boolean admitted) {
+		this.fleet.execute(FleetScript.END_PROBE,
+				new byte[][] { this.fleet.key("probe", provider), this.fleet.key("cooldown", provider) },
+				this.fleet.instanceId(), number(instant), number(admitted ? 1L : 0L));
+	}
+
+	@Override
+	public Optional<List<Optional<Backlogs>>> reportBacklogs(Duration window, List<BacklogReport> reports) {
+		byte[][] args = new byte[2 + reports.size()][];
+		args[0] = this.fleet.instanceId();
+		args[1] = number(window.toMillis());
+		List<String> providers = new ArrayList<>(reports.size());
+		for (int i = 0; i < reports.size(); i++) {
+			BacklogReport report = reports.get(i);
+			providers.add(report.provider());
+			String field = !report.backlog() ? ""
+					: report.queued() + " " + String.format(Locale.ROOT, "%.3f", report.rate());
+			args[i + 2] = field.getBytes(StandardCharsets.US_ASCII);
+		}
+		Optional<List<Object>> reply = this.fleet.execute(FleetScript.BACKLOGS, keys("backlog", providers), args);
+		return reply.map((values) -> {
+			List<Optional<Backlogs>> sums = new ArrayList<>(reports.size());
+			for (int i = 0; i < reports.size(); i++) {
+				OptionalLong count = Replies.whole(values, 3 * i);
+				OptionalLong queued = Replies.whole(values, 3 * i + 1);
+				OptionalDouble rate = Replies.decimal(values, 3 * i + 2);
+				sums.add((count.isPresent() && queued.isPresent() && rate.isPresent())
+						? Optional.of(new Backlogs(count.getAsLong(), queued.getAsLong(), rate.getAsDouble()))
+						: Optional.empty());
+			}
+			return sums;
+		});
+	}
+
+	private byte[][] keys(String kind, List<String> providers) {
+		return providers.stream().map((provider) -> this.fleet.key(kind, provider)).toArray(byte[][]::new);
+	}
+
+	private byte[] providerKey(ProviderKey key, String provider) {
+		return this.fleet.key((key == ProviderKey.COOLDOWN) ? "cooldown" : "backlog", provider);
 	}
 
 	private byte[] budgetKey(FleetBucket bucket) {

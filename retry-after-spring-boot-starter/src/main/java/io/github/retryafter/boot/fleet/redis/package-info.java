@@ -1,10 +1,8 @@
 /**
  * The fleet's store on Redis, on Redis's own clock, through Spring Data Redis with Lettuce: the Lua scripts, the
  * connection and the I/O only. {@link io.github.retryafter.boot.fleet.redis.RedisFleet} holds the connection and the
- * background thread, {@link io.github.retryafter.boot.fleet.redis.RedisFleetStore} runs the core's
- * {@link io.github.retryafter.fleet.FleetStore} operations as scripts (the budget's algorithm is the core's
- * {@link io.github.retryafter.fleet.FleetRetryBudget}), and
- * {@link io.github.retryafter.boot.fleet.redis.RedisProviderCooldown} the cooldown (its algorithm moves to the core
- * next).
+ * background thread, and {@link io.github.retryafter.boot.fleet.redis.RedisFleetStore} runs the core's
+ * {@link io.github.retryafter.fleet.FleetStore} operations as scripts; the algorithms are the core's
+ * ({@link io.github.retryafter.fleet.FleetRetryBudget}, {@link io.github.retryafter.fleet.SharedCooldown}).
  */
 package io.github.retryafter.boot.fleet.redis;

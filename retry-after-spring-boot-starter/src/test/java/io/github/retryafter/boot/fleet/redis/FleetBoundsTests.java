@@ -17,6 +17,7 @@ import io.github.retryafter.Ticker;
 import io.github.retryafter.boot.testing.RedisServer;
 import io.github.retryafter.budget.BudgetSettings;
 import io.github.retryafter.fleet.FleetRetryBudget;
+import io.github.retryafter.fleet.SharedCooldown;
 import io.github.retryafter.pacing.PacingSettings;
 import io.github.retryafter.pacing.ProviderGate;
 
@@ -52,7 +53,10 @@ class FleetBoundsTests {
 		long keyBound = cap.toMillis() + 1000;
 		RedisFleet fleet = fleet();
 		ProviderGate gate = new ProviderGate("default", PacingSettings.DEFAULTS, Ticker.system());
-		RedisProviderCooldown cooldown = new RedisProviderCooldown(fleet, Map.of("default", cap), Ticker.system());
+		SharedCooldown cooldown = SharedCooldown.builder(new RedisFleetStore(fleet))
+			.provider("default", cap, SharedCooldown.DEFAULT_PROBE_LEASE)
+			.ticker(Ticker.system())
+			.build();
 		cooldown.attach((name) -> Optional.of(gate.fleet()));
 		// a gate closed for an hour (a hint the gate was given whole) reaches Redis for the cap only
 		gate.closeUntil(System.nanoTime() + Duration.ofHours(1).toNanos());
@@ -69,7 +73,10 @@ class FleetBoundsTests {
 		ProviderGate other = new ProviderGate("default", PacingSettings.DEFAULTS, Ticker.system());
 		RedisFleet otherFleet = fleet();
 		redis.command("SET", key(), "99999999999999999");
-		new RedisProviderCooldown(otherFleet, Map.of("default", cap), Ticker.system())
+		SharedCooldown.builder(new RedisFleetStore(otherFleet))
+			.provider("default", cap, SharedCooldown.DEFAULT_PROBE_LEASE)
+			.ticker(Ticker.system())
+			.build()
 			.attach((name) -> Optional.of(other.fleet()));
 		assertThat(other.cooldownRemaining()).isPositive().isLessThanOrEqualTo(cap);
 		fleet.close();

@@ -31,6 +31,7 @@ import io.github.retryafter.boot.testing.FlakyProvider.Reply;
 import io.github.retryafter.boot.testing.RecordingListener;
 import io.github.retryafter.boot.testing.RedisServer;
 import io.github.retryafter.engine.RetryListener;
+import io.github.retryafter.fleet.SharedCooldown;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -127,7 +128,7 @@ class FleetIntegrationTests {
 			await().atMost(Duration.ofSeconds(5)).until(() -> !first.retries.isEmpty());
 			long toldAt = this.provider.arrivalNanos("/a").get(0);
 			// the cooldown reaches the other instances through Redis (a poll every flush interval)
-			RedisProviderCooldown others = b.getBean(RedisProviderCooldown.class);
+			SharedCooldown others = b.getBean(SharedCooldown.class);
 			await().atMost(Duration.ofMillis(500)).until(() -> !others.remaining("default").isZero());
 			long sentAt = System.nanoTime();
 			CompletableFuture<Integer> fromB = CompletableFuture.supplyAsync(() -> status(client(b), "/b"));

@@ -24,6 +24,7 @@ import io.github.retryafter.boot.testing.RedisServer;
 import io.github.retryafter.budget.BudgetSettings;
 import io.github.retryafter.budget.TokenBucketRetryBudget;
 import io.github.retryafter.fleet.FleetRetryBudget;
+import io.github.retryafter.fleet.SharedCooldown;
 import io.github.retryafter.pacing.PacingSettings;
 import io.github.retryafter.pacing.ProviderGate;
 
@@ -77,8 +78,14 @@ class FleetLatencyReportTests {
 
 		ProviderGate gateA = new ProviderGate("default", PacingSettings.DEFAULTS, Ticker.system());
 		ProviderGate gateB = new ProviderGate("default", PacingSettings.DEFAULTS, Ticker.system());
-		RedisProviderCooldown cooldownA = new RedisProviderCooldown(first, List.of("default"), Ticker.system());
-		RedisProviderCooldown cooldownB = new RedisProviderCooldown(second, List.of("default"), Ticker.system());
+		SharedCooldown cooldownA = SharedCooldown.builder(new RedisFleetStore(first))
+			.provider("default")
+			.ticker(Ticker.system())
+			.build();
+		SharedCooldown cooldownB = SharedCooldown.builder(new RedisFleetStore(second))
+			.provider("default")
+			.ticker(Ticker.system())
+			.build();
 		cooldownA.attach((name) -> Optional.of(gateA.fleet()));
 		cooldownB.attach((name) -> Optional.of(gateB.fleet()));
 		long[] propagation = new long[40];

@@ -32,6 +32,7 @@ import io.github.retryafter.boot.fleet.FleetThreads;
 import io.github.retryafter.boot.testing.RedisServer;
 import io.github.retryafter.budget.BudgetSettings;
 import io.github.retryafter.fleet.FleetRetryBudget;
+import io.github.retryafter.fleet.SharedCooldown;
 import io.github.retryafter.pacing.PacingSettings;
 import io.github.retryafter.pacing.ProviderGate;
 
@@ -214,10 +215,13 @@ class FleetReplyBoundsTests {
 
 		final ProviderGate gate = new ProviderGate("default", PacingSettings.DEFAULTS, Ticker.system());
 
-		final RedisProviderCooldown cooldown;
+		final SharedCooldown cooldown;
 
 		Sibling(Duration cap) {
-			this.cooldown = new RedisProviderCooldown(this.fleet, Map.of("default", cap), Ticker.system());
+			this.cooldown = SharedCooldown.builder(new RedisFleetStore(this.fleet))
+				.provider("default", cap, SharedCooldown.DEFAULT_PROBE_LEASE)
+				.ticker(Ticker.system())
+				.build();
 			this.cooldown.attach((name) -> Optional.of(this.gate.fleet()));
 		}
 

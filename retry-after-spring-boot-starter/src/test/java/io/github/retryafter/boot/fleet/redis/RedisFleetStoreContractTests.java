@@ -65,6 +65,17 @@ class RedisFleetStoreContractTests extends FleetStoreContract {
 	}
 
 	@Override
+	protected void corrupt(FleetStore.ProviderKey key, String provider) {
+		command("SET", "{" + this.prefix + "}:" + key.name().toLowerCase(java.util.Locale.ROOT) + ":" + provider,
+				"not the fleet's");
+	}
+
+	@Override
+	protected void settle(FleetStore... members) {
+		// the fleet's thread runs the tasks at once and syncs every flush interval by itself
+	}
+
+	@Override
 	protected void elapse(Duration duration) {
 		LockSupport.parkNanos(duration.toNanos());
 	}

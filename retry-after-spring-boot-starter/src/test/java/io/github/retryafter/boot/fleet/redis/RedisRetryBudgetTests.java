@@ -40,6 +40,7 @@ import io.github.retryafter.engine.Outcome;
 import io.github.retryafter.engine.RetryEngine;
 import io.github.retryafter.engine.RetryOperation;
 import io.github.retryafter.fleet.FleetRetryBudget;
+import io.github.retryafter.fleet.SharedCooldown;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -291,7 +292,7 @@ class RedisRetryBudgetTests {
 					"retry.after.pacing.max-cooldown=2s")
 			.run((context) -> {
 				onRedis(context);
-				assertThat(context.getBean(RedisProviderCooldown.class).cap("default")).contains(Duration.ofSeconds(2));
+				assertThat(context.getBean(SharedCooldown.class).cap("default")).contains(Duration.ofSeconds(2));
 				RetryEngine engine = context.getBean(RetryAfterProviders.class).get("default").orElseThrow().engine();
 				RetryOperation operation = engine.start(OperationSpec.of("GET"), Cancellation.create());
 				operation.beforeAttempt();

@@ -16,6 +16,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.github.retryafter.Ticker;
 import io.github.retryafter.boot.testing.RedisServer;
+import io.github.retryafter.fleet.SharedCooldown;
 import io.github.retryafter.pacing.PacingSettings;
 import io.github.retryafter.pacing.ProviderGate;
 
@@ -24,10 +25,10 @@ import static org.assertj.core.api.Assertions.within;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The fleet cooldown against a real {@code redis-server}, with two instances built by hand (a fleet link, a gate and
+ * The core's shared cooldown on the Redis store, against a real {@code redis-server}, with two instances built by hand (a fleet link, a gate and
  * a cooldown each): never shortened on Redis, converted to each instance's clock, pushed after a fallback, expiring.
  */
-class RedisProviderCooldownTests {
+class RedisSharedCooldownTests {
 
 	@RegisterExtension
 	static final RedisServer redis = new RedisServer();
@@ -241,17 +242,20 @@ class RedisProviderCooldownTests {
 
 		final ProviderGate gate = new ProviderGate("default", PacingSettings.DEFAULTS, Ticker.system());
 
-		final RedisProviderCooldown cooldown;
+		final SharedCooldown cooldown;
 
 		Instance() {
 			this(Duration.ofSeconds(1));
 		}
 
 		Instance(Duration commandTimeout) {
-			var connection = RedisProviderCooldownTests.this.client.connect(ByteArrayCodec.INSTANCE);
-			this.fleet = new RedisFleet(connection::async, new RedisFleetSettings(RedisProviderCooldownTests.this.prefix,
+			var connection = RedisSharedCooldownTests.this.client.connect(ByteArrayCodec.INSTANCE);
+			this.fleet = new RedisFleet(connection::async, new RedisFleetSettings(RedisSharedCooldownTests.this.prefix,
 					commandTimeout, Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofHours(1)));
-			this.cooldown = new RedisProviderCooldown(this.fleet, List.of("default"), Ticker.system());
+			this.cooldown = SharedCooldown.builder(new RedisFleetStore(this.fleet))
+				.provider("default")
+				.ticker(Ticker.system())
+				.build();
 			this.cooldown.attach((name) -> Optional.of(this.gate.fleet()));
 			await().atMost(Duration.ofSeconds(5)).until(this.fleet::onRedis);
 		}

@@ -1,4 +1,4 @@
-package io.github.retryafter.boot.fleet;
+package io.github.retryafter.fleet;
 
 import java.util.Objects;
 
@@ -10,19 +10,19 @@ import io.github.retryafter.engine.RetryScheduledEvent;
 /**
  * Pushes a provider's gate to the fleet as soon as it may have closed: after every retry planned from a
  * {@code Retry-After} and every refusal that carried one (a hint too long to wait for still closes the gate); and
- * when a probe's answer ends a cooldown, so the fleet's instances holding behind that probe go. It only
- * asks the {@link FleetCooldown} to publish, which hands the work to the store's background thread: no I/O on the
- * calling thread. Thread-safe.
+ * when a probe's answer ends a cooldown, so the fleet's instances holding behind that probe go. It only asks the
+ * {@link SharedCooldown} to publish, which hands the work to the store's thread: no I/O on the calling thread.
+ * Thread-safe.
  */
-public final class FleetCooldownListener implements RetryListener {
+public final class SharedCooldownListener implements RetryListener {
 
-	private final FleetCooldown cooldown;
+	private final SharedCooldown cooldown;
 
 	/**
 	 * Creates the listener.
 	 * @param cooldown the fleet's cooldown
 	 */
-	public FleetCooldownListener(FleetCooldown cooldown) {
+	public SharedCooldownListener(SharedCooldown cooldown) {
 		this.cooldown = Objects.requireNonNull(cooldown, "cooldown");
 	}
 

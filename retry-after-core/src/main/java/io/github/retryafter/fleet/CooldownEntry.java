@@ -1,0 +1,79 @@
+package io.github.retryafter.fleet;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.github.retryafter.pacing.ProbeArbiter;
+
+/**
+ * One configured provider's side of the {@link SharedCooldown}: its cap and probe lease, the fleet instants it has
+ * exchanged (so a gate is pushed only when it closed until later than that), the probe it owns or follows, its
+ * backlog reports, and whether its keys hold values the fleet did not write. Store instants are microseconds on the
+ * store's clock, {@link Long#MIN_VALUE} for none. Written on the store's thread (and at attach, before it runs).
+ */
+final class CooldownEntry {
+
+	static final long NONE = Long.MIN_VALUE;
+
+	final String provider;
+
+	final Duration cap;
+
+	final Duration lease;
+
+	final long capMicros;
+
+	final long leaseMicros;
+
+	// the latest fleet cooldown instant learned, and the instant whose probe this instance owns or follows
+	volatile long fleetUntil = NONE;
+
+	volatile long owned = NONE;
+
+	volatile long following = NONE;
+
+	// the latest fleet instant that closed the gate, and the latest whose probe the provider admitted
+	volatile long closedFor = NONE;
+
+	volatile long openedFor = NONE;
+
+	// the last fleet instant read beyond the cap, as read: kept only to recognise it when it is read again
+	volatile long cutFrom = NONE;
+
+	ProbeArbiter arbiter;
+
+	// whether the last report named this instance with a backlog, and how many of the fleet's instances had one
+	boolean reported;
+
+	int backlogged;
+
+	// whether this sync reports this instance with a backlog
+	boolean reporting;
+
+	// when this instance's gate last held a backlog (on the ticker), if ever
+	long lastBacklog;
+
+	boolean backlogSeen;
+
+	final AtomicBoolean backlogBad = new AtomicBoolean();
+
+	final AtomicBoolean bad = new AtomicBoolean();
+
+	// the latest local instant (on the ticker) exchanged with the fleet
+	final AtomicLong known;
+
+	CooldownEntry(String provider, Duration cap, Duration lease, long now) {
+		this.provider = provider;
+		this.cap = cap;
+		this.lease = lease;
+		this.capMicros = Math.max(1, cap.toNanos() / 1000);
+		this.leaseMicros = Math.max(1, lease.toNanos() / 1000);
+		this.known = new AtomicLong(now);
+	}
+
+	void raise(long instant) {
+		this.known.accumulateAndGet(instant, (current, wanted) -> (wanted - current > 0) ? wanted : current);
+	}
+
+}

@@ -1,0 +1,293 @@
+package io.github.retryafter.fleet;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
+import java.util.function.Function;
+
+import io.github.retryafter.Ticker;
+import io.github.retryafter.pacing.FleetGate;
+
+/**
+ * The providers' cooldowns shared by a fleet through a {@link FleetStore}: a gate closed on one instance is pushed as
+ * an instant on the store's clock (never shortened, cut to the provider's cap) and every instance's gate closes until
+ * it, converted to its own clock and never earlier; one instance probes after a fleet cooldown while the others
+ * follow its claim; and each gate paces at its share of the provider, by the fleet's backlogs. Nothing here waits on
+ * the store but {@link #attach}, once, at startup. docs/fleet.md states the rules and their bounds. Thread-safe.
+ */
+public final class SharedCooldown implements FleetStore.Participant {
+
+	/** The cap of a provider whose cap is not given: the default {@code max-wait}. */
+	public static final Duration DEFAULT_CAP = Duration.ofSeconds(30);
+
+	/** How long the other instances wait for a probe's answer when the provider's attempt timeout is not given. */
+	public static final Duration DEFAULT_PROBE_LEASE = Duration.ofSeconds(10);
+
+	private final FleetStore store;
+
+	private final Ticker ticker;
+
+	private final BooleanSupplier mayBlock;
+
+	// one per configured provider, fixed at construction
+	private final Map<String, CooldownEntry> entries;
+
+	private final List<CooldownEntry> order;
+
+	private final List<String> providers;
+
+	private final AtomicBoolean publishing = new AtomicBoolean();
+
+	private final FleetProbes probes;
+
+	private final FleetBacklogs backlogs;
+
+	private volatile Function<String, Optional<FleetGate>> gates = (provider) -> Optional.empty();
+
+	SharedCooldown(FleetStore store, Map<String, Duration> caps, Map<String, Duration> probeLeases, Ticker ticker,
+			BooleanSupplier mayBlock, Duration flushInterval) {
+		this.store = store;
+		this.ticker = ticker;
+		this.mayBlock = mayBlock;
+		Map<String, CooldownEntry> entries = new LinkedHashMap<>();
+		long now = ticker.read();
+		caps.forEach((provider, cap) -> entries.put(provider, new CooldownEntry(provider, cap,
+				probeLeases.getOrDefault(provider, DEFAULT_PROBE_LEASE), now)));
+		this.entries = Map.copyOf(entries);
+		this.order = List.copyOf(entries.values());
+		this.providers = this.order.stream().map((entry) -> entry.provider).toList();
+		this.probes = new FleetProbes(this, store, ticker, this.order, this.providers);
+		this.backlogs = new FleetBacklogs(this, store, ticker, this.order, flushInterval);
+		this.order.forEach((entry) -> entry.arbiter = (gate) -> this.probes.request(entry, gate));
+		store.register(this);
+	}
+
+	/**
+	 * Starts a builder.
+	 * @param store this instance's link to the fleet's store
+	 * @return the builder
+	 */
+	public static SharedCooldownBuilder builder(FleetStore store) {
+		return new SharedCooldownBuilder(store);
+	}
+
+	/**
+	 * Attaches the engines' gates, once they exist (until then the cooldown reads and closes nothing), and reads the
+	 * fleet's cooldowns once on the calling thread, so that an instance started while a provider is cooling down
+	 * holds its first request until the fleet's instant. It waits for the store's first connection for the time the
+	 * store bounds ({@link FleetStore#awaitFirstConnection()}), and for the read at most the store's command timeout;
+	 * on a thread that may not block it reads nothing. Call it before any request is sent.
+	 * @param gates the gate of a configured provider, by name, as a fleet sees it
+	 */
+	public void attach(Function<String, Optional<FleetGate>> gates) {
+		this.gates = Objects.requireNonNull(gates, "gates");
+		if (this.order.isEmpty() || !this.mayBlock.getAsBoolean() || !this.store.awaitFirstConnection()) {
+			return;
+		}
+		readCooldowns();
+	}
+
+	/**
+	 * Asks the store's thread to push any gate closed since the last push, and to end the claims of probes answered
+	 * here, without waiting for the next flush. Never blocks.
+	 */
+	public void publish() {
+		if (this.store.shared() && this.publishing.compareAndSet(false, true)) {
+			this.store.submit(() -> {
+				this.publishing.set(false);
+				pushClosedGates();
+				this.probes.endAnswered();
+			});
+		}
+	}
+
+	/**
+	 * Returns how long {@code provider} is still cooling down on this instance, cooldowns learned from the fleet
+	 * included.
+	 * @param provider a configured provider
+	 * @return the time left, zero when it is not cooling down or not configured
+	 */
+	public Duration remaining(String provider) {
+		if (!this.entries.containsKey(provider)) {
+			return Duration.ZERO;
+		}
+		return this.gates.apply(provider).map(FleetGate::cooldownRemaining).orElse(Duration.ZERO);
+	}
+
+	/**
+	 * Ends {@code provider}'s cooldown for the whole fleet (an operator's reset), without waiting for the store: the
+	 * store's record is removed on the store's thread and this instance's gate opened once it is, so the next read
+	 * does not close it again.
+	 * @param provider a configured provider
+	 */
+	public void reset(String provider) {
+		if (!this.entries.containsKey(provider)) {
+			return;
+		}
+		this.store.submit(() -> {
+			this.store.endCooldown(provider);
+			this.gates.apply(provider).ifPresent(FleetGate::reset);
+		});
+	}
+
+	/**
+	 * Returns the longest cooldown of {@code provider} this instance stores or accepts from the fleet.
+	 * @param provider a configured provider
+	 * @return its cap, empty when it is not configured
+	 */
+	public Optional<Duration> cap(String provider) {
+		return Optional.ofNullable(this.entries.get(provider)).map((entry) -> Duration.ofNanos(entry.capMicros * 1000));
+	}
+
+	@Override
+	public void sync() {
+		pushClosedGates();
+		if (!this.order.isEmpty()) {
+			readCooldowns();
+			this.probes.endAnswered();
+			this.probes.follow();
+		}
+		this.backlogs.report();
+		this.backlogs.share();
+	}
+
+	@Override
+	public void onFallback() {
+		// each gate carries on as this instance's own cooldown
+	}
+
+	@Override
+	public void onRejoin() {
+		// what this instance learned while the store was away becomes the fleet's
+		pushClosedGates();
+	}
+
+	Optional<FleetGate> gate(CooldownEntry entry) {
+		return this.gates.apply(entry.provider);
+	}
+
+	private void readCooldowns() {
+		Optional<List<FleetStore.Cooldown>> reply = this.store.readCooldowns(this.providers);
+		if (reply.isEmpty()) {
+			return;
+		}
+		long received = this.ticker.read();
+		for (int i = 0; i < this.order.size(); i++) {
+			CooldownEntry entry = this.order.get(i);
+			FleetStore.Cooldown cooldown = (i < reply.get().size()) ? reply.get().get(i)
+					: new FleetStore.Cooldown(0, OptionalLong.empty());
+			if (cooldown.until().isEmpty()) {
+				invalid(entry);
+				continue;
+			}
+			valid(entry);
+			if (cooldown.until().getAsLong() != 0) {
+				learn(entry, cooldown.storeNow(), cooldown.until().getAsLong(), received);
+			}
+		}
+	}
+
+	private void pushClosedGates() {
+		for (CooldownEntry entry : this.order) {
+			Optional<FleetGate> gate = gate(entry);
+			if (gate.isEmpty()) {
+				continue;
+			}
+			long until = gate.get().cooldownUntilNanos();
+			long remaining = until - this.ticker.read();
+			if (remaining > 0 && until - entry.known.get() > 0) {
+				push(entry, until);
+			}
+		}
+	}
+
+	private void push(CooldownEntry entry, long until) {
+		long remaining = until - this.ticker.read();
+		if (remaining <= 0) {
+			return;
+		}
+		Optional<FleetStore.Cooldown> reply = this.store.extendCooldown(entry.provider, Duration.ofNanos(remaining),
+				entry.cap);
+		if (reply.isEmpty()) {
+			return;
+		}
+		// pushed or not, this instant is not pushed again: a key that is not valid is read back every flush
+		entry.raise(until);
+		if (reply.get().until().isEmpty()) {
+			invalid(entry);
+			return;
+		}
+		valid(entry);
+		long received = this.ticker.read();
+		learn(entry, reply.get().storeNow(), reply.get().until().getAsLong(), received);
+	}
+
+	/**
+	 * Converts the fleet's instant to this instance's clock (never earlier than the fleet's: the store answered before
+	 * {@code received}), cut to the provider's cap, and closes the gate until then, unless this instance already
+	 * knew of a later one. The instant is kept cut too, so a value beyond the cap closes the gate once, for the cap,
+	 * and a later genuine cooldown still closes it.
+	 */
+	private void learn(CooldownEntry entry, long storeNow, long until, long received) {
+		if (until == entry.cutFrom) {
+			// the instant beyond the cap that was cut already, read again: it changes nothing (cut anew against a later
+			// now, it would keep the gate closed for as long as the key holds it)
+			return;
+		}
+		// kept as the store's now plus the cap at most: kept whole, an instant beyond the cap would outrank, and so
+		// hide, every genuine cooldown after it for the life of the process
+		long bounded = Math.min(until,
+				(storeNow > Long.MAX_VALUE - entry.capMicros) ? Long.MAX_VALUE : storeNow + entry.capMicros);
+		long remainingMicros = bounded - storeNow;
+		if (remainingMicros <= 0) {
+			return;
+		}
+		if (bounded < until) {
+			entry.cutFrom = until;
+		}
+		entry.fleetUntil = Math.max(entry.fleetUntil, bounded);
+		if (bounded <= entry.closedFor) {
+			// this fleet instant closed the gate already (or a probe since opened it): read again, it changes nothing,
+			// whatever the round trip's jitter makes of it on this clock
+			return;
+		}
+		long instant = received + remainingMicros * 1000;
+		if (instant - entry.known.get() > 0) {
+			gate(entry).ifPresent((gate) -> {
+				gate.closeUntil(instant);
+				if (gate.rate().isEmpty()) {
+					// the provider throttled the fleet: this gate paces after the cooldown as the throttled gates do,
+					// instead of sending its whole backlog the instant it opens
+					long now = this.ticker.read();
+					gate.onThrottle(now, now);
+				}
+				entry.raise(gate.cooldownUntilNanos());
+				entry.closedFor = bounded;
+			});
+		}
+	}
+
+	private void invalid(CooldownEntry entry) {
+		if (entry.bad.compareAndSet(false, true)) {
+			this.store.keyInvalid(FleetStore.ProviderKey.COOLDOWN, entry.provider);
+		}
+	}
+
+	private void valid(CooldownEntry entry) {
+		if (entry.bad.compareAndSet(true, false)) {
+			this.store.keyValid(FleetStore.ProviderKey.COOLDOWN, entry.provider);
+		}
+	}
+
+	@Override
+	public String toString() {
+		return "SharedCooldown[providers=" + this.providers + ", store=" + this.store + "]";
+	}
+
+}

@@ -1,0 +1,109 @@
+package io.github.retryafter.fleet;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.junit.jupiter.api.Test;
+
+import io.github.retryafter.Ticker;
+import io.github.retryafter.pacing.PacingSettings;
+import io.github.retryafter.pacing.ProviderGate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The shared cooldown, deterministically: two instances on one in-memory store and one fake clock, the stores'
+ * threads and flushes run by hand.
+ */
+class SharedCooldownTests {
+
+	private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
+
+	private final Ticker ticker = this.nanos::get;
+
+	private final InMemoryFleetStore store = new InMemoryFleetStore(this.ticker);
+
+	private final Instance a = new Instance("a");
+
+	private final Instance b = new Instance("b");
+
+	@Test
+	void aGateClosedOnOneInstanceClosesTheOtherUntilTheSameInstantAtItsNextSync() {
+		long told = this.nanos.get() + Duration.ofSeconds(2).toNanos();
+		this.a.gate.closeUntil(told);
+		this.a.cooldown.publish();
+		this.a.member.runTasks();
+		assertThat(this.b.cooldown.remaining("default")).isZero();
+		this.b.member.flush();
+		assertThat(this.b.gate.cooldownUntilNanos()).isEqualTo(told);
+		assertThat(this.b.gate.rate()).as("the fleet was throttled: b paces after the cooldown too").isPresent();
+		assertThat(this.b.gate.fleet().share()).isEqualTo(0.5);
+	}
+
+	@Test
+	void aFleetInstantBeyondTheCapClosesTheGateOnceForTheCapAndALaterGenuineOneStillCloses() {
+		this.store.join("c").extendCooldown("default", Duration.ofHours(1), Duration.ofHours(2));
+		this.a.member.flush();
+		assertThat(this.a.cooldown.remaining("default")).isEqualTo(Duration.ofSeconds(5));
+		this.a.gate.reset();
+		this.a.member.flush();
+		assertThat(this.a.cooldown.remaining("default")).as("read again, it changes nothing").isZero();
+		this.b.gate.closeUntil(this.nanos.get() + Duration.ofSeconds(1).toNanos());
+		this.b.cooldown.publish();
+		this.b.member.runTasks();
+		this.a.member.flush();
+		assertThat(this.a.cooldown.remaining("default")).as("the key holds the hour still").isZero();
+	}
+
+	@Test
+	void afterTheFleetsCooldownOneInstanceProbesTheOtherFollowsAndAnAdmittedProbeOpensBoth() {
+		this.a.gate.closeUntil(this.nanos.get() + Duration.ofMillis(300).toNanos());
+		this.a.cooldown.publish();
+		this.a.member.runTasks();
+		this.b.member.flush();
+		this.nanos.addAndGet(Duration.ofMillis(400).toNanos());
+		assertThat(this.b.admit()).isInstanceOf(ProviderGate.Admission.Hold.class);
+		this.b.member.runTasks();
+		assertThat(this.b.admit()).isEqualTo(ProviderGate.Admission.PROBE);
+		assertThat(this.a.admit()).isInstanceOf(ProviderGate.Admission.Hold.class);
+		this.a.member.runTasks();
+		assertThat(this.a.admit()).as("a follows b's probe").isInstanceOf(ProviderGate.Admission.Hold.class);
+		assertThat(this.a.gate.probing()).isTrue();
+		this.b.gate.probeAnswered(true);
+		this.b.cooldown.publish();
+		this.b.member.runTasks();
+		this.a.member.flush();
+		assertThat(this.a.admit()).isEqualTo(ProviderGate.Admission.GO);
+	}
+
+	/** One instance: its link, its gate for provider 'default' and its cooldown. */
+	private final class Instance {
+
+		final InMemoryFleetStore.Member member;
+
+		final ProviderGate gate;
+
+		final SharedCooldown cooldown;
+
+		Instance(String id) {
+			Ticker clock = SharedCooldownTests.this.ticker;
+			this.member = SharedCooldownTests.this.store.join(id);
+			this.gate = new ProviderGate("default", PacingSettings.DEFAULTS, clock);
+			this.cooldown = SharedCooldown.builder(this.member)
+				.provider("default", Duration.ofSeconds(5), Duration.ofSeconds(10))
+				.ticker(clock)
+				.build();
+			this.cooldown.attach((name) -> Optional.of(this.gate.fleet()));
+			this.member.flush();
+		}
+
+		ProviderGate.Admission admit() {
+			long now = SharedCooldownTests.this.nanos.get();
+			return this.gate.admit(false, now, now + Duration.ofSeconds(30).toNanos(), null,
+					Duration.ofSeconds(10).toNanos());
+		}
+
+	}
+
+}
