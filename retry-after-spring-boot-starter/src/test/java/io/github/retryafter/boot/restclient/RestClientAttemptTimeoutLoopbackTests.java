@@ -29,14 +29,16 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
  * A server that never answers, or sends headers and then nothing, against the request factories Spring Boot picks,
- * on the real clock: the operation ends within its deadline plus 100 ms, with the attempt timed out and its
+ * on the real clock: the operation ends within its deadline plus 200 ms, with the attempt timed out and its
  * connection closed. Each case waits one real 700 ms deadline.
  */
 class RestClientAttemptTimeoutLoopbackTests {
 
 	private static final Duration DEADLINE = Duration.ofMillis(700);
 
-	private static final Duration OVERSHOOT = Duration.ofMillis(100);
+	// a margin for a scheduler that is late on two busy cores (810 ms was seen once under a load of 13), still far
+	// below what an unbounded attempt takes (the factories' read timeouts, seconds to minutes)
+	private static final Duration OVERSHOOT = Duration.ofMillis(200);
 
 	private final RawHttpServer server = new RawHttpServer();
 
