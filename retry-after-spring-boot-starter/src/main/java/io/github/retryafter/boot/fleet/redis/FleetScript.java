@@ -24,12 +24,7 @@ enum FleetScript {
 	 * global bucket. ARGV: key TTL ms, provider capacity, provider refill/s, global capacity, global refill/s. Returns
 	 * {taken (1 or 0), provider tokens, global tokens}; a bucket that is not valid is {@value #BAD} and takes nothing.
 	 */
-	ACQUIRE(Lua.BUCKETS + """
-			local ttl = tonumber(ARGV[1])
-			local pcap, prefill = tonumber(ARGV[2]), tonumber(ARGV[3])
-			local gcap, grefill = tonumber(ARGV[4]), tonumber(ARGV[5])
-			local p = level(KEYS[1], pcap, prefill)
-			local g = level(KEYS[2], gcap, grefill)
+	ACQUIRE(Lua.BOTH_LEVELS + """
 			if p == nil or g == nil then
 			  return {'0', shown(p), shown(g)}
 			end
@@ -52,12 +47,7 @@ enum FleetScript {
 	 * tokens, tokens the fleet's members hold}; a bucket that is not valid is {@value #BAD}, and nothing is given or
 	 * leased. Leases of instances no longer counted as members are dropped: their tokens stay spent.
 	 */
-	LEASE(Lua.BUCKETS + """
-			local ttl = tonumber(ARGV[1])
-			local pcap, prefill = tonumber(ARGV[2]), tonumber(ARGV[3])
-			local gcap, grefill = tonumber(ARGV[4]), tonumber(ARGV[5])
-			local p = level(KEYS[1], pcap, prefill)
-			local g = level(KEYS[2], gcap, grefill)
+	LEASE(Lua.BOTH_LEVELS + """
 			if p == nil or g == nil then
 			  return {'0', shown(p), shown(g), '0'}
 			end
@@ -363,6 +353,19 @@ enum FleetScript {
 				  end
 				  redis.call('PEXPIRE', key, ttl)
 				end
+				""";
+
+		/**
+		 * The provider's and the global bucket's levels ({@code p}, {@code g}), read from KEYS 1 and 2 with the TTL and
+		 * both buckets' capacity and refill from ARGV 1 to 5, as {@link FleetScript#ACQUIRE} and
+		 * {@link FleetScript#LEASE} take them.
+		 */
+		static final String BOTH_LEVELS = BUCKETS + """
+				local ttl = tonumber(ARGV[1])
+				local pcap, prefill = tonumber(ARGV[2]), tonumber(ARGV[3])
+				local gcap, grefill = tonumber(ARGV[4]), tonumber(ARGV[5])
+				local p = level(KEYS[1], pcap, prefill)
+				local g = level(KEYS[2], gcap, grefill)
 				""";
 
 		/**
