@@ -163,6 +163,25 @@ public final class ResponseHints {
 		return memo.age;
 	}
 
+	/**
+	 * Names the fields read so far and how many lines each had, never their values: a server's text reaches logs only
+	 * cut and escaped, in a decision's reason.
+	 * @return for example {@code ResponseHints[read Retry-After: 1 line, Date: 1 line]}
+	 */
+	@Override
+	public synchronized String toString() {
+		if (this.memo == null || this.memo.count == 0) {
+			return "ResponseHints[nothing read]";
+		}
+		StringBuilder text = new StringBuilder("ResponseHints[read ");
+		for (int i = 0; i < this.memo.count; i++) {
+			int lines = this.memo.values[i].size();
+			text.append((i > 0) ? ", " : "").append(this.memo.names[i]).append(": ").append(lines)
+				.append((lines == 1) ? " line" : " lines");
+		}
+		return text.append(']').toString();
+	}
+
 	private Memo memo() {
 		if (this.memo == null) {
 			this.memo = new Memo();

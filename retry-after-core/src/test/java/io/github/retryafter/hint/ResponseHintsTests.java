@@ -53,6 +53,17 @@ class ResponseHintsTests {
 	}
 
 	@Test
+	void itsTextNamesTheFieldsReadAndNeverTheirValues() {
+		ResponseHints hints = ResponseHints.of(HeaderSource.of(Map.of("Retry-After", List.of("120 session=SECRET"),
+				"Date", List.of(HttpDate.format(DATE)))));
+		assertThat(hints).hasToString("ResponseHints[nothing read]");
+		assertThat(hints.hasRetryAfter()).isTrue();
+		hints.dateLines();
+		assertThat(hints).hasToString("ResponseHints[read Retry-After: 1 line, Date: 1 line]");
+		assertThat(hints.toString()).doesNotContain("SECRET").doesNotContain("GMT");
+	}
+
+	@Test
 	void aRefusalIsParsedOnceAndThrownAgain() {
 		ResponseHints hints = ResponseHints.of(HeaderSource.of(Map.of("Retry-After", List.of("soon"))));
 		RetryAfterException first = catchThrowableOfType(RetryAfterException.class,
