@@ -19,6 +19,7 @@ import org.jspecify.annotations.Nullable;
 
 import io.github.retryafter.boot.ProviderSettings;
 import io.github.retryafter.boot.RetryAfterProviders;
+import io.github.retryafter.boot.StateScope;
 import io.github.retryafter.boot.fleet.FleetStatus;
 import io.github.retryafter.boot.fleet.FleetStatusProvider;
 import io.github.retryafter.budget.BudgetSettings;
@@ -187,7 +188,11 @@ public class RetryAfterEndpoint {
 				snapshot.lastSkew().map(SkewDescriptor::of).orElse(null),
 				snapshot.lastRetryAfter().map(LastRetryAfterDescriptor::of).orElse(null),
 				snapshot.lastRefusal().map(RefusalDescriptor::of).orElse(null),
-				PacingDescriptor.of(provider));
+				PacingDescriptor.of(provider), provider.settings().scope().name(), sharedByFleet(provider));
+	}
+
+	private Boolean sharedByFleet(RetryAfterProviders.Provider provider) {
+		return (this.fleet != null) ? provider.settings().scope() == StateScope.PROVIDER : null;
 	}
 
 	private static Double finite(double tokens) {
@@ -218,13 +223,14 @@ public class RetryAfterEndpoint {
 	 * @param fallbacks how many times this instance fell back to local state
 	 * @param lastError the last Redis failure, or {@code null}
 	 * @param commandTimeout the longest a request waits for Redis
+	 * @param instances the fleet's members this instance counted last (at least 1, itself)
 	 */
 	public record FleetDescriptor(String store, String state, String keyPrefix, long fallbacks, String lastError,
-			String commandTimeout) {
+			String commandTimeout, int instances) {
 
 		static FleetDescriptor of(FleetStatus status) {
 			return new FleetDescriptor(status.store(), status.state(), status.keyPrefix(), status.fallbacks(),
-					status.lastError().orElse(null), status.commandTimeout().toString());
+					status.lastError().orElse(null), status.commandTimeout().toString(), status.instances());
 		}
 
 	}
@@ -241,11 +247,14 @@ public class RetryAfterEndpoint {
 	 * @param lastRetryAfter the last {@code Retry-After} received, or {@code null}
 	 * @param lastRefusal the last refused retry or hint, or {@code null}
 	 * @param pacing the provider's gate: its settings, rate, cooldown and queue
+	 * @param scope {@code PROVIDER} (one state for all its hosts) or {@code ORIGIN} (a state per origin)
+	 * @param sharedByFleet with a fleet store, whether the fleet shares this provider's budget and cooldown (a
+	 * provider kept per origin, {@code default} among them, stays per instance); {@code null} without a fleet
 	 */
 	public record ProviderDescriptor(SettingsDescriptor settings, BudgetDescriptor budget, Map<String, Long> operations,
 			Map<String, Long> attempts, AmplificationDescriptor amplification, SkewDescriptor lastSkew,
-			LastRetryAfterDescriptor lastRetryAfter, RefusalDescriptor lastRefusal, PacingDescriptor pacing)
-			implements OperationResponseBody {
+			LastRetryAfterDescriptor lastRetryAfter, RefusalDescriptor lastRefusal, PacingDescriptor pacing,
+			String scope, Boolean sharedByFleet) implements OperationResponseBody {
 	}
 
 	/**

@@ -137,6 +137,17 @@ class RetryAfterEndpointTests {
 	}
 
 	@Test
+	void withoutAFleetStoreEachProviderSaysItsScopeAndNothingIsShared() {
+		this.contextRunner.withPropertyValues("retry.after.providers.payments.hosts=api.pay.example").run((context) -> {
+			RetryAfterEndpoint.RetryAfterDescriptor all = context.getBean(RetryAfterEndpoint.class).retryAfter();
+			assertThat(all.fleet()).isNull();
+			assertThat(all.providers().get("payments").scope()).isEqualTo("PROVIDER");
+			assertThat(all.providers().get("default").scope()).isEqualTo("ORIGIN");
+			assertThat(all.providers().values()).allSatisfy((provider) -> assertThat(provider.sharedByFleet()).isNull());
+		});
+	}
+
+	@Test
 	void keepsTheLastUnusableRetryAfterWithItsErrorAndCutsLongValues() {
 		this.contextRunner.run((context) -> {
 			RetryAfterActivity activity = context.getBean(RetryAfterActivity.class);

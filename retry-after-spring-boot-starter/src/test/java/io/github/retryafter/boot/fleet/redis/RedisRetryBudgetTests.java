@@ -405,6 +405,24 @@ class RedisRetryBudgetTests {
 	}
 
 	@Test
+	void theEndpointSaysHowManyInstancesTheFleetCountsAndWhichProvidersItShares() {
+		this.contextRunner.withConfiguration(AutoConfigurations.of(RetryAfterEndpointAutoConfiguration.class))
+			.withPropertyValues("management.endpoints.web.exposure.include=retryafter",
+					"retry.after.providers.default.scope=origin",
+					"retry.after.providers.billing.hosts=billing.example.com")
+			.run((context) -> {
+				onRedis(context);
+				RetryAfterEndpoint.RetryAfterDescriptor shown = context.getBean(RetryAfterEndpoint.class).retryAfter();
+				assertThat(shown.fleet().instances()).isEqualTo(1);
+				// a named provider's state is the fleet's; the default provider's, kept per origin, is this instance's
+				assertThat(shown.providers().get("billing").scope()).isEqualTo("PROVIDER");
+				assertThat(shown.providers().get("billing").sharedByFleet()).isTrue();
+				assertThat(shown.providers().get("default").scope()).isEqualTo("ORIGIN");
+				assertThat(shown.providers().get("default").sharedByFleet()).isFalse();
+			});
+	}
+
+	@Test
 	void theEndpointAndHealthShowTheFleetAndHealthStaysUpOnTheLocalFallback() throws IOException {
 		this.contextRunner.withConfiguration(AutoConfigurations.of(RetryAfterEndpointAutoConfiguration.class))
 			.withPropertyValues("management.endpoints.web.exposure.include=retryafter",
