@@ -235,6 +235,11 @@ public final class SharedCooldown implements FleetStore.Participant {
 	 * and a later genuine cooldown still closes it.
 	 */
 	private void learn(CooldownEntry entry, long storeNow, long until, long received) {
+		if (gate(entry).isEmpty()) {
+			// not attached yet (a sync that ran before attach): learn nothing, or the instant would count as known
+			// and the read at attach would skip it
+			return;
+		}
 		if (until == entry.cutFrom) {
 			// the instant beyond the cap that was cut already, read again: it changes nothing (cut anew against a later
 			// now, it would keep the gate closed for as long as the key holds it)

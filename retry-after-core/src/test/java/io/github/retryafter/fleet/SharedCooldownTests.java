@@ -57,6 +57,21 @@ class SharedCooldownTests {
 	}
 
 	@Test
+	void aSyncBeforeAttachLearnsNothingSoAttachStillClosesTheGateForAFleetInstantBeyondTheCap() {
+		this.store.join("c").extendCooldown("default", Duration.ofHours(1), Duration.ofHours(2));
+		InMemoryFleetStore.Member member = this.store.join("late");
+		ProviderGate gate = new ProviderGate("default", PacingSettings.DEFAULTS, this.ticker);
+		SharedCooldown cooldown = SharedCooldown.builder(member)
+			.provider("default", Duration.ofSeconds(5), Duration.ofSeconds(10))
+			.ticker(this.ticker)
+			.build();
+		// the store's thread syncs once between build() and attach(): no gate to close yet
+		member.flush();
+		cooldown.attach((name) -> Optional.of(gate.fleet()));
+		assertThat(cooldown.remaining("default")).isEqualTo(Duration.ofSeconds(5));
+	}
+
+	@Test
 	void afterTheFleetsCooldownOneInstanceProbesTheOtherFollowsAndAnAdmittedProbeOpensBoth() {
 		this.a.gate.closeUntil(this.nanos.get() + Duration.ofMillis(300).toNanos());
 		this.a.cooldown.publish();

@@ -78,14 +78,13 @@ class FleetBoundsTests {
 			.ticker(Ticker.system())
 			.build()
 			.attach((name) -> Optional.of(other.fleet()));
-		// learned at attach, or at the instance's next sync (50 ms) when the startup read lost a race: CI saw the gate
-		// still open right after attach in two CI runs, never reproduced here in 80 runs (see the stop note)
-		await().atMost(Duration.ofSeconds(2))
-			.untilAsserted(() -> assertThat(other.cooldownRemaining())
-				.as("the key holds %s, PTTL %s, the learning instance is on Redis: %s", redis.command("GET", key()).trim(),
-						redis.command("PTTL", key()).trim(), otherFleet.onRedis())
-				.isPositive());
-		assertThat(other.cooldownRemaining()).isLessThanOrEqualTo(cap);
+		// learned at attach, whether or not the store's thread synced before attach (it learns nothing then: issue 28's
+		// CI saw this gate open twice when such a sync had marked the value as known)
+		assertThat(other.cooldownRemaining())
+			.as("the key holds %s, PTTL %s, the learning instance is on Redis: %s", redis.command("GET", key()).trim(),
+					redis.command("PTTL", key()).trim(), otherFleet.onRedis())
+			.isPositive()
+			.isLessThanOrEqualTo(cap);
 		fleet.close();
 		otherFleet.close();
 	}
