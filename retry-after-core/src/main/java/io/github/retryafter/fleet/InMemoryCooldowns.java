@@ -25,13 +25,17 @@ final class InMemoryCooldowns {
 	/** The owner of a claim whose probe the provider admitted. */
 	private static final String ADMITTED = "!admitted";
 
+	// per configured provider (the names come from configuration, never from a response): its cooldown instant,
+	// dropped EXPIRY_MARGIN_MILLIS after it as the Redis key expires
 	private final Map<String, Timed> cooldowns = new HashMap<>();
 
+	// per configured provider: the claim on the probe after its cooldown, one at a time
 	private final Map<String, Claim> claims = new HashMap<>();
 
-	// per provider, per instance: its last report
+	// per configured provider, per member instance: its last report; a report older than the window no longer counts
 	private final Map<String, Map<String, Report>> backlogs = new HashMap<>();
 
+	// configured providers whose cooldown holds a value the fleet did not write (a test's doing)
 	private final Set<String> invalidCooldowns = new HashSet<>();
 
 	private final Set<String> invalidBacklogs = new HashSet<>();

@@ -38,7 +38,8 @@ public final class InMemoryFleetStore {
 
 	private final long keyTtlNanos;
 
-	// guarded by this: per bucket key name, its level and when it was written; a missing key is a full bucket
+	// guarded by this: per bucket key name (the global bucket and the configured providers', fixed by configuration),
+	// its level and when it was written; a missing key is a full bucket
 	private final Map<String, Level> buckets = new HashMap<>();
 
 	// guarded by this: bucket key names that hold a value the fleet did not write

@@ -235,7 +235,8 @@ public final class SharedCooldown implements FleetStore.Participant {
 	 * and a later genuine cooldown still closes it.
 	 */
 	private void learn(CooldownEntry entry, long storeNow, long until, long received) {
-		if (gate(entry).isEmpty()) {
+		Optional<FleetGate> gate = gate(entry);
+		if (gate.isEmpty()) {
 			// not attached yet (a sync that ran before attach): learn nothing, or the instant would count as known
 			// and the read at attach would skip it
 			return;
@@ -264,17 +265,16 @@ public final class SharedCooldown implements FleetStore.Participant {
 		}
 		long instant = received + remainingMicros * 1000;
 		if (instant - entry.known.get() > 0) {
-			gate(entry).ifPresent((gate) -> {
-				gate.closeUntil(instant);
-				if (gate.rate().isEmpty()) {
-					// the provider throttled the fleet: this gate paces after the cooldown as the throttled gates do,
-					// instead of sending its whole backlog the instant it opens
-					long now = this.ticker.read();
-					gate.onThrottle(now, now);
-				}
-				entry.raise(gate.cooldownUntilNanos());
-				entry.closedFor = bounded;
-			});
+			FleetGate learning = gate.get();
+			learning.closeUntil(instant);
+			if (learning.rate().isEmpty()) {
+				// the provider throttled the fleet: this gate paces after the cooldown as the throttled gates do,
+				// instead of sending its whole backlog the instant it opens
+				long now = this.ticker.read();
+				learning.onThrottle(now, now);
+			}
+			entry.raise(learning.cooldownUntilNanos());
+			entry.closedFor = bounded;
 		}
 	}
 
