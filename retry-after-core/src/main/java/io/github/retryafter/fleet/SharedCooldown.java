@@ -274,8 +274,11 @@ public final class SharedCooldown implements FleetStore.Participant {
 				learning.onThrottle(now, now);
 			}
 			entry.raise(learning.cooldownUntilNanos());
-			entry.closedFor = bounded;
 		}
+		// closed until then or later already (this instance's own push, read back): covered either way, so a later
+		// read of the same fleet instant changes nothing, even against a clock that moved on while the store's did
+		// not (a test's fake clock)
+		entry.closedFor = bounded;
 	}
 
 	private void invalid(CooldownEntry entry) {

@@ -71,6 +71,34 @@ class SharedCooldownTests {
 		assertThat(cooldown.remaining("default")).isEqualTo(Duration.ofSeconds(5));
 	}
 
+	/**
+	 * The fake-clock recipe with a fleet on (issue 31): the application's clock is advanced by hand over a wait while
+	 * the store's clock stands still, as Redis's real clock does over a test's instant sleeps. The instance must not
+	 * read back the cooldown it pushed itself, converted against the advanced clock, as a new one.
+	 */
+	@Test
+	void aCooldownAnInstancePushedItselfDoesNotCloseItsGateAgainWhenItsOwnClockMovedOnAndTheStoresDidNot() {
+		AtomicLong storeNanos = new AtomicLong(5_000_000_000L);
+		InMemoryFleetStore realStore = new InMemoryFleetStore(storeNanos::get);
+		InMemoryFleetStore.Member member = realStore.join("orders");
+		ProviderGate gate = new ProviderGate("default", PacingSettings.DEFAULTS, this.ticker);
+		SharedCooldown cooldown = SharedCooldown.builder(member)
+			.provider("default", Duration.ofSeconds(5), Duration.ofSeconds(10))
+			.ticker(this.ticker)
+			.build();
+		cooldown.attach((name) -> Optional.of(gate.fleet()));
+		gate.closeUntil(this.nanos.get() + Duration.ofMillis(3375).toNanos());
+		cooldown.publish();
+		member.runTasks();
+		// the test's sleeper waits the 3.375 s out on the application's clock only
+		this.nanos.addAndGet(Duration.ofMillis(3375).toNanos());
+		storeNanos.addAndGet(Duration.ofMillis(10).toNanos());
+		assertThat(cooldown.remaining("default")).isZero();
+		member.flush();
+		member.flush();
+		assertThat(cooldown.remaining("default")).as("the instance's own cooldown, read back from the store").isZero();
+	}
+
 	@Test
 	void afterTheFleetsCooldownOneInstanceProbesTheOtherFollowsAndAnAdmittedProbeOpensBoth() {
 		this.a.gate.closeUntil(this.nanos.get() + Duration.ofMillis(300).toNanos());
