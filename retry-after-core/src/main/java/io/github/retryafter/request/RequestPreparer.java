@@ -19,7 +19,7 @@ import io.github.retryafter.engine.OperationSpec;
  * starts. It picks the route ({@link ProviderRoutes}), settles the idempotency key (the request's own header, else the
  * key it gives, else a fresh one for a POST or PATCH where the route adds keys), builds the keyed-jitter identity, and
  * says whether the body can be replayed. Plain requests to an origin seen before share what was prepared for the last
- * one. Thread-safe.
+ * one. An {@link UnmatchedHostListener}, if given, hears of the hosts no named route covers. Thread-safe.
  *
  * @param <P> the type of the routes
  * @param <R> what a prepared request is made into, by the adapter's {@link Shape}
@@ -47,6 +47,8 @@ public final class RequestPreparer<P extends ProviderRoute, R> {
 
 	private final Shape<P, R> shape;
 
+	private final UnmatchedHostListener unmatched;
+
 	private final AtomicLong sequence = new AtomicLong();
 
 	// per request host, as URIs spell it: its route, its scope and the plain request last prepared for it, so a
@@ -61,9 +63,23 @@ public final class RequestPreparer<P extends ProviderRoute, R> {
 	 * @param shape makes a prepared request into what the adapter runs
 	 */
 	public RequestPreparer(ProviderRoutes<P> routes, String instanceKey, Shape<P, R> shape) {
+		this(routes, instanceKey, shape, UnmatchedHostListener.NONE);
+	}
+
+	/**
+	 * Creates the preparer, telling {@code unmatched} of the hosts whose requests fall to the {@code default} route
+	 * because no named route lists them.
+	 * @param routes the routes requests are sent along
+	 * @param instanceKey this instance's identity for keyed jitter
+	 * @param shape makes a prepared request into what the adapter runs
+	 * @param unmatched told of each such host when its route is looked up, not on every request
+	 */
+	public RequestPreparer(ProviderRoutes<P> routes, String instanceKey, Shape<P, R> shape,
+			UnmatchedHostListener unmatched) {
 		this.routes = Objects.requireNonNull(routes, "routes");
 		this.instanceKey = Objects.requireNonNull(instanceKey, "instanceKey");
 		this.shape = Objects.requireNonNull(shape, "shape");
+		this.unmatched = Objects.requireNonNull(unmatched, "unmatched");
 	}
 
 	/**
@@ -175,6 +191,10 @@ public final class RequestPreparer<P extends ProviderRoute, R> {
 		HostRoute<P, R> built = new HostRoute<>(cacheKey, route, byHost, scheme, port,
 				ProviderRoutes.scope(route, scheme, host, port), Optional.of(host), keyLookup(route), null, null);
 		remember(built);
+		if (byHost && route == this.routes.defaultRoute()) {
+			// only when the host's route is looked up: once per host while it stays cached
+			this.unmatched.unmatched(host);
+		}
 		return built;
 	}
 
@@ -219,6 +239,29 @@ public final class RequestPreparer<P extends ProviderRoute, R> {
 		 * @return what the adapter runs
 		 */
 		R shape(P route, OperationSpec spec, Optional<Map.Entry<String, String>> headerToAdd);
+
+	}
+
+	/**
+	 * Told of the hosts whose requests go to the {@code default} route because no named route lists them (a request
+	 * that names its provider is not an unmatched one). Told when such a host's route is looked up: on its first
+	 * request, and again only after the preparer forgot it (its cache of {@value #MAX_CACHED_HOSTS} hosts was
+	 * emptied, or the host was called with another scheme or port), so an implementation that must hear of a host
+	 * once remembers it. Called on the request's thread, which may be an event loop: it must not block, and must not
+	 * throw.
+	 */
+	@FunctionalInterface
+	public interface UnmatchedHostListener {
+
+		/** A listener that does nothing. */
+		UnmatchedHostListener NONE = (host) -> {
+		};
+
+		/**
+		 * Hears of a host no named route lists.
+		 * @param host the host in lower case
+		 */
+		void unmatched(String host);
 
 	}
 

@@ -109,6 +109,24 @@ class RequestPreparerTests {
 	}
 
 	@Test
+	void aHostNoNamedRouteListsIsToldWhenItsRouteIsLookedUpNotOnEveryRequest() {
+		List<String> unmatched = new ArrayList<>();
+		RequestPreparer<ProviderRoute.Simple, PreparedRequest<ProviderRoute.Simple>> told = new RequestPreparer<>(
+				this.routes, "instance-1", PreparedRequest::new, unmatched::add);
+
+		for (String uri : List.of("https://api.pay.example/c", "https://eu.search.example/q",
+				"https://elsewhere.example/a", "https://elsewhere.example/b", "https://elsewhere.example:8443/c")) {
+			told.prepare("GET", URI.create(uri), NO_HEADERS, RequestPreparerTests::first, OperationOptions.NONE, 0);
+		}
+		// a request that names its provider, default included, did not fall to it
+		told.prepare("GET", URI.create("https://named.example/"), NO_HEADERS, RequestPreparerTests::first,
+				OperationOptions.of(Optional.of("default"), Optional.empty(), Optional.empty()), 0);
+
+		// the second request to the same spelling hit the cache; another port is another lookup
+		assertThat(unmatched).containsExactly("elsewhere.example", "elsewhere.example");
+	}
+
+	@Test
 	void aBodyIsReplayableWithinItsRoutesBoundOrWhenRecordedAsSent() {
 		long bound = ProviderRoute.DEFAULT_MAX_REPLAY_BODY_BYTES;
 		assertThat(prepare("PUT", "https://elsewhere.example/", bound).spec().replayable()).isTrue();

@@ -76,10 +76,24 @@ public final class RetryAfterOperations {
 	 */
 	public RetryAfterOperations(RetryAfterProviders providers, String instanceKey,
 			RetryAfterObservations observations) {
+		this(providers, instanceKey, observations, RequestPreparer.UnmatchedHostListener.NONE);
+	}
+
+	/**
+	 * Creates the factory, observing every operation and attempt, and telling {@code unmatchedHosts} of the hosts no
+	 * provider lists (their requests use {@code default}) when their route is looked up, not on every request.
+	 * @param providers the configured providers
+	 * @param instanceKey this instance's identity for keyed jitter
+	 * @param observations opens each operation's and attempt's observation
+	 * @param unmatchedHosts told of each host whose requests fall to {@code default}; must not block
+	 */
+	public RetryAfterOperations(RetryAfterProviders providers, String instanceKey,
+			RetryAfterObservations observations, RequestPreparer.UnmatchedHostListener unmatchedHosts) {
 		this.providers = Objects.requireNonNull(providers, "providers");
 		// a request prepared with no options and retries on is what the adapters run as it is
 		this.preparer = new RequestPreparer<>(providers.routes(), instanceKey,
-				(provider, spec, header) -> new Prepared(provider, spec, header, RequestOptions.NONE, false));
+				(provider, spec, header) -> new Prepared(provider, spec, header, RequestOptions.NONE, false),
+				unmatchedHosts);
 		this.observations = Objects.requireNonNull(observations, "observations");
 	}
 

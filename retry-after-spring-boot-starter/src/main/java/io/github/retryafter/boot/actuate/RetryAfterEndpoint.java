@@ -22,6 +22,7 @@ import io.github.retryafter.boot.RetryAfterProviders;
 import io.github.retryafter.boot.StateScope;
 import io.github.retryafter.boot.fleet.FleetStatus;
 import io.github.retryafter.boot.fleet.FleetStatusProvider;
+import io.github.retryafter.boot.fleet.UnsharedHosts;
 import io.github.retryafter.budget.BudgetSettings;
 import io.github.retryafter.budget.RetryBudget;
 import io.github.retryafter.engine.HintMode;
@@ -35,8 +36,8 @@ import io.github.retryafter.pacing.ProviderGate;
  * The {@code retryafter} Actuator endpoint ({@code /actuator/retryafter}): per provider, the settings in force, the
  * budget tokens left, operations and attempts, the amplification, the last clock skew, the last {@code Retry-After},
  * the last refusal and the provider's gate (pacing settings, rate in force, cooldown left, requests queued), and the
- * fleet's state when the budget and cooldown are shared through Redis; {@code /actuator/retryafter/{provider}} shows
- * one provider. Durations are ISO-8601 strings,
+ * fleet's state when the budget and cooldown are shared through Redis, with the hosts called whose state it does not
+ * share; {@code /actuator/retryafter/{provider}} shows one provider. Durations are ISO-8601 strings,
  * instants are ISO-8601 UTC strings, and token counts are {@code null} when the budget is unlimited. For a provider
  * that keeps its state per origin, its pacing entry sums its origins up and lists those that hold requests back now
  * (cooling down, probing, paced or queueing), at most {@value #MAX_LISTED_ORIGINS}, longest cooldown first.
@@ -64,6 +65,8 @@ public class RetryAfterEndpoint {
 	private final FleetStatusProvider fleet;
 
 	private final SharedCooldown fleetCooldown;
+
+	private final UnsharedHosts unsharedHosts;
 
 	/**
 	 * Creates the endpoint.
@@ -93,10 +96,25 @@ public class RetryAfterEndpoint {
 	 */
 	public RetryAfterEndpoint(RetryAfterProviders providers, RetryAfterActivity activity, FleetStatusProvider fleet,
 			SharedCooldown fleetCooldown) {
+		this(providers, activity, fleet, fleetCooldown, null);
+	}
+
+	/**
+	 * Creates the endpoint of an instance whose budget and cooldown are shared by a fleet, showing the hosts the
+	 * fleet does not share.
+	 * @param providers the configured providers
+	 * @param activity what was seen of them
+	 * @param fleet the fleet's status, or {@code null} when the budget is local
+	 * @param fleetCooldown the fleet's shared cooldown, which a reset also ends, or {@code null}
+	 * @param unsharedHosts the hosts called whose state the fleet does not share, or {@code null}
+	 */
+	public RetryAfterEndpoint(RetryAfterProviders providers, RetryAfterActivity activity, FleetStatusProvider fleet,
+			SharedCooldown fleetCooldown, UnsharedHosts unsharedHosts) {
 		this.providers = Objects.requireNonNull(providers, "providers");
 		this.activity = Objects.requireNonNull(activity, "activity");
 		this.fleet = fleet;
 		this.fleetCooldown = fleetCooldown;
+		this.unsharedHosts = unsharedHosts;
 	}
 
 	/**
@@ -152,7 +170,8 @@ public class RetryAfterEndpoint {
 			.orElseGet(() -> this.providers.all().iterator().next())
 			.engine()
 			.budget();
-		FleetDescriptor fleet = (this.fleet != null) ? FleetDescriptor.of(this.fleet.fleetStatus()) : null;
+		FleetDescriptor fleet = (this.fleet != null) ? FleetDescriptor.of(this.fleet.fleetStatus(), this.unsharedHosts)
+				: null;
 		return new RetryAfterDescriptor(
 				new BudgetDescriptor(budget.globalSettings().orElse(null), finite(budget.globalTokens())), providers,
 				fleet);
@@ -224,13 +243,18 @@ public class RetryAfterEndpoint {
 	 * @param lastError the last Redis failure, or {@code null}
 	 * @param commandTimeout the longest a request waits for Redis
 	 * @param instances the fleet's members this instance counted last (at least 1, itself)
+	 * @param unsharedHosts the hosts this instance called that no provider lists, whose calls use {@code default}
+	 * and keep their budget and cooldown per instance, sorted, at most {@code retry.after.max-origins}; empty when
+	 * {@code default} is shared, {@code null} when not recorded
+	 * @param unsharedHostsNotListed further such hosts seen once the list was full (about once each), or {@code null}
 	 */
 	public record FleetDescriptor(String store, String state, String keyPrefix, long fallbacks, String lastError,
-			String commandTimeout, int instances) {
+			String commandTimeout, int instances, List<String> unsharedHosts, Long unsharedHostsNotListed) {
 
-		static FleetDescriptor of(FleetStatus status) {
+		static FleetDescriptor of(FleetStatus status, UnsharedHosts unshared) {
 			return new FleetDescriptor(status.store(), status.state(), status.keyPrefix(), status.fallbacks(),
-					status.lastError().orElse(null), status.commandTimeout().toString(), status.instances());
+					status.lastError().orElse(null), status.commandTimeout().toString(), status.instances(),
+					(unshared != null) ? unshared.hosts() : null, (unshared != null) ? unshared.notListed() : null);
 		}
 
 	}

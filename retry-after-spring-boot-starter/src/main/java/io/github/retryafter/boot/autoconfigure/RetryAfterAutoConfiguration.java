@@ -29,6 +29,7 @@ import io.github.retryafter.budget.RetryBudget;
 import io.github.retryafter.budget.TokenBucketRetryBudget;
 import io.github.retryafter.engine.RetryEngine;
 import io.github.retryafter.engine.RetryListener;
+import io.github.retryafter.request.RequestPreparer.UnmatchedHostListener;
 
 /**
  * Auto-configuration of retry-after's core: the settings (the properties mapped once), the clocks, the random
@@ -107,11 +108,14 @@ public final class RetryAfterAutoConfiguration {
 	RetryAfterOperations retryAfterOperations(RetryAfterProviders providers, RetryAfterSettings settings,
 			Environment environment, ObjectProvider<ObservationRegistry> observationRegistry,
 			ObjectProvider<RetryAfterOperationObservationConvention> operationConvention,
-			ObjectProvider<RetryAfterAttemptObservationConvention> attemptConvention) {
+			ObjectProvider<RetryAfterAttemptObservationConvention> attemptConvention,
+			ObjectProvider<UnmatchedHostListener> unmatchedHosts) {
 		RetryAfterObservations observations = new RetryAfterObservations(
 				observationRegistry.getIfUnique(() -> ObservationRegistry.NOOP), operationConvention.getIfUnique(),
 				attemptConvention.getIfUnique());
-		return new RetryAfterOperations(providers, instanceKey(settings, environment), observations);
+		// a fleet's recorder of the hosts it does not share; none (and no cost) without a fleet store
+		return new RetryAfterOperations(providers, instanceKey(settings, environment), observations,
+				unmatchedHosts.getIfUnique(() -> UnmatchedHostListener.NONE));
 	}
 
 	@Bean

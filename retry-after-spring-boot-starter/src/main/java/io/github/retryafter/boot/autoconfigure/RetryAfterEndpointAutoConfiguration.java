@@ -18,6 +18,7 @@ import io.github.retryafter.boot.actuate.RetryAfterActivity;
 import io.github.retryafter.boot.actuate.RetryAfterEndpoint;
 import io.github.retryafter.boot.actuate.RetryAfterEndpointRuntimeHints;
 import io.github.retryafter.boot.fleet.FleetStatusProvider;
+import io.github.retryafter.boot.fleet.UnsharedHosts;
 import io.github.retryafter.fleet.SharedCooldown;
 
 /**
@@ -41,8 +42,10 @@ public final class RetryAfterEndpointAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RetryAfterEndpoint retryAfterEndpoint(RetryAfterProviders providers, RetryAfterActivity activity,
-			ObjectProvider<FleetStatusProvider> fleet, ObjectProvider<SharedCooldown> fleetCooldown) {
-		return new RetryAfterEndpoint(providers, activity, fleet.getIfUnique(), fleetCooldown.getIfUnique());
+			ObjectProvider<FleetStatusProvider> fleet, ObjectProvider<SharedCooldown> fleetCooldown,
+			ObjectProvider<UnsharedHosts> unsharedHosts) {
+		return new RetryAfterEndpoint(providers, activity, fleet.getIfUnique(), fleetCooldown.getIfUnique(),
+				unsharedHosts.getIfUnique());
 	}
 
 }

@@ -1,6 +1,7 @@
 package io.github.retryafter.boot.autoconfigure;
 
 import java.time.Duration;
+import java.util.Locale;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanPostProcessor;
@@ -17,6 +18,7 @@ import io.github.retryafter.boot.ProviderSettings;
 import io.github.retryafter.boot.RetryAfterProviders;
 import io.github.retryafter.boot.RetryAfterSettings;
 import io.github.retryafter.boot.fleet.FleetThreads;
+import io.github.retryafter.boot.fleet.UnsharedHosts;
 import io.github.retryafter.budget.RetryBudget;
 import io.github.retryafter.fleet.FleetRetryBudget;
 import io.github.retryafter.fleet.FleetStore;
@@ -33,7 +35,8 @@ import io.github.retryafter.fleet.SharedCooldownListener;
  * (the budget before {@link RetryAfterAutoConfiguration}'s local budget, which then backs off; both told which threads
  * may block by {@link FleetThreads}), the listener that publishes a provider's cooldown as soon as a gate closes, the
  * attachment of the cooldown to the engines' gates as the providers' registry is created (with provider pacing on,
- * its default), the meters and the health indicator.
+ * its default), the {@link UnsharedHosts} that says what the fleet does not share, the meters and the health
+ * indicator.
  * <p>
  * The store configurations are imported before the store-neutral beans, whose conditions look for the store's beans.
  */
@@ -81,6 +84,20 @@ public final class RetryAfterFleetAutoConfiguration {
 	static Duration cooldownCap(ProviderSettings provider) {
 		Duration cap = provider.policy().pacing().maxCooldown();
 		return cap.isZero() ? SharedCooldown.DEFAULT_CAP : cap;
+	}
+
+	/**
+	 * Says at startup what the fleet shares, and records the hosts it does not: those no provider lists, whose calls
+	 * use {@code default}, kept per instance. The request preparer tells it of them.
+	 */
+	@Bean
+	@ConditionalOnBean(FleetStore.class)
+	@ConditionalOnMissingBean
+	UnsharedHosts retryAfterFleetUnsharedHosts(FleetStore store, RetryAfterSettings settings,
+			RetryAfterFleetProperties properties) {
+		String name = (properties.getStore() != RetryAfterFleetProperties.Store.NONE)
+				? properties.getStore().name().toLowerCase(Locale.ROOT) : store.getClass().getSimpleName();
+		return UnsharedHosts.announce(name, settings.providers(), settings.maxOrigins());
 	}
 
 	@Bean
