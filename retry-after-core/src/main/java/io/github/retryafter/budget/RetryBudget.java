@@ -7,7 +7,11 @@ import io.github.retryafter.Scope;
 /**
  * A shared allowance of retries, so that during an outage retries cannot multiply the load on a failing dependency.
  * First attempts never consume it; each retry takes one token from its provider's allowance and one from the
- * client-wide one, when the retry is sent, and a retry that succeeds may give them back ({@link #refund}).
+ * client-wide one, when the retry is sent, and a retry that succeeds may give them back ({@link #refund}). A retry the
+ * provider asked for (a usable {@code Retry-After} above zero) that the provider's gate holds (pacing on) is not asked
+ * at all under the default {@link HintedRetries#PACED}: the gate bounds it instead. So what a budget bounds is the
+ * retries into a provider that gave no sign of when to come back: at most its capacity, plus its deposits, plus its
+ * refill over the time, fail; beyond that a retry ends {@code BUDGET_EXHAUSTED}. docs/fleet.md states the rule.
  * <p>
  * Besides the three calls the engine makes, a budget answers the reads that reporting needs (the Actuator endpoint,
  * the meters): what a retry could take ({@link #availableTokens}), what a provider's own bucket holds

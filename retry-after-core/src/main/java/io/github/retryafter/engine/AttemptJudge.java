@@ -114,7 +114,9 @@ final class AttemptJudge {
 					+ seconds(state.totalWait()) + " past its cap of " + seconds(this.policy.totalWait())), true,
 					hint.error());
 		}
-		Optional<Evaluation> noToken = budgetExhausted(state.spec().scope(), why, hint, tokens);
+		Optional<Evaluation> noToken = RetryTokens.tokenFree(this.policy, planned.source(),
+				hint.plan().map(RetryPlan::floor).orElse(Duration.ZERO)) ? Optional.empty()
+				: budgetExhausted(state.spec().scope(), why, hint, tokens);
 		if (noToken.isPresent()) {
 			return noToken.get();
 		}
@@ -152,7 +154,8 @@ final class AttemptJudge {
 	}
 
 	/**
-	 * The budget, read last, so that it is read only for a retry that would otherwise happen; nothing is taken here
+	 * The budget, read last, so that it is read only for a retry that would otherwise happen, and not for one the
+	 * provider asked for that its gate paces ({@link RetryTokens#tokenFree}); nothing is taken here
 	 * (the retry takes its token when it is sent, {@link RetryTokens#take}). An empty budget while other retries hold
 	 * its tokens in flight does not stop the operation: their successes give tokens back.
 	 */

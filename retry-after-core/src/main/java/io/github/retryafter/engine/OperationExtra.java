@@ -98,9 +98,12 @@ final class OperationExtra {
 		this.tokenWait.admittedBy = admittedBy;
 	}
 
-	/** This retry took its token: the attempt before it joins the earlier ones, and no retry is pending. */
-	void tokenTaken(AttemptRecord previous, double after) {
-		this.tokenHeld = true;
+	/**
+	 * This retry goes, holding a token or sent without one (a retry the provider asked for, paced by its gate): the
+	 * attempt before it joins the earlier ones, and no retry is pending.
+	 */
+	void retrySent(AttemptRecord previous, double after, boolean token) {
+		this.tokenHeld = token;
 		this.tokenWait = null;
 		if (this.earlier == null) {
 			this.earlier = new ArrayList<>();

@@ -145,13 +145,8 @@ public final class RetryOperation {
 			}
 		}
 		double before = this.engine.tokens().available(this.spec.scope());
-		if (next > 1) {
-			Permit noToken = takeToken(next, now, latestStart);
-			if (noToken != null) {
-				return noToken;
-			}
-		}
-		return started(next, now, timeout, before);
+		Permit noToken = (next > 1) ? takeToken(next, now, latestStart, before) : null;
+		return (noToken != null) ? noToken : started(next, now, timeout, before);
 	}
 
 	/**
@@ -216,11 +211,16 @@ public final class RetryOperation {
 
 	/**
 	 * Takes the retry's token, or is refused, in one call ({@link RetryTokens#take}). A retry told to wait for a token
-	 * held in flight withdraws its probe, or keeps the gate's admission while it waits; nothing is spent meanwhile.
-	 * @return the permit that ends this call, or {@code null} once the token is held
+	 * held in flight withdraws its probe, or keeps the gate's admission while it waits; nothing is spent meanwhile. A
+	 * retry the provider asked for, which its gate just admitted, goes without one ({@link RetryTokens#tokenFree}).
+	 * @return the permit that ends this call, or {@code null} once the retry may go
 	 */
-	private Permit takeToken(int next, long now, long latestStart) {
+	private Permit takeToken(int next, long now, long latestStart, double before) {
 		OperationExtra extra = extra();
+		if (extra.pendingRetry != null && RetryTokens.tokenFree(this.engine.policy(), extra.pendingRetry)) {
+			extra.retrySent(latestRecord(), before, false);
+			return null;
+		}
 		RetryTokens.Take take = this.engine.tokens()
 			.take(this.spec.scope(), next, now, latestStart, extra.tokenWaitSince(now));
 		if (take instanceof RetryTokens.Take.Await await) {
@@ -234,7 +234,7 @@ public final class RetryOperation {
 					now);
 			return new Permit.Refused(finish(Outcome.BUDGET_EXHAUSTED, refused.reason()));
 		}
-		extra.tokenTaken(latestRecord(), ((RetryTokens.Take.Taken) take).after());
+		extra.retrySent(latestRecord(), ((RetryTokens.Take.Taken) take).after(), true);
 		return null;
 	}
 
@@ -314,10 +314,11 @@ public final class RetryOperation {
 		}
 		endProbe(true, succeeded);
 		boolean retry = this.attempts > 1;
+		boolean token = tokenHeld();
 		if (retry) {
 			this.extra.tokenHeld = false;
 		}
-		this.engine.tokens().attemptEnded(this.spec.scope(), retry, succeeded);
+		this.engine.tokens().attemptEnded(this.spec.scope(), retry, token, succeeded);
 	}
 
 	/** A retry decided: its delay counts in the total wait, and it is reported. */
@@ -565,7 +566,7 @@ public final class RetryOperation {
 	/** The retry holding a token ended without success: its token stays spent, and it is no longer in flight. */
 	private void settleToken() {
 		this.extra.tokenHeld = false;
-		this.engine.tokens().attemptEnded(this.spec.scope(), true, false);
+		this.engine.tokens().attemptEnded(this.spec.scope(), true, true, false);
 	}
 
 	private void leaveQueue() {

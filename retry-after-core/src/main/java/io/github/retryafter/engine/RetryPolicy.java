@@ -8,6 +8,7 @@ import java.util.Set;
 import java.util.TreeSet;
 
 import io.github.retryafter.PlannerOptions;
+import io.github.retryafter.budget.HintedRetries;
 import io.github.retryafter.internal.Saturating;
 import io.github.retryafter.pacing.PacingSettings;
 
@@ -63,6 +64,8 @@ public final class RetryPolicy {
 
 	private final PacingSettings pacing;
 
+	private final HintedRetries hintedRetries;
+
 	private final ResponseClassifier customClassifier;
 
 	private final ResponseClassifier classifier;
@@ -88,6 +91,7 @@ public final class RetryPolicy {
 		this.planner = builder.planner;
 		this.subtractRoundTrip = builder.subtractRoundTrip;
 		this.pacing = builder.pacing;
+		this.hintedRetries = builder.hintedRetries;
 		this.customClassifier = builder.classifier;
 		this.classifier = (builder.classifier != null) ? builder.classifier
 				: defaultClassifier(this.retryableStatuses);
@@ -125,6 +129,7 @@ public final class RetryPolicy {
 		builder.planner = this.planner;
 		builder.subtractRoundTrip = this.subtractRoundTrip;
 		builder.pacing = this.pacing;
+		builder.hintedRetries = this.hintedRetries;
 		builder.classifier = this.customClassifier;
 		return builder;
 	}
@@ -316,6 +321,15 @@ public final class RetryPolicy {
 	}
 
 	/**
+	 * Returns whether a retry the provider asked for draws on the retry budget: with {@link HintedRetries#PACED} (the
+	 * default) and pacing on, a retry whose wait a usable {@code Retry-After} set takes no token.
+	 * @return the rule
+	 */
+	public HintedRetries hintedRetries() {
+		return this.hintedRetries;
+	}
+
+	/**
 	 * Returns the classifier: the one set explicitly, or {@link #defaultClassifier(Set)} over
 	 * {@link #retryableStatuses()}.
 	 * @return the classifier
@@ -341,7 +355,8 @@ public final class RetryPolicy {
 				+ new TreeSet<>(this.retryableStatuses) + ", retryableMethods=" + new TreeSet<>(this.retryableMethods)
 				+ ", idempotencyKeyHeader=" + this.idempotencyKeyHeader + ", hintMode=" + this.hintMode + ", hintCap="
 				+ this.hintCap + ", backoff=" + this.backoff + ", planner=" + this.planner + ", subtractRoundTrip="
-				+ this.subtractRoundTrip + ", pacing=" + this.pacing + ", classifier=" + ((this.customClassifier != null) ? "custom" : "default")
+				+ this.subtractRoundTrip + ", pacing=" + this.pacing + ", hintedRetries=" + this.hintedRetries
+				+ ", classifier=" + ((this.customClassifier != null) ? "custom" : "default")
 				+ "]";
 	}
 
@@ -380,6 +395,8 @@ public final class RetryPolicy {
 		private boolean subtractRoundTrip;
 
 		private PacingSettings pacing = PacingSettings.OFF;
+
+		private HintedRetries hintedRetries = HintedRetries.PACED;
 
 		private ResponseClassifier classifier;
 
@@ -543,6 +560,16 @@ public final class RetryPolicy {
 		 */
 		public Builder pacing(PacingSettings pacing) {
 			this.pacing = Objects.requireNonNull(pacing, "pacing");
+			return this;
+		}
+
+		/**
+		 * Sets whether a retry the provider asked for, held by its gate, draws on the retry budget.
+		 * @param hintedRetries {@link HintedRetries#PACED} (the default) or {@link HintedRetries#TOKENS}
+		 * @return this builder
+		 */
+		public Builder hintedRetries(HintedRetries hintedRetries) {
+			this.hintedRetries = Objects.requireNonNull(hintedRetries, "hintedRetries");
 			return this;
 		}
 

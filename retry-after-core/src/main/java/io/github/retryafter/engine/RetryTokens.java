@@ -1,8 +1,11 @@
 package io.github.retryafter.engine;
 
+import java.time.Duration;
 import java.util.Locale;
 
+import io.github.retryafter.RetryPlan;
 import io.github.retryafter.Scope;
+import io.github.retryafter.budget.HintedRetries;
 import io.github.retryafter.budget.RetryBudget;
 
 /**
@@ -52,6 +55,22 @@ final class RetryTokens {
 
 		}
 
+	}
+
+	/**
+	 * Whether a retry under {@code policy} is sent without a token: its wait is the provider's
+	 * ({@link DelaySource#RETRY_AFTER}) with a floor above zero (a {@code Retry-After: 0} names no instant to hold
+	 * to), pacing is on so the provider's gate holds it, and the rule is {@link HintedRetries#PACED}. Such a retry
+	 * takes nothing, and gives nothing back or settles nothing when it ends.
+	 */
+	static boolean tokenFree(RetryPolicy policy, DelaySource source, Duration floor) {
+		return source == DelaySource.RETRY_AFTER && !floor.isZero() && !floor.isNegative()
+				&& policy.hintedRetries() == HintedRetries.PACED && policy.pacing().enabled();
+	}
+
+	/** See {@link #tokenFree(RetryPolicy, DelaySource, Duration)}, for a retry scheduled. */
+	static boolean tokenFree(RetryPolicy policy, Decision.Retry retry) {
+		return tokenFree(policy, retry.source(), retry.plan().map(RetryPlan::floor).orElse(Duration.ZERO));
 	}
 
 	/** What a retry to {@code scope} could take now, for the attempt's record and the events. */
@@ -105,17 +124,22 @@ final class RetryTokens {
 	}
 
 	/**
-	 * Reports an attempt's end to the budget, once: a first attempt that succeeded deposits; a retry, which holds a
-	 * token, gives it back when it succeeded and otherwise leaves it spent (no longer in flight).
+	 * Reports an attempt's end to the budget, once: a first attempt that succeeded deposits; a retry holding a token
+	 * gives it back when it succeeded and otherwise leaves it spent (no longer in flight); a retry sent without one
+	 * ({@link #tokenFree}) changes nothing.
 	 * @param scope the attempt's scope
-	 * @param retry whether the attempt was a retry holding a token
+	 * @param retry whether the attempt was a retry
+	 * @param token whether it holds a token
 	 * @param succeeded whether it succeeded
 	 */
-	void attemptEnded(Scope scope, boolean retry, boolean succeeded) {
+	void attemptEnded(Scope scope, boolean retry, boolean token, boolean succeeded) {
 		if (!retry) {
 			if (succeeded) {
 				this.budget.recordSuccess(scope);
 			}
+		}
+		else if (!token) {
+			return;
 		}
 		else if (succeeded) {
 			this.budget.refund(scope);

@@ -22,8 +22,10 @@ import io.github.retryafter.budget.TokenBucketRetryBudget;
  * {@link TokenBucketRetryBudget} fleet-wide: only a retry on a thread that may block makes a round trip; deposits and
  * refunds are batched; a retry on an event loop takes a token leased by demand; while the store is away (or a key is
  * not the fleet's) each bucket is this instance's share of the last level, never a fresh bucket, and what was spent
- * is sent when it rejoins. Per-origin scopes and unconfigured providers use a local budget of this instance.
- * docs/fleet.md states the rules, their bounds and their figures. Thread-safe.
+ * is sent when it rejoins. Per-origin scopes and unconfigured providers use a local budget of this instance. Like
+ * every budget it bounds the retries a provider did not ask for: a retry the provider asked for, held by its gate,
+ * is not asked (see {@link io.github.retryafter.budget.HintedRetries}), and the fleet's shared cooldown and probe bound
+ * those instead. docs/fleet.md states the rules, their bounds and their figures. Thread-safe.
  */
 public final class FleetRetryBudget implements RetryBudget, FleetStore.Participant {
 

@@ -313,8 +313,17 @@ class PacingEngineTests {
 		RetryRunner.Result<SimResponse> result = fresh.runner(engine)
 			.run(OperationSpec.of("GET"), SimResponse.ADAPTER, transport.attempt("GET", "/", ""));
 		assertThat(result.outcome()).isEqualTo(Outcome.SUCCESS);
-		assertThat(budget.providerTokens("default")).as("three retries took three tokens; the one that succeeded gave its back")
-			.isEqualTo(8);
+		if (policy.pacing().enabled()) {
+			// issue 31: the two retries the provider asked for (Retry-After, held by the gate) took no token; the
+			// unhinted third took one and, succeeding, gave it back
+			assertThat(budget.providerTokens("default")).as("hinted retries paced by the gate take no token")
+				.isEqualTo(10);
+		}
+		else {
+			assertThat(budget.providerTokens("default"))
+				.as("three retries took three tokens; the one that succeeded gave its back")
+				.isEqualTo(8);
+		}
 		return fresh.clock.sleeps();
 	}
 

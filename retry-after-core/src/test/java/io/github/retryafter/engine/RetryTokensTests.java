@@ -39,7 +39,7 @@ class RetryTokensTests {
 		long now = this.clock.read();
 		assertThat(take(now, now + 1000 * MS, now)).isEqualTo(new RetryTokens.Take.Taken(0.0));
 		assertThat(this.budget.pendingTokens(DEFAULT)).isOne();
-		this.tokens.attemptEnded(DEFAULT, true, true);
+		this.tokens.attemptEnded(DEFAULT, true, true, true);
 		assertThat(this.budget.pendingTokens(DEFAULT)).isZero();
 		assertThat(this.budget.providerTokens("default")).isEqualTo(1);
 	}
@@ -59,7 +59,7 @@ class RetryTokensTests {
 	void withNothingInFlightARetryIsRefusedAndTheReasonSaysWhatTheBudgetHeld() {
 		long now = this.clock.read();
 		take(now, now + 1000 * MS, now);
-		this.tokens.attemptEnded(DEFAULT, true, false);
+		this.tokens.attemptEnded(DEFAULT, true, true, false);
 		assertThat(this.budget.providerTokens("default")).as("a failed retry's token stays spent").isZero();
 		assertThat(take(now, now + 1000 * MS, now)).isInstanceOfSatisfying(RetryTokens.Take.Refused.class,
 				(refused) -> assertThat(refused.reason()).isEqualTo(
@@ -68,12 +68,12 @@ class RetryTokensTests {
 
 	@Test
 	void aFirstAttemptTakesNothingAndItsSuccessDeposits() {
-		this.tokens.attemptEnded(DEFAULT, false, false);
+		this.tokens.attemptEnded(DEFAULT, false, false, false);
 		assertThat(this.budget.providerTokens("default")).isEqualTo(1);
 		long now = this.clock.read();
 		take(now, now + 1000 * MS, now);
-		this.tokens.attemptEnded(DEFAULT, true, false);
-		this.tokens.attemptEnded(DEFAULT, false, true);
+		this.tokens.attemptEnded(DEFAULT, true, true, false);
+		this.tokens.attemptEnded(DEFAULT, false, false, true);
 		assertThat(this.budget.providerTokens("default")).isEqualTo(0.5);
 	}
 

@@ -12,6 +12,7 @@ import java.util.SplittableRandom;
 import io.github.retryafter.Cancellation;
 import io.github.retryafter.HeaderSource;
 import io.github.retryafter.budget.BudgetSettings;
+import io.github.retryafter.budget.HintedRetries;
 import io.github.retryafter.budget.RetryBudget;
 import io.github.retryafter.budget.TokenBucketRetryBudget;
 import io.github.retryafter.engine.AttemptOutcome;
@@ -21,6 +22,7 @@ import io.github.retryafter.engine.Outcome;
 import io.github.retryafter.engine.Permit;
 import io.github.retryafter.engine.RetryEngine;
 import io.github.retryafter.engine.RetryOperation;
+import io.github.retryafter.engine.RetryPolicy;
 import io.github.retryafter.fleet.FleetRetryBudget;
 import io.github.retryafter.fleet.InMemoryFleetStore;
 import io.github.retryafter.fleet.SharedCooldown;
@@ -153,6 +155,12 @@ final class FleetStoreRun {
 
 	private long failedRetries;
 
+	// whether a retry after a hinted refusal goes without a token under the backlog's policy
+	private final boolean tokenFree;
+
+	// failed retries the provider asked for, sent without a token (the engine's rule since issue 31)
+	private long failedPacedRetries;
+
 	private long firstSuccesses;
 
 	private int successes;
@@ -175,6 +183,8 @@ final class FleetStoreRun {
 		this.instances = instances;
 		this.store = store;
 		this.mode = mode;
+		RetryPolicy policy = policy(backlog, mode);
+		this.tokenFree = policy.hintedRetries() == HintedRetries.PACED && policy.pacing().enabled();
 		this.latency = new SplittableRandom(seed);
 		this.half = store.roundTrip().toNanos() / 2;
 		this.providerTokens = backlog.burst();
@@ -186,7 +196,7 @@ final class FleetStoreRun {
 		for (int i = 0; i < instances; i++) {
 			Instance instance = this.fleet[i];
 			RetryEngine.Builder engine = RetryEngine.builder()
-				.policy(backlog.policy())
+				.policy(policy(backlog, mode))
 				.ticker(() -> this.now)
 				.wallClock(() -> ORIGIN.plusNanos(this.now))
 				.random(SeededRandom.of(seed * 31 + i))
@@ -274,7 +284,7 @@ final class FleetStoreRun {
 		double bound = (this.mode.shared() ? perBucket : perBucket * this.instances)
 				+ this.firstSuccesses * budget.depositRatio();
 		return new Result(this.mode, this.instances, this.ops.length, this.successes, this.attempts, this.early,
-				this.failedRetries, bound, this.outcomes, FleetSimulation.percentile(times, 0.50),
+				this.failedRetries, this.failedPacedRetries, bound, this.outcomes, FleetSimulation.percentile(times, 0.50),
 				FleetSimulation.percentile(times, 0.99), this.backlog.bound(0.50), this.backlog.bound(0.99),
 				this.reasons);
 	}
@@ -350,12 +360,25 @@ final class FleetStoreRun {
 	}
 
 	private void refuse(Op op, int status, int hintSeconds) {
+		if (op.attempts > 1 && op.retryAfter != null && this.tokenFree) {
+			// this retry followed a refusal with a hint, so it went without a token
+			this.failedPacedRetries++;
+		}
+		else if (op.attempts > 1) {
+			this.failedRetries++;
+		}
 		op.status = status;
 		op.retryAfter = Integer.toString(hintSeconds);
 		op.instructedAt = this.now + hintSeconds * SECOND;
-		if (op.attempts > 1) {
-			this.failedRetries++;
-		}
+	}
+
+	/**
+	 * The backlog's policy; before issue 17 (and until issue 31) every retry took a token, so the history keeps
+	 * {@link HintedRetries#TOKENS}.
+	 */
+	private static RetryPolicy policy(Backlog backlog, Mode mode) {
+		return (mode == Mode.STORE_BEFORE) ? backlog.policy().toBuilder().hintedRetries(HintedRetries.TOKENS).build()
+				: backlog.policy();
 	}
 
 	private void receive(Op op) {

@@ -187,8 +187,11 @@ public final class FleetStoreSimulation {
 	 * @param successes the operations that succeeded
 	 * @param attempts the requests the provider received
 	 * @param early the retries that reached the provider before the instant a refusal of the same operation named
-	 * @param failedRetries the retries that did not succeed
-	 * @param failedRetryBound what the shared budget admits: capacity, plus the deposits of successful first attempts,
+	 * @param failedRetries the retries holding a budget token that did not succeed
+	 * @param failedPacedRetries the retries the provider asked for, sent without a token (issue 31's rule), that did
+	 * not succeed: bounded by the gate (one probe per cooldown, then the paced rate), not by the budget
+	 * @param failedRetryBound what the shared budget admits of {@code failedRetries}: capacity, plus the deposits of
+	 * successful first attempts,
 	 * plus the refill over the run (per instance for {@link Mode#INDEPENDENT})
 	 * @param outcomes how the operations ended
 	 * @param p50 when the median operation completed, empty without successes
@@ -198,8 +201,9 @@ public final class FleetStoreSimulation {
 	 * @param firstFailures when and why the first operations that did not succeed ended (three at most)
 	 */
 	public record Result(Mode mode, int instances, int operations, int successes, long attempts, long early,
-			long failedRetries, double failedRetryBound, Map<Outcome, Integer> outcomes, Optional<Duration> p50,
-			Optional<Duration> p99, Duration bound50, Duration bound99, List<String> firstFailures) {
+			long failedRetries, long failedPacedRetries, double failedRetryBound, Map<Outcome, Integer> outcomes,
+			Optional<Duration> p50, Optional<Duration> p99, Duration bound50, Duration bound99,
+			List<String> firstFailures) {
 
 		/**
 		 * Checks the arguments.
@@ -209,7 +213,8 @@ public final class FleetStoreSimulation {
 		 * @param successes the operations that succeeded
 		 * @param attempts the requests the provider received
 		 * @param early the retries that reached the provider early
-		 * @param failedRetries the retries that did not succeed
+		 * @param failedRetries the retries holding a token that did not succeed
+		 * @param failedPacedRetries the retries sent without a token that did not succeed
 		 * @param failedRetryBound what the shared budget admits
 		 * @param outcomes how the operations ended
 		 * @param p50 when the median operation completed
@@ -262,9 +267,10 @@ public final class FleetStoreSimulation {
 		public String line() {
 			return String.format(java.util.Locale.ROOT,
 					"%-12s %3d instances: %6.2f%% success, %.2f attempts/op, %d early, p50 %s (%.2fx), p99 %s (%.2fx), "
-							+ "failed retries %d of %.0f, %s",
+							+ "failed retries %d of %.0f (tokens) + %d paced by hints, %s",
 					this.mode, this.instances, 100 * successRate(), attemptsPerOperation(), this.early, seconds(this.p50),
 					p50Ratio(), seconds(this.p99), p99Ratio(), this.failedRetries, this.failedRetryBound,
+					this.failedPacedRetries,
 					new java.util.TreeMap<>(this.outcomes))
 					+ this.firstFailures.stream().map((line) -> System.lineSeparator() + "    " + line)
 						.collect(java.util.stream.Collectors.joining());

@@ -6,6 +6,8 @@ import java.util.Set;
 
 import org.springframework.util.unit.DataSize;
 
+import io.github.retryafter.budget.HintedRetries;
+
 /**
  * The retry settings that can be given globally under {@code retry.after.*} and overridden per provider under
  * {@code retry.after.providers.<name>.*}. Every field is {@code null} until set: a provider inherits each unset field
@@ -47,6 +49,13 @@ public class PolicyProperties {
 	 * How a Retry-After turns into a wait: 'floor-plus-jitter', 'exact' or 'max-with-backoff'.
 	 */
 	private RetryHintMode hintMode;
+
+	/**
+	 * Whether a retry the provider asked for draws on the retry budget: 'paced' (a retry whose wait a Retry-After set,
+	 * held by the provider's gate with pacing on, takes no token; the gate bounds it) or 'tokens' (every retry takes
+	 * one, as before 0.1.0's issue 31).
+	 */
+	private HintedRetries hintedRetries;
 
 	/**
 	 * How clients are spread above the server's floor: 'none', 'random' or 'keyed'.
@@ -227,6 +236,22 @@ public class PolicyProperties {
 	 */
 	public void setHintMode(RetryHintMode hintMode) {
 		this.hintMode = hintMode;
+	}
+
+	/**
+	 * Returns the {@code hinted-retries} setting: whether a retry the provider asked for draws on the retry budget.
+	 * @return the setting, or {@code null} when not set
+	 */
+	public HintedRetries getHintedRetries() {
+		return this.hintedRetries;
+	}
+
+	/**
+	 * Sets the {@code hinted-retries} setting.
+	 * @param hintedRetries 'paced' (a retry the provider asked for, held by its gate, takes no token) or 'tokens'
+	 */
+	public void setHintedRetries(HintedRetries hintedRetries) {
+		this.hintedRetries = hintedRetries;
 	}
 
 	/**

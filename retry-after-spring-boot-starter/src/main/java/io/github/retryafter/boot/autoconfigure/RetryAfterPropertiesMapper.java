@@ -158,6 +158,7 @@ final class RetryAfterPropertiesMapper {
 		this.map.from(p::getMinAttemptTime).to(layer.named("min-attempt-time", policy::minAttemptTime));
 		this.map.from(p::getTotalWait).to(layer.named("total-wait", policy::totalWait));
 		this.map.from(p::getHintMode).as(RetryHintMode::engineMode).to(policy::hintMode);
+		this.map.from(p::getHintedRetries).to(policy::hintedRetries);
 		this.map.from(p::getSubtractRoundTrip).to(policy::subtractRoundTrip);
 		this.map.from(p::getRetryableStatuses).to(layer.named("retryable-statuses", policy::retryableStatuses));
 		this.map.from(p::getRetryableMethods).to(layer.named("retryable-methods", policy::retryableMethods));

@@ -239,8 +239,38 @@ class RestClientRetryIntegrationTests {
 	}
 
 	@Test
+	void retriesTheProviderAskedForGoWithoutTokensAndTheBudgetKeepsItsOne() {
+		this.provider.script("/busy", Reply.status(503).retryAfter("1"), Reply.status(429).retryAfter("1"), Reply.ok());
+		run((client) -> {
+			assertThat(client.get().uri("/busy").retrieve().toBodilessEntity().getStatusCode().value()).isEqualTo(200);
+			assertThat(this.provider.requests("/busy")).isEqualTo(3);
+			assertThat(this.events.last().outcome()).isEqualTo(Outcome.SUCCESS);
+			assertThat(this.events.last().attempts()).isEqualTo(3);
+		}, "retry.after.max-attempts=5", "retry.after.budget.capacity=1", "retry.after.budget.refill-per-second=0",
+				"retry.after.budget.deposit-ratio=0");
+	}
+
+	@Test
+	void withHintedRetriesOnTokensTheOneTokenStopsTheSecondHintedRetry() {
+		this.provider.script("/busy", Reply.status(503).retryAfter("1"));
+		run((client) -> {
+			ResponseEntity<Void> response = client.get()
+				.uri("/busy")
+				.retrieve()
+				.onStatus((code) -> true, (request, resp) -> {
+				})
+				.toBodilessEntity();
+			assertThat(response.getStatusCode().value()).isEqualTo(503);
+			assertThat(this.provider.requests("/busy")).isEqualTo(2);
+			assertThat(this.events.last().outcome()).isEqualTo(Outcome.BUDGET_EXHAUSTED);
+		}, "retry.after.max-attempts=5", "retry.after.budget.capacity=1", "retry.after.budget.refill-per-second=0",
+				"retry.after.budget.deposit-ratio=0", "retry.after.hinted-retries=tokens");
+	}
+
+	@Test
 	void emptyBudgetStopsRetriesAndTheServerSeesNoMore() {
-		this.provider.script("/down", Reply.status(503).retryAfter("1"));
+		// no hint: the budget bounds these retries (a hinted one, held by the gate, takes no token: below)
+		this.provider.script("/down", Reply.status(503));
 		run((client) -> {
 			ResponseEntity<Void> response = client.get()
 				.uri("/down")
