@@ -1,7 +1,11 @@
 package io.github.retryafter.fleet;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 import io.github.retryafter.Ticker;
 import io.github.retryafter.pacing.FleetGate;
@@ -27,8 +31,11 @@ final class FleetProbes {
 
 	private final List<String> providers;
 
+	private final BooleanSupplier mayBlock;
+
 	FleetProbes(SharedCooldown cooldown, FleetStore store, Ticker ticker, List<CooldownEntry> order,
-			List<String> providers) {
+			List<String> providers, BooleanSupplier mayBlock) {
+		this.mayBlock = mayBlock;
 		this.cooldown = cooldown;
 		this.store = store;
 		this.ticker = ticker;
@@ -42,33 +49,56 @@ final class FleetProbes {
 	 * the fleet's: this instance probes for itself.
 	 */
 	void request(CooldownEntry entry, FleetGate gate) {
+		Duration within = this.store.answerWithin();
+		if (within.isZero() || !this.mayBlock.getAsBoolean()) {
+			this.store.submit(() -> claim(entry, gate));
+			return;
+		}
+		// a thread that may block waits for the claim (one script call), bounded: its request then goes at once
+		CountDownLatch answered = new CountDownLatch(1);
 		this.store.submit(() -> {
-			long until = entry.fleetUntil;
-			if (!this.store.shared() || until == NONE) {
-				gate.probeGranted();
-				return;
+			try {
+				claim(entry, gate);
 			}
-			Optional<FleetStore.ProbeClaim> reply = this.store.claimProbe(entry.provider, until, entry.lease);
-			long received = this.ticker.read();
-			FleetStore.Claimant claimant = reply.map(FleetStore.ProbeClaim::claimant).orElse(FleetStore.Claimant.INVALID);
-			if (claimant == FleetStore.Claimant.INVALID || claimant == FleetStore.Claimant.THIS_INSTANCE) {
-				if (claimant == FleetStore.Claimant.THIS_INSTANCE) {
-					entry.owned = reply.get().instant();
-				}
-				gate.probeGranted();
-				return;
-			}
-			FleetStore.ProbeClaim claim = reply.get();
-			long expires = received + Math.min(claim.instant() - claim.storeNow() + entry.leaseMicros,
-					entry.capMicros + entry.leaseMicros) * 1000;
-			if (claimant == FleetStore.Claimant.ADMITTED) {
-				// that cooldown's probe has its answer already, and the provider admitted it: this gate opens
-				admitted(entry, gate, claim.instant());
-			}
-			else if (gate.followProbe(expires)) {
-				entry.following = claim.instant();
+			finally {
+				answered.countDown();
 			}
 		});
+		try {
+			answered.await(within.toNanos(), TimeUnit.NANOSECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	/** Claims the probe after the fleet's latest cooldown of {@code entry}'s provider, on the store's thread. */
+	private void claim(CooldownEntry entry, FleetGate gate) {
+		long until = entry.fleetUntil;
+		if (!this.store.shared() || until == NONE) {
+			gate.probeGranted();
+			return;
+		}
+		Optional<FleetStore.ProbeClaim> reply = this.store.claimProbe(entry.provider, until, entry.lease);
+		long received = this.ticker.read();
+		FleetStore.Claimant claimant = reply.map(FleetStore.ProbeClaim::claimant).orElse(FleetStore.Claimant.INVALID);
+		if (claimant == FleetStore.Claimant.INVALID || claimant == FleetStore.Claimant.THIS_INSTANCE) {
+			if (claimant == FleetStore.Claimant.THIS_INSTANCE) {
+				entry.owned = reply.get().instant();
+			}
+			gate.probeGranted();
+			return;
+		}
+		FleetStore.ProbeClaim claim = reply.get();
+		long expires = received + Math.min(claim.instant() - claim.storeNow() + entry.leaseMicros,
+				entry.capMicros + entry.leaseMicros) * 1000;
+		if (claimant == FleetStore.Claimant.ADMITTED) {
+			// that cooldown's probe has its answer already, and the provider admitted it: this gate opens
+			admitted(entry, gate, claim.instant());
+		}
+		else if (gate.followProbe(expires)) {
+			entry.following = claim.instant();
+		}
 	}
 
 	/** Removes the claims of probes this instance sent that have their answer, so the fleet's other instances go. */

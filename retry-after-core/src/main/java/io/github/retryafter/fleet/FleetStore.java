@@ -49,6 +49,18 @@ public interface FleetStore {
 	void submit(Runnable task);
 
 	/**
+	 * Returns how long a thread that may block waits for the answer to a task it {@link #submit submitted}, when the
+	 * answer lets its request go at once (which instance of the fleet probes after a cooldown): a RestClient caller
+	 * then goes without a hold, and a test on a fake clock sees no wait that Redis's real time would explain. Zero by
+	 * default: a store whose tasks someone else runs (an in-memory store in a test or the simulator) is never waited
+	 * for, and the request holds and asks again as on an event loop.
+	 * @return how long to wait, zero for not at all
+	 */
+	default Duration answerWithin() {
+		return Duration.ZERO;
+	}
+
+	/**
 	 * Registers a participant, called on the store's thread: {@link Participant#sync()} every flush interval while the
 	 * store is shared, and on each fallback and rejoin.
 	 * @param participant the participant

@@ -62,7 +62,7 @@ public final class SharedCooldown implements FleetStore.Participant {
 		this.entries = Map.copyOf(entries);
 		this.order = List.copyOf(entries.values());
 		this.providers = this.order.stream().map((entry) -> entry.provider).toList();
-		this.probes = new FleetProbes(this, store, ticker, this.order, this.providers);
+		this.probes = new FleetProbes(this, store, ticker, this.order, this.providers, mayBlock);
 		this.backlogs = new FleetBacklogs(this, store, ticker, this.order, flushInterval);
 		this.order.forEach((entry) -> entry.arbiter = (gate) -> this.probes.request(entry, gate));
 		store.register(this);

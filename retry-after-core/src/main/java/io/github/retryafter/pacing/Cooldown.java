@@ -4,6 +4,7 @@ import static io.github.retryafter.pacing.Ticks.earlier;
 import static io.github.retryafter.pacing.Ticks.later;
 import static io.github.retryafter.pacing.Ticks.seconds;
 
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongConsumer;
 
@@ -55,6 +56,9 @@ final class Cooldown {
 
 	// the fleet's arbiter of probes, if any
 	private volatile ProbeArbiter arbiter;
+
+	// set under the lock when the arbiter is to be asked, cleared by the admission that asks it, outside the lock
+	private final AtomicBoolean asking = new AtomicBoolean();
 
 	private final FleetGate fleetSide;
 
@@ -146,6 +150,21 @@ final class Cooldown {
 	 * decides.
 	 */
 	Admission admit(boolean fresh, long nowNanos, long latestStartNanos, Admission.Hold held, long attemptTimeoutNanos) {
+		Admission answer = cooling(fresh, nowNanos, latestStartNanos, held, attemptTimeoutNanos);
+		if (this.asking.compareAndSet(true, false)) {
+			// asked outside the lock: an arbiter may answer before it returns (on a thread that may wait for it), and
+			// then this request goes as the probe without a hold
+			ProbeArbiter arbiter = this.arbiter;
+			if (arbiter != null) {
+				arbiter.request(this.fleetSide);
+			}
+			return cooling(fresh, nowNanos, latestStartNanos, held, attemptTimeoutNanos);
+		}
+		return answer;
+	}
+
+	private Admission cooling(boolean fresh, long nowNanos, long latestStartNanos, Admission.Hold held,
+			long attemptTimeoutNanos) {
 		long cooldown = this.until.get();
 		if (cooldown - nowNanos > 0) {
 			if (!this.probePending || !probesEarly(nowNanos)) {
@@ -234,7 +253,9 @@ final class Cooldown {
 	private Admission askArbiter(ProbeArbiter arbiter, long nowNanos, long latestStartNanos, long attemptTimeoutNanos) {
 		if (!this.probe.requested) {
 			this.probe.requested = true;
-			arbiter.request(this.fleetSide);
+			// the arbiter is asked once the lock is released (see admit)
+			this.asking.set(true);
+			return new Admission.Hold(earlier(nowNanos + MIN_PROBE_POLL_NANOS, latestStartNanos), GateHold.COOLDOWN, -1);
 		}
 		if (this.probe.granted) {
 			return grantedProbe(nowNanos, attemptTimeoutNanos);

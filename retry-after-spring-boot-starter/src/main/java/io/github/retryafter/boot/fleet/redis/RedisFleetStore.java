@@ -65,6 +65,12 @@ public final class RedisFleetStore implements FleetStore {
 		this.fleet.submit(task);
 	}
 
+	/** The command timeout: the claim a caller waits for is one script call on the store's thread. */
+	@Override
+	public Duration answerWithin() {
+		return this.fleet.settings().commandTimeout();
+	}
+
 	@Override
 	public void register(Participant participant) {
 		this.fleet.register(participant);
