@@ -36,6 +36,10 @@ public final class RateLimitedProvider implements AutoCloseable {
 
 	private final ExecutorService executor = Executors.newFixedThreadPool(8);
 
+	private final java.util.concurrent.ScheduledExecutorService delayer = Executors.newScheduledThreadPool(2);
+
+	private volatile long refusalDelayNanos;
+
 	private final long outageNanos;
 
 	private final double perSecond;
@@ -185,9 +189,41 @@ public final class RateLimitedProvider implements AutoCloseable {
 		return this.early.get();
 	}
 
+	/**
+	 * Answers each outage refusal ({@code 503}) this long after it arrived, without holding a server thread: a
+	 * provider slow to refuse, so that every first attempt of a burst reaches it before the first refusal reaches any
+	 * client and no gate can close in time (issue 31's unlucky runs, made certain).
+	 * @param delay how long to hold each 503
+	 * @return this provider
+	 */
+	public RateLimitedProvider refusingSlowly(java.time.Duration delay) {
+		this.refusalDelayNanos = delay.toNanos();
+		return this;
+	}
+
 	private void handle(HttpExchange exchange) throws IOException {
+		if (this.refusalDelayNanos > 0 && outage(System.nanoTime())) {
+			// decided now, sent later: the instant the refusal names counts from its arrival as before
+			long arrived = System.nanoTime();
+			this.delayer.schedule(() -> {
+				try {
+					answer(exchange, arrived);
+				}
+				catch (IOException ex) {
+					// the client went away: nothing to answer
+				}
+			}, this.refusalDelayNanos, TimeUnit.NANOSECONDS);
+			return;
+		}
+		answer(exchange, System.nanoTime());
+	}
+
+	private synchronized boolean outage(long now) {
+		return !this.started || now - (this.firstRequest + this.outageNanos) < 0;
+	}
+
+	private void answer(HttpExchange exchange, long now) throws IOException {
 		try (exchange) {
-			long now = System.nanoTime();
 			this.requests.incrementAndGet();
 			String operation = exchange.getRequestHeaders().getFirst(OPERATION);
 			Long due = (operation != null) ? this.notBefore.get(operation) : null;
@@ -264,6 +300,7 @@ public final class RateLimitedProvider implements AutoCloseable {
 	public void close() {
 		this.server.stop(0);
 		this.executor.shutdownNow();
+		this.delayer.shutdownNow();
 	}
 
 }
