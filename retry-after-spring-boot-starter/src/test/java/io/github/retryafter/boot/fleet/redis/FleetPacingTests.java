@@ -187,6 +187,7 @@ class FleetPacingTests {
 				this.provider.earlyArrivals(), seconds(percentile(done, 0.50)), bound(0.50), seconds(percentile(done, 0.50)) / bound(0.50),
 				seconds(percentile(done, 0.99)), bound(0.99), seconds(percentile(done, 0.99)) / bound(0.99),
 				String.join(System.lineSeparator(), reasons))
+				+ firstAttempts() + System.lineSeparator()
 				+ "instances that decided locally: " + (fallbacks.isEmpty() ? "none" : fallbacks) + System.lineSeparator()
 				+ "what the server answered, per 100 ms after its first request:" + System.lineSeparator()
 				+ this.provider.timeline(100);
@@ -196,6 +197,28 @@ class FleetPacingTests {
 		assertThat(this.provider.earlyArrivals()).as("requests before the server's instant").isZero();
 		assertThat(successRate).as("operations that succeeded").isGreaterThanOrEqualTo(0.995);
 		assertThat(attemptsPerOperation).as("attempts the server saw per operation").isLessThanOrEqualTo(2.2);
+	}
+
+	/**
+	 * How fast the fleet stopped sending new work once the provider refused (issue 31): the time from the first
+	 * refusal to the last first attempt the provider saw, and to the last one that arrived while that refusal's
+	 * {@code Retry-After} still stood (a fleet whose every gate had learned the cooldown would send none then; those
+	 * after it are first attempts the gates held and released).
+	 */
+	private String firstAttempts() {
+		long refused = this.provider.firstRefusalNanos();
+		long named = this.provider.firstRefusalNamedNanos();
+		List<Long> firsts = this.provider.firstAttemptNanos();
+		if (refused < 0 || firsts.isEmpty()) {
+			return "first attempts: " + firsts.size() + ", no refusal";
+		}
+		long last = firsts.stream().mapToLong(Long::longValue).max().orElseThrow();
+		List<Long> during = firsts.stream().filter((at) -> at > refused && at < named).sorted().toList();
+		return String.format(Locale.ROOT,
+				"first 503 -> last first attempt: %.1f ms; while its Retry-After stood: %d first attempts, the last "
+						+ "%.1f ms after it (%d operations)",
+				(last - refused) / 1e6, during.size(),
+				during.isEmpty() ? 0.0 : (during.get(during.size() - 1) - refused) / 1e6, firsts.size());
 	}
 
 	/**
