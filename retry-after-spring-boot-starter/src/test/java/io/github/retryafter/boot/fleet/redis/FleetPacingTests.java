@@ -49,7 +49,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * before the instant a refusal of the same operation named, at most 2.2 attempts per operation. Reported (printed
  * and written to {@code target/fleet-pacing-N.txt}): the completion percentiles beside the bound that honours every
  * hint (nobody succeeds before the first hint instant at or after the recovery; from then on the provider admits its
- * burst and its rate).
+ * burst and its rate), and how fast the first refusal's cooldown stopped the fleet's first attempts.
  * <p>
  * The default build runs one, four and sixteen instances on 1,000 operations behind a 2 s outage
  * ({@code Retry-After: 1}); {@code -Dfleet.instances=16 -Dfleet.operations=2000 -Dfleet.outage=3000
@@ -155,11 +155,15 @@ class FleetPacingTests {
 		List<String> reasons = new CopyOnWriteArrayList<>();
 		List<Integer> statuses = new ArrayList<>();
 		List<String> fallbacks = new ArrayList<>();
+		AtomicInteger subscribed = new AtomicInteger();
 		withInstances(instances, new ArrayList<>(), (contexts) -> {
 			List<WebClient> clients = contexts.stream()
 				.map((context) -> context.getBean(WebClient.Builder.class).build())
 				.toList();
 			warmUp(clients);
+			subscribed.set((int) contexts.stream()
+				.filter((context) -> context.getBean(RedisFleetStore.class).subscribed())
+				.count());
 			statuses.addAll(Flux.range(0, this.operations)
 				.flatMap((i) -> clients.get(i % instances)
 					.get()
@@ -187,7 +191,8 @@ class FleetPacingTests {
 				this.provider.earlyArrivals(), seconds(percentile(done, 0.50)), bound(0.50), seconds(percentile(done, 0.50)) / bound(0.50),
 				seconds(percentile(done, 0.99)), bound(0.99), seconds(percentile(done, 0.99)) / bound(0.99),
 				String.join(System.lineSeparator(), reasons))
-				+ firstAttempts() + System.lineSeparator()
+				+ firstAttempts() + "; " + subscribed + " of " + instances + " instances subscribed to the announcements"
+				+ System.lineSeparator()
 				+ "instances that decided locally: " + (fallbacks.isEmpty() ? "none" : fallbacks) + System.lineSeparator()
 				+ "what the server answered, per 100 ms after its first request:" + System.lineSeparator()
 				+ this.provider.timeline(100);
