@@ -24,6 +24,10 @@ import org.springframework.boot.http.client.autoconfigure.reactive.ReactiveHttpC
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.webclient.autoconfigure.WebClientAutoConfiguration;
+import org.springframework.web.reactive.function.client.ClientRequest;
+import org.springframework.web.reactive.function.client.ClientResponse;
+import org.springframework.web.reactive.function.client.ExchangeFilterFunction;
+import org.springframework.web.reactive.function.client.ExchangeFunction;
 import org.springframework.web.reactive.function.client.WebClient;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -156,9 +160,10 @@ class FleetPacingTests {
 		List<Integer> statuses = new ArrayList<>();
 		List<String> fallbacks = new ArrayList<>();
 		AtomicInteger subscribed = new AtomicInteger();
+		Sends sends = new Sends();
 		withInstances(instances, new ArrayList<>(), (contexts) -> {
 			List<WebClient> clients = contexts.stream()
-				.map((context) -> context.getBean(WebClient.Builder.class).build())
+				.map((context) -> context.getBean(WebClient.Builder.class).filter(sends).build())
 				.toList();
 			warmUp(clients);
 			subscribed.set((int) contexts.stream()
@@ -192,7 +197,7 @@ class FleetPacingTests {
 				seconds(percentile(done, 0.99)), bound(0.99), seconds(percentile(done, 0.99)) / bound(0.99),
 				String.join(System.lineSeparator(), reasons))
 				+ firstAttempts() + "; " + subscribed + " of " + instances + " instances subscribed to the announcements"
-				+ System.lineSeparator()
+				+ System.lineSeparator() + sends.report(Duration.ofSeconds(this.outageHint)) + System.lineSeparator()
 				+ "instances that decided locally: " + (fallbacks.isEmpty() ? "none" : fallbacks) + System.lineSeparator()
 				+ "what the server answered, per 100 ms after its first request:" + System.lineSeparator()
 				+ this.provider.timeline(100);
@@ -288,6 +293,58 @@ class FleetPacingTests {
 		if (outcome.outcome() != Outcome.SUCCESS && reasons.size() < 5) {
 			reasons.add(outcome.attempts() + " attempts: " + outcome.reason());
 		}
+	}
+
+	/**
+	 * When the instances sent each operation's first attempt and when the first of them received a refusal, on the one
+	 * clock of this JVM: a filter inside the retry filter (added to the builder after it), so it sees each attempt as
+	 * the gate lets it go. A first attempt sent after the fleet's first refusal arrived is one a cooldown that had
+	 * reached every instance would have held.
+	 */
+	private static final class Sends implements ExchangeFilterFunction {
+
+		// per operation id of the measured run, when its first attempt left; at most one per operation
+		private final Map<String, Long> firstSent = new ConcurrentHashMap<>();
+
+		private final java.util.concurrent.atomic.AtomicLong firstRefused = new java.util.concurrent.atomic.AtomicLong();
+
+		private volatile boolean refused;
+
+		@Override
+		public Mono<ClientResponse> filter(ClientRequest request, ExchangeFunction next) {
+			String operation = request.headers().getFirst(RateLimitedProvider.OPERATION);
+			if (operation == null || !operation.startsWith("op-")) {
+				return next.exchange(request);
+			}
+			this.firstSent.putIfAbsent(operation, System.nanoTime());
+			return next.exchange(request).doOnNext((response) -> {
+				if (response.statusCode().value() >= 400 && !this.refused) {
+					this.firstRefused.compareAndSet(0, System.nanoTime());
+					this.refused = true;
+				}
+			});
+		}
+
+		/** The first attempts sent after the first refusal arrived, and those of them sent within {@code hint}. */
+		String report(Duration hint) {
+			if (!this.refused) {
+				return "first attempts sent: " + this.firstSent.size() + ", no refusal received";
+			}
+			long refusedAt = this.firstRefused.get();
+			List<Long> after = this.firstSent.values()
+				.stream()
+				.map((sent) -> sent - refusedAt)
+				.filter((delay) -> delay > 0)
+				.sorted()
+				.toList();
+			long within = after.stream().filter((delay) -> delay < hint.toNanos()).count();
+			return String.format(Locale.ROOT,
+					"first attempts sent after the fleet received its first refusal: %d within its %d s hint, the last "
+							+ "of those %.1f ms after it (%d in all, the last %.0f ms after it, released by the gates)",
+					within, hint.toSeconds(), within == 0 ? 0.0 : after.get((int) within - 1) / 1e6, after.size(),
+					after.isEmpty() ? 0.0 : after.get(after.size() - 1) / 1e6);
+		}
+
 	}
 
 }
