@@ -82,8 +82,8 @@ class RedisFleetConfiguration {
 
 	/**
 	 * The store, subscribed to the fleet's cooldown announcements on a pub/sub connection of its own, opened from the
-	 * application's Lettuce client (its URI, credentials and TLS) on the fleet's thread. A client that cannot open one
-	 * (a static master/replica setup) leaves the store on the poll every flush interval.
+	 * application's Lettuce client (its URI, credentials and TLS) off the request threads and the fleet's thread. A
+	 * client that cannot open one (a static master/replica setup) leaves the store on the poll every flush interval.
 	 */
 	@Bean
 	@ConditionalOnMissingBean(FleetStore.class)

@@ -25,9 +25,10 @@ import io.github.retryafter.fleet.FleetStore;
  * The fleet's cooldown announcements on Redis (issue 31): {@link FleetScript#EXTEND_COOLDOWN} publishes on
  * <code>{prefix}:cooldowns</code> each time it moves a provider's instant later, and every instance listens there on a
  * pub/sub connection of its own, so it learns a cooldown as soon as Redis stores it rather than at its next read. The
- * connection is opened on the fleet's thread while the fleet is on Redis (at once, at the rejoin, or at a sync, at most
- * once a probe interval until it opens); once open, Lettuce reconnects it and subscribes again by itself (a Redis restart included). Messages published while it
- * is down are lost; the poll every flush interval covers them, as it covers a Redis that allows no pub/sub.
+ * connection is opened while the fleet is on Redis (asked at once, at the rejoin, or at a sync, at most once a probe
+ * interval until it opens), on a short-lived thread of its own so the fleet's thread never waits for it; once open,
+ * Lettuce reconnects it and subscribes again by itself (a Redis restart included). Messages published while it is
+ * down are lost; the poll every flush interval covers them, as it covers a Redis that allows no pub/sub.
  * <p>
  * A message is {@code <redis now> <until> <id length> <instance id><provider>}: the two instants in microseconds on
  * Redis's clock, the instance id's length in bytes. A message from another instance is handed to the listeners (the
@@ -77,15 +78,19 @@ final class CooldownChannel extends RedisPubSubAdapter<byte[], byte[]> implement
 
 	private volatile boolean closed;
 
-	// when to try to open the connection again after a failure, and whether that failure was logged: fleet's thread
-	private long nextAttemptNanos = System.nanoTime();
+	// whether a thread is opening the connection: one attempt at a time
+	private final AtomicBoolean opening = new AtomicBoolean();
 
-	private boolean failureLogged;
+	// when to try to open the connection again after a failure (the fleet's thread), and whether that failure was
+	// logged (the opening thread)
+	private volatile long nextAttemptNanos = System.nanoTime();
+
+	private volatile boolean failureLogged;
 
 	/**
 	 * Creates the channel of the fleet's key prefix; nothing is opened until the fleet's thread syncs or rejoins.
 	 * @param fleet the fleet's link, whose thread opens the connection
-	 * @param connector opens a new pub/sub connection; called on the fleet's thread, allowed to block and to throw
+	 * @param connector opens a new pub/sub connection; called on a thread of its own, allowed to block and to throw
 	 */
 	CooldownChannel(RedisFleet fleet, Supplier<StatefulRedisPubSubConnection<byte[], byte[]>> connector) {
 		this.fleet = Objects.requireNonNull(fleet, "fleet");
@@ -150,25 +155,36 @@ final class CooldownChannel extends RedisPubSubAdapter<byte[], byte[]> implement
 	}
 
 	/**
-	 * Opens the connection and subscribes, while the fleet is on Redis, unless open, closed, or a failed attempt was
-	 * less than a probe interval ago.
+	 * Starts opening the connection, while the fleet is on Redis, unless it is open, being opened, closed, or a failed
+	 * attempt was less than a probe interval ago. The connection is opened on a thread of its own, one attempt at a
+	 * time, so that the fleet's thread never waits for it (its pushes, reads and probe claims go on meanwhile).
 	 */
 	private void open() {
 		if (this.closed || this.connection != null || !this.fleet.onRedis()
-				|| System.nanoTime() - this.nextAttemptNanos < 0) {
+				|| System.nanoTime() - this.nextAttemptNanos < 0 || !this.opening.compareAndSet(false, true)) {
 			return;
 		}
 		this.nextAttemptNanos = System.nanoTime() + this.fleet.settings().probeInterval().toNanos();
+		Thread opener = new Thread(this::connect, "retry-after-fleet-subscriber");
+		opener.setDaemon(true);
+		opener.start();
+	}
+
+	/** Opens the connection and subscribes, waiting at most the probe timeout for Redis to confirm; one at a time. */
+	private void connect() {
 		StatefulRedisPubSubConnection<byte[], byte[]> opened = null;
 		try {
 			opened = this.connector.get();
 			opened.addListener(this);
-			opened.async().subscribe(this.channel).get(this.fleet.settings().probeTimeout().toNanos(), TimeUnit.NANOSECONDS);
+			opened.async()
+				.subscribe(this.channel)
+				.get(this.fleet.settings().probeTimeout().toNanos(), TimeUnit.NANOSECONDS);
 			this.subscribed = true;
 			this.connection = opened;
 			if (this.failureLogged) {
 				this.failureLogged = false;
-				logger.info("Subscribed to Redis channel '" + this.channelName + "': cooldowns reach this instance at once again");
+				logger.info("Subscribed to Redis channel '" + this.channelName
+						+ "': cooldowns reach this instance at once again");
 			}
 		}
 		catch (InterruptedException ex) {
@@ -183,6 +199,9 @@ final class CooldownChannel extends RedisPubSubAdapter<byte[], byte[]> implement
 						+ "): the fleet's cooldowns reach this instance by the poll every flush interval only; trying "
 						+ "again every probe interval");
 			}
+		}
+		finally {
+			this.opening.set(false);
 		}
 		if (this.closed) {
 			close();
@@ -201,7 +220,8 @@ final class CooldownChannel extends RedisPubSubAdapter<byte[], byte[]> implement
 			return;
 		}
 		if (this.malformed.compareAndSet(true, false)) {
-			this.fleet.submit(() -> logger.info("Redis channel '" + this.channelName + "' carries the fleet's messages again"));
+			this.fleet.submit(
+					() -> logger.info("Redis channel '" + this.channelName + "' carries the fleet's messages again"));
 		}
 		this.heard.increment();
 		for (FleetStore.CooldownListener listener : this.listeners) {

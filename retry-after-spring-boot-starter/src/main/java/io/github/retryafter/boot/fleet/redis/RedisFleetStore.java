@@ -56,10 +56,10 @@ public final class RedisFleetStore implements FleetStore, AutoCloseable {
 
 	/**
 	 * Creates the store over the fleet's link, subscribed to the fleet's cooldown announcements
-	 * (<code>{prefix}:cooldowns</code>) on a pub/sub connection of its own, which the fleet's thread opens once Redis
-	 * answers (see {@link #onCooldown}).
+	 * (<code>{prefix}:cooldowns</code>) on a pub/sub connection of its own, opened on a thread of its own once Redis
+	 * answers, so the fleet's thread never waits for it (see {@link #onCooldown}).
 	 * @param fleet the connection, its background thread and its state
-	 * @param subscriber opens a new pub/sub connection to the same Redis; called on the fleet's thread, allowed to
+	 * @param subscriber opens a new pub/sub connection to the same Redis; called on a thread of its own, allowed to
 	 * block and to throw (the store then learns by the poll, and tries again every probe interval)
 	 */
 	public RedisFleetStore(RedisFleet fleet, Supplier<StatefulRedisPubSubConnection<byte[], byte[]>> subscriber) {
