@@ -3,6 +3,7 @@ package io.github.retryafter.fleet;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.retryafter.pacing.ProbeArbiter;
 
@@ -10,7 +11,8 @@ import io.github.retryafter.pacing.ProbeArbiter;
  * One configured provider's side of the {@link SharedCooldown}: its cap and probe lease, the fleet instants it has
  * exchanged (so a gate is pushed only when it closed until later than that), the probe it owns or follows, its
  * backlog reports, and whether its keys hold values the fleet did not write. Store instants are microseconds on the
- * store's clock, {@link Long#MIN_VALUE} for none. Written on the store's thread (and at attach, before it runs).
+ * store's clock, {@link Long#MIN_VALUE} for none. Written on the store's thread (and at attach, before it runs), but
+ * for {@link #announce}, which the store's listener thread calls.
  */
 final class CooldownEntry {
 
@@ -63,6 +65,10 @@ final class CooldownEntry {
 	// the latest local instant (on the ticker) exchanged with the fleet
 	final AtomicLong known;
 
+	// the latest cooldown the store announced and the store's thread has not learned yet: one slot, so a flood of
+	// announcements keeps one (the latest instant) and costs no memory; null when none is waiting
+	final AtomicReference<Announced> announced = new AtomicReference<>();
+
 	CooldownEntry(String provider, Duration cap, Duration lease, long now) {
 		this.provider = provider;
 		this.cap = cap;
@@ -72,8 +78,25 @@ final class CooldownEntry {
 		this.known = new AtomicLong(now);
 	}
 
+	/**
+	 * Keeps an announced cooldown for the store's thread to learn, unless one with a later instant waits already.
+	 * Lock-free, for the store's listener thread.
+	 */
+	void announce(long storeNow, long until, long received) {
+		Announced next = new Announced(storeNow, until, received);
+		this.announced.accumulateAndGet(next,
+				(waiting, wanted) -> (waiting == null || wanted.until() > waiting.until()) ? wanted : waiting);
+	}
+
 	void raise(long instant) {
 		this.known.accumulateAndGet(instant, (current, wanted) -> (wanted - current > 0) ? wanted : current);
+	}
+
+	/**
+	 * A cooldown the store announced: its instant and the store's now (microseconds on the store's clock), and when it
+	 * arrived here (on the ticker), which is after the store's now, so converting from it is never early.
+	 */
+	record Announced(long storeNow, long until, long received) {
 	}
 
 }

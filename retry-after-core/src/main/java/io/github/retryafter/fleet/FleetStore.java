@@ -20,8 +20,9 @@ import java.util.OptionalLong;
  * it ({@link #bucketInvalid}). Operations may block for at most the store's command timeout: call them on a thread
  * that may block, or from a task handed to {@link #submit}.
  * <p>
- * Issue 31 adds a way for a store that can push (Redis pub/sub) to tell the instances of a new cooldown at once.
- * docs/fleet.md lists the operations with the Lua scripts that do them on Redis.
+ * A store that can push (Redis pub/sub) also announces each cooldown an instance extended to the other instances at
+ * once ({@link #onCooldown}), ahead of their next read. docs/fleet.md lists the operations with the Lua scripts that
+ * do them on Redis.
  * <p>
  * Implementations are thread-safe.
  */
@@ -66,6 +67,20 @@ public interface FleetStore {
 	 * @param participant the participant
 	 */
 	void register(Participant participant);
+
+	/**
+	 * Registers a listener told of each cooldown another instance of the fleet extended ({@link #extendCooldown} that
+	 * moved the instant later), as soon as the store can push it: a store that can (Redis pub/sub) announces it when
+	 * it stores it, so the other instances need not wait for their next {@link Participant#sync()}. The sync still
+	 * reads every cooldown, and so stays the fallback for an announcement lost (a disconnect) and the only way on a
+	 * store that cannot push. An instance is never told of its own extensions. The default registers nothing: the
+	 * poll alone.
+	 * @param listener called on whatever thread the store hears an announcement on (Redis: its client's event loop),
+	 * once per announcement
+	 */
+	default void onCooldown(CooldownListener listener) {
+		// a store that cannot push: the participants' sync reads the cooldowns every flush interval
+	}
 
 	/**
 	 * Reports that the store holds a value at {@code bucket}'s key that the fleet did not write: counted (once per
@@ -215,6 +230,23 @@ public interface FleetStore {
 
 		/** The instance is on the store again (or for the first time), after a successful round trip. */
 		void onRejoin();
+
+	}
+
+	/**
+	 * Told of another instance's cooldown as the store announces it ({@link #onCooldown}).
+	 */
+	@FunctionalInterface
+	interface CooldownListener {
+
+		/**
+		 * Another instance extended {@code provider}'s cooldown to {@code until}. Called on the thread the store heard
+		 * it on, which may be an event loop: returns at once, never blocks and never throws.
+		 * @param provider the provider the announcement names (possibly one this instance does not configure)
+		 * @param storeNow the store's now when it stored the instant, microseconds on its clock
+		 * @param until the instant stored, on the same clock
+		 */
+		void cooldownAnnounced(String provider, long storeNow, long until);
 
 	}
 

@@ -44,18 +44,19 @@ final class InMemoryCooldowns {
 		((key == FleetStore.ProviderKey.COOLDOWN) ? this.invalidCooldowns : this.invalidBacklogs).add(provider);
 	}
 
-	FleetStore.Cooldown extend(String provider, Duration remaining, Duration cap, long now) {
+	/** Extends as {@code EXTEND_COOLDOWN} does, and says whether the instant moved later (the script then publishes). */
+	Extension extend(String provider, Duration remaining, Duration cap, long now) {
 		if (this.invalidCooldowns.contains(provider)) {
-			return new FleetStore.Cooldown(now, OptionalLong.empty());
+			return new Extension(new FleetStore.Cooldown(now, OptionalLong.empty()), false);
 		}
 		long capMicros = Math.max(1, cap.toNanos() / 1000);
 		long floor = (remaining.toNanos() + 999) / 1000;
-		long current = until(provider, now);
+		long existing = until(provider, now);
 		long wanted = now + Math.min(floor, capMicros);
-		current = Math.min(Math.max(current, wanted), now + capMicros);
+		long current = Math.min(Math.max(existing, wanted), now + capMicros);
 		long ttlMillis = ceilMillis(current - now) + EXPIRY_MARGIN_MILLIS;
 		this.cooldowns.put(provider, new Timed(current, now + ttlMillis * 1000));
-		return new FleetStore.Cooldown(now, OptionalLong.of(current));
+		return new Extension(new FleetStore.Cooldown(now, OptionalLong.of(current)), current > existing);
 	}
 
 	List<FleetStore.Cooldown> read(List<String> providers, long now) {
@@ -160,6 +161,10 @@ final class InMemoryCooldowns {
 
 	private static long ceilMillis(long micros) {
 		return Math.floorDiv(micros + 999, 1000);
+	}
+
+	/** What {@link #extend} stored, and whether it moved the instant later: only then is it announced. */
+	record Extension(FleetStore.Cooldown cooldown, boolean extended) {
 	}
 
 	private record Timed(long until, long expiresAt) {

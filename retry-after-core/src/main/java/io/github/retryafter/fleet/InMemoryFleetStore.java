@@ -25,8 +25,9 @@ import io.github.retryafter.budget.BudgetSettings;
  * A fleet's store in memory, on a {@link Ticker} of its own (a fake clock in tests and simulations): the same
  * arithmetic as the Redis store's scripts, one atomic step per operation, so the real {@link FleetRetryBudget} and
  * {@link SharedCooldown} can run without a network, deterministically (store instants are the clock's microseconds). Each instance {@link #join joins} and gets its {@link Member}, its
- * {@link FleetStore}; the members are the fleet's instances. Nothing runs by itself: a member's tasks run when its
- * executor runs them (by default {@link Member#runTasks()}), and its flush when {@link Member#flush()} is called.
+ * {@link FleetStore}; the members are the fleet's instances. Nothing runs by itself: a member's tasks (among them the
+ * cooldowns the other members extended, announced as the Redis store publishes them) run when its executor runs them
+ * (by default {@link Member#runTasks()}), and its flush when {@link Member#flush()} is called.
  * <p>
  * Thread-safe (every operation holds the store's lock), and deterministic when driven from one thread.
  */
@@ -235,6 +236,21 @@ public final class InMemoryFleetStore {
 		return Math.floorDiv(this.clock.read(), 1000);
 	}
 
+	/**
+	 * Announces a cooldown {@code from} extended to every other member, as the Redis store's script publishes it: one
+	 * task per member and extension, on that member's executor, telling its listeners (whether it is shared or not,
+	 * as a subscription outlives a command's timeout).
+	 */
+	private void announce(Member from, String provider, FleetStore.Cooldown cooldown) {
+		long storeNow = cooldown.storeNow();
+		long until = cooldown.until().orElseThrow();
+		List<Member> others = locked(() -> this.members.values().stream().filter((member) -> member != from).toList());
+		for (Member other : others) {
+			other.background.execute(() -> other.cooldownListeners
+				.forEach((listener) -> listener.cooldownAnnounced(provider, storeNow, until)));
+		}
+	}
+
 	private synchronized int count() {
 		return Math.max(1, this.members.size());
 	}
@@ -271,6 +287,9 @@ public final class InMemoryFleetStore {
 		private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
 
 		private final List<Participant> participants = new CopyOnWriteArrayList<>();
+
+		// told of the other members' cooldowns: a few, registered at startup
+		private final List<CooldownListener> cooldownListeners = new CopyOnWriteArrayList<>();
 
 		private volatile boolean shared = true;
 
@@ -337,8 +356,23 @@ public final class InMemoryFleetStore {
 
 		@Override
 		public Optional<Cooldown> extendCooldown(String provider, Duration remaining, Duration cap) {
-			return this.shared ? Optional.of(locked(() -> cooldowns().extend(provider, remaining, cap, micros())))
-					: Optional.empty();
+			if (!this.shared) {
+				return Optional.empty();
+			}
+			InMemoryCooldowns.Extension extension = locked(() -> cooldowns().extend(provider, remaining, cap, micros()));
+			if (extension.extended()) {
+				announce(this, provider, extension.cooldown());
+			}
+			return Optional.of(extension.cooldown());
+		}
+
+		/**
+		 * Registers a listener told of the cooldowns the other members extend: each announcement is a task on this
+		 * member's executor (by default run by {@link #runTasks()}), as the Redis store's pub/sub message is.
+		 */
+		@Override
+		public void onCooldown(CooldownListener listener) {
+			this.cooldownListeners.add(Objects.requireNonNull(listener, "listener"));
 		}
 
 		@Override

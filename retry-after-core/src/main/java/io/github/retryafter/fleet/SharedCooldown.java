@@ -16,10 +16,12 @@ import io.github.retryafter.pacing.FleetGate;
 
 /**
  * The providers' cooldowns shared by a fleet through a {@link FleetStore}: a gate closed on one instance is pushed as
- * an instant on the store's clock (never shortened, cut to the provider's cap) and every instance's gate closes until
- * it, converted to its own clock and never earlier; one instance probes after a fleet cooldown while the others
- * follow its claim; and each gate paces at its share of the provider, by the fleet's backlogs. Nothing here waits on
- * the store but {@link #attach}, once, at startup. docs/fleet.md states the rules and their bounds. Thread-safe.
+ * an instant on the store's clock at once (never shortened, cut to the provider's cap) and every instance's gate
+ * closes until it, converted to its own clock and never earlier: as soon as the store announces it
+ * ({@link FleetStore#onCooldown}), or at the instance's next sync, which reads every cooldown. One instance probes
+ * after a fleet cooldown while the others follow its claim; and each gate paces at its share of the provider, by the
+ * fleet's backlogs. Nothing here waits on the store but {@link #attach}, once, at startup. Everything the fleet's
+ * instants change is learned on the store's thread. docs/fleet.md states the rules and their bounds. Thread-safe.
  */
 public final class SharedCooldown implements FleetStore.Participant {
 
@@ -44,6 +46,10 @@ public final class SharedCooldown implements FleetStore.Participant {
 
 	private final AtomicBoolean publishing = new AtomicBoolean();
 
+	// whether a task that learns the announced cooldowns waits on the store's thread: at most one at a time, however
+	// many announcements arrive (each keeps only the latest per provider, CooldownEntry.announced)
+	private final AtomicBoolean announcing = new AtomicBoolean();
+
 	private final FleetProbes probes;
 
 	private final FleetBacklogs backlogs;
@@ -66,6 +72,7 @@ public final class SharedCooldown implements FleetStore.Participant {
 		this.backlogs = new FleetBacklogs(this, store, ticker, this.order, flushInterval);
 		this.order.forEach((entry) -> entry.arbiter = (gate) -> this.probes.request(entry, gate));
 		store.register(this);
+		store.onCooldown(this::announced);
 	}
 
 	/**
@@ -166,6 +173,34 @@ public final class SharedCooldown implements FleetStore.Participant {
 	public void onRejoin() {
 		// what this instance learned while the store was away becomes the fleet's
 		pushClosedGates();
+	}
+
+	/**
+	 * Hears a cooldown another instance extended, on the thread the store heard it on: keeps it, the latest per
+	 * provider, and asks the store's thread to learn it, so this instance's gate closes before its next sync. Never
+	 * blocks: a slot per configured provider and at most one task waiting, so a flood of announcements costs a compare
+	 * and set each. A provider this instance does not configure is not its business.
+	 */
+	private void announced(String provider, long storeNow, long until) {
+		CooldownEntry entry = this.entries.get(provider);
+		if (entry == null) {
+			return;
+		}
+		entry.announce(storeNow, until, this.ticker.read());
+		if (this.announcing.compareAndSet(false, true)) {
+			this.store.submit(this::learnAnnounced);
+		}
+	}
+
+	/** On the store's thread: learns what was announced since the last time, as a read of the store would. */
+	private void learnAnnounced() {
+		this.announcing.set(false);
+		for (CooldownEntry entry : this.order) {
+			CooldownEntry.Announced announced = entry.announced.getAndSet(null);
+			if (announced != null) {
+				learn(entry, announced.storeNow(), announced.until(), announced.received());
+			}
+		}
 	}
 
 	Optional<FleetGate> gate(CooldownEntry entry) {

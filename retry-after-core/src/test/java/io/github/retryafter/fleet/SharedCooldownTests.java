@@ -42,6 +42,54 @@ class SharedCooldownTests {
 	}
 
 	@Test
+	void aGateClosedOnOneInstanceClosesTheOtherAsSoonAsTheStoreAnnouncesItWithoutASync() {
+		long told = this.nanos.get() + Duration.ofSeconds(2).toNanos();
+		this.a.gate.closeUntil(told);
+		this.a.cooldown.publish();
+		assertThat(this.a.member.runTasks()).as("the push only: a is not told of its own cooldown").isOne();
+		assertThat(this.b.cooldown.remaining("default")).isZero();
+		// no flush: the announcement, then the one task that learns it
+		assertThat(this.b.member.runTasks()).isEqualTo(2);
+		assertThat(this.b.gate.cooldownUntilNanos()).isEqualTo(told);
+		assertThat(this.b.gate.rate()).as("the fleet was throttled: b paces after the cooldown too").isPresent();
+		this.b.member.flush();
+		assertThat(this.b.gate.cooldownUntilNanos()).as("read again at the sync, it changes nothing").isEqualTo(told);
+	}
+
+	@Test
+	void anAnnouncementOfAnEarlierInstantChangesNothingTheLatestWaitingWinsAndOneBeyondTheCapIsCutToIt() {
+		InMemoryFleetStore.Member c = this.store.join("c");
+		c.extendCooldown("default", Duration.ofSeconds(2), Duration.ofHours(2));
+		c.extendCooldown("default", Duration.ofSeconds(4), Duration.ofHours(2));
+		assertThat(this.a.member.runTasks()).as("two announcements, one task learning the latest").isEqualTo(3);
+		assertThat(this.a.cooldown.remaining("default")).isEqualTo(Duration.ofSeconds(4));
+		c.extendCooldown("default", Duration.ofSeconds(1), Duration.ofHours(2));
+		assertThat(this.a.member.runTasks()).as("the store kept the later instant: nothing announced").isZero();
+		c.endCooldown("default");
+		c.extendCooldown("default", Duration.ofSeconds(1), Duration.ofHours(2));
+		this.a.member.runTasks();
+		assertThat(this.a.cooldown.remaining("default")).as("an earlier instant changes nothing")
+			.isEqualTo(Duration.ofSeconds(4));
+		c.extendCooldown("default", Duration.ofHours(1), Duration.ofHours(2));
+		this.a.member.runTasks();
+		assertThat(this.a.cooldown.remaining("default")).as("cut to a's cap").isEqualTo(Duration.ofSeconds(5));
+		this.a.member.flush();
+		assertThat(this.a.cooldown.remaining("default")).as("read again at the sync, it changes nothing")
+			.isEqualTo(Duration.ofSeconds(5));
+	}
+
+	@Test
+	void aFloodOfAnnouncementsKeepsOneTaskWaitingOnTheStoresThread() {
+		InMemoryFleetStore.Member c = this.store.join("c");
+		for (int i = 1; i <= 1_000; i++) {
+			c.extendCooldown("default", Duration.ofMillis(i), Duration.ofHours(2));
+			c.extendCooldown("unknown", Duration.ofMillis(i), Duration.ofHours(2));
+		}
+		assertThat(this.b.member.runTasks()).as("2,000 announcements, one task learning them").isEqualTo(2_001);
+		assertThat(this.b.cooldown.remaining("default")).isEqualTo(Duration.ofSeconds(1));
+	}
+
+	@Test
 	void aFleetInstantBeyondTheCapClosesTheGateOnceForTheCapAndALaterGenuineOneStillCloses() {
 		this.store.join("c").extendCooldown("default", Duration.ofHours(1), Duration.ofHours(2));
 		this.a.member.flush();

@@ -2,6 +2,11 @@ package io.github.retryafter.boot.autoconfigure;
 
 import java.util.UUID;
 
+import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -67,14 +72,34 @@ class RedisFleetConfiguration {
 	 * stopped before any bean is destroyed), so that the last deposits are flushed.
 	 */
 	@Bean
-	ApplicationListener<ContextClosedEvent> retryAfterFleetShutdown(ObjectProvider<RedisFleet> fleet) {
-		return (event) -> fleet.ifAvailable(RedisFleet::close);
+	ApplicationListener<ContextClosedEvent> retryAfterFleetShutdown(ObjectProvider<RedisFleet> fleet,
+			ObjectProvider<RedisFleetStore> store) {
+		return (event) -> {
+			store.ifAvailable(RedisFleetStore::close);
+			fleet.ifAvailable(RedisFleet::close);
+		};
 	}
 
+	/**
+	 * The store, subscribed to the fleet's cooldown announcements on a pub/sub connection of its own, opened from the
+	 * application's Lettuce client (its URI, credentials and TLS) off the request threads and the fleet's thread. A
+	 * client that cannot open one (a static master/replica setup) leaves the store on the poll every flush interval.
+	 */
 	@Bean
 	@ConditionalOnMissingBean(FleetStore.class)
-	RedisFleetStore retryAfterRedisFleetStore(RedisFleet fleet) {
-		return new RedisFleetStore(fleet);
+	RedisFleetStore retryAfterRedisFleetStore(RedisFleet fleet, RedisConnectionFactory factory) {
+		return new RedisFleetStore(fleet, () -> subscriber((LettuceConnectionFactory) factory));
+	}
+
+	private static StatefulRedisPubSubConnection<byte[], byte[]> subscriber(LettuceConnectionFactory factory) {
+		AbstractRedisClient client = factory.getRequiredNativeClient();
+		if (client instanceof RedisClient redis) {
+			return redis.connectPubSub(ByteArrayCodec.INSTANCE);
+		}
+		if (client instanceof RedisClusterClient cluster) {
+			return cluster.connectPubSub(ByteArrayCodec.INSTANCE);
+		}
+		throw new IllegalStateException("no pub/sub connection from a " + client.getClass().getName());
 	}
 
 }

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalDouble;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.junit.jupiter.api.Test;
 
@@ -35,7 +36,7 @@ import static org.awaitility.Awaitility.await;
  * buckets or neither, levels never below zero nor above capacity, the floor's refill on the store's clock, leases never
  * larger than asked or held, what each member holds summed and a departed member's lease dropped, and a key that is not
  * the fleet's neither read nor written; a cooldown never shortened nor longer than its cap, one probe claim per
- * instant, the backlogs summed within their window. The same {@link FleetRetryBudget} and {@link SharedCooldown} run
+ * instant, the backlogs summed within their window, a cooldown moved later announced to the other members at once. The same {@link FleetRetryBudget} and {@link SharedCooldown} run
  * on each. One subclass per store.
  */
 public abstract class FleetStoreContract {
@@ -71,6 +72,13 @@ public abstract class FleetStoreContract {
 	 * @param members the members
 	 */
 	protected abstract void settle(FleetStore... members);
+
+	/**
+	 * Runs what the members' store threads have queued (announcements they heard among them), without a flush, where
+	 * nothing runs by itself.
+	 * @param members the members
+	 */
+	protected abstract void deliver(FleetStore... members);
 
 	/**
 	 * Lets {@code duration} pass on the store's clock.
@@ -335,6 +343,53 @@ public abstract class FleetStoreContract {
 		assertThat(gateB.fleet().share()).isEqualTo(0.5);
 	}
 
+	@Test
+	void aCooldownOneMemberExtendsIsAnnouncedToTheOthersWithoutTheirReadingAndNeverToItself() {
+		FleetStore a = join("a");
+		FleetStore b = join("b");
+		List<Announced> heardByA = new CopyOnWriteArrayList<>();
+		List<Announced> heardByB = new CopyOnWriteArrayList<>();
+		a.onCooldown((provider, storeNow, until) -> heardByA.add(new Announced(provider, storeNow, until)));
+		b.onCooldown((provider, storeNow, until) -> heardByB.add(new Announced(provider, storeNow, until)));
+		Cooldown first = a.extendCooldown("default", Duration.ofSeconds(2), CAP).orElseThrow();
+		a.extendCooldown("default", Duration.ofMillis(300), CAP);
+		Cooldown longer = a.extendCooldown("default", Duration.ofSeconds(3), CAP).orElseThrow();
+		await().atMost(Duration.ofSeconds(2)).until(() -> {
+			deliver(b);
+			return heardByB.size() >= 2;
+		});
+		assertThat(heardByB).as("what moved the instant later, in order; the shorter hint moved nothing").containsExactly(
+				new Announced("default", first.storeNow(), first.until().getAsLong()),
+				new Announced("default", longer.storeNow(), longer.until().getAsLong()));
+		Cooldown fromB = b.extendCooldown("other", Duration.ofSeconds(1), CAP).orElseThrow();
+		await().atMost(Duration.ofSeconds(2)).until(() -> {
+			deliver(a);
+			return !heardByA.isEmpty();
+		});
+		assertThat(heardByA).as("b's, and none of a's own, which it heard before")
+			.containsExactly(new Announced("other", fromB.storeNow(), fromB.until().getAsLong()));
+	}
+
+	@Test
+	void aGateClosedOnOneInstanceClosesTheOthersAsTheStoreAnnouncesItWithoutASync() {
+		FleetStore a = join("a");
+		FleetStore b = join("b");
+		ProviderGate gateA = new ProviderGate("default", PacingSettings.DEFAULTS, Ticker.system());
+		ProviderGate gateB = new ProviderGate("default", PacingSettings.DEFAULTS, Ticker.system());
+		SharedCooldown cooldownA = cooldown(a);
+		SharedCooldown cooldownB = cooldown(b);
+		cooldownA.attach((name) -> Optional.of(gateA.fleet()));
+		cooldownB.attach((name) -> Optional.of(gateB.fleet()));
+		long told = System.nanoTime() + Duration.ofSeconds(2).toNanos();
+		gateA.closeUntil(told);
+		cooldownA.publish();
+		await().atMost(Duration.ofSeconds(2)).until(() -> {
+			deliver(a, b);
+			return cooldownB.remaining("default").compareTo(Duration.ofSeconds(1)) > 0;
+		});
+		assertThat(gateB.cooldownUntilNanos() - told).as("never earlier than the instant a was told").isNotNegative();
+	}
+
 	private static SharedCooldown cooldown(FleetStore store) {
 		return SharedCooldown.builder(store).provider("default", CAP, Duration.ofSeconds(10)).ticker(Ticker.system())
 			.build();
@@ -350,6 +405,9 @@ public abstract class FleetStoreContract {
 
 	private static List<Double> levels(List<OptionalDouble> levels) {
 		return levels.stream().map(OptionalDouble::getAsDouble).toList();
+	}
+
+	private record Announced(String provider, long storeNow, long until) {
 	}
 
 }

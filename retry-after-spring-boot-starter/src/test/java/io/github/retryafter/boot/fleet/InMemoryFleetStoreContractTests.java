@@ -42,6 +42,13 @@ class InMemoryFleetStoreContractTests extends FleetStoreContract {
 	}
 
 	@Override
+	protected void deliver(FleetStore... members) {
+		for (FleetStore member : members) {
+			((InMemoryFleetStore.Member) member).runTasks();
+		}
+	}
+
+	@Override
 	protected void elapse(Duration duration) {
 		this.clock.advance(duration);
 	}

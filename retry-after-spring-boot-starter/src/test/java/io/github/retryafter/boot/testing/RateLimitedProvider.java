@@ -69,6 +69,15 @@ public final class RateLimitedProvider implements AutoCloseable {
 
 	private final AtomicInteger early = new AtomicInteger();
 
+	// per operation named in the header, when its first attempt arrived, nanos after the first request; at most one
+	// per operation id the test sends
+	private final Map<String, Long> firstAttempts = new ConcurrentHashMap<>();
+
+	// the first refusal: when it was answered and the instant it named, nanos after the first request
+	private long firstRefusal = -1;
+
+	private long firstRefusalNamed = -1;
+
 	private final AtomicInteger successes = new AtomicInteger();
 
 	private boolean started;
@@ -184,6 +193,31 @@ public final class RateLimitedProvider implements AutoCloseable {
 		return lines.toString();
 	}
 
+	/**
+	 * When each operation's first attempt arrived (the first request naming it in the {@code X-Operation} header),
+	 * nanos after the first request, in no particular order.
+	 */
+	public java.util.List<Long> firstAttemptNanos() {
+		return java.util.List.copyOf(this.firstAttempts.values());
+	}
+
+	/** When the first refusal (503 or 429) was answered, nanos after the first request; -1 if none was. */
+	public synchronized long firstRefusalNanos() {
+		return this.firstRefusal;
+	}
+
+	/** The instant the first refusal named, nanos after the first request; -1 if none was answered. */
+	public synchronized long firstRefusalNamedNanos() {
+		return this.firstRefusalNamed;
+	}
+
+	private synchronized void recordRefusal(long at, long named) {
+		if (this.firstRefusal < 0) {
+			this.firstRefusal = at - this.firstRequest;
+			this.firstRefusalNamed = named - this.firstRequest;
+		}
+	}
+
 	/** Requests that arrived before the instant a previous refusal of the same operation named. */
 	public int earlyArrivals() {
 		return this.early.get();
@@ -232,6 +266,9 @@ public final class RateLimitedProvider implements AutoCloseable {
 			}
 			int status = admit(now);
 			this.answers.add(new long[] { now - firstRequestNanos(), status });
+			if (operation != null) {
+				this.firstAttempts.putIfAbsent(operation, now - firstRequestNanos());
+			}
 			byte[] body = ((status == 200) ? "ok" : "later").getBytes(StandardCharsets.UTF_8);
 			if (status != 200) {
 				int hint = (status == 503) ? this.outageRetryAfterSeconds : this.retryAfterSeconds;
@@ -252,6 +289,7 @@ public final class RateLimitedProvider implements AutoCloseable {
 					this.notBefore.merge(operation, named, Math::max);
 				}
 				recordNamed(named);
+				recordRefusal(now, named);
 			}
 			else {
 				this.successes.incrementAndGet();

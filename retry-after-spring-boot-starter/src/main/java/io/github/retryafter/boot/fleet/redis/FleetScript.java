@@ -106,9 +106,11 @@ enum FleetScript {
 	/**
 	 * Extends a provider's cooldown: stores max(existing, now + min(floor, cap)), never shorter, and never later than
 	 * now + cap (an existing value beyond the cap, written under a longer cap, is brought down to it), so the key lives
-	 * at most the cap plus the margin. KEYS: cooldown key. ARGV: floor in microseconds, expiry margin ms, cap in
-	 * microseconds. Returns {Redis now, cooldown until}, both in microseconds; until is {@value #BAD} when the key is
-	 * not valid (it is then left alone).
+	 * at most the cap plus the margin. When the instant moved later, announces it on the fleet's channel
+	 * ({@code PUBLISH}, see {@link CooldownChannel} for the message), so the other instances learn it before their next
+	 * read. KEYS: cooldown key. ARGV: floor in microseconds, expiry margin ms, cap in microseconds, and optionally the
+	 * instance id, the channel and the provider (no announcement without them). Returns {Redis now, cooldown until},
+	 * both in microseconds; until is {@value #BAD} when the key is not valid (it is then left alone).
 	 */
 	EXTEND_COOLDOWN(Lua.COOLDOWNS + """
 			local cap = tonumber(ARGV[3])
@@ -116,11 +118,15 @@ enum FleetScript {
 			if current == nil then
 			  return {string.format('%.0f', now), 'bad'}
 			end
+			local existing = current
 			local wanted = now + math.min(tonumber(ARGV[1]), cap)
 			if wanted > current then current = wanted end
 			if current > now + cap then current = now + cap end
 			local ttl = math.ceil((current - now) / 1000) + tonumber(ARGV[2])
 			redis.call('SET', KEYS[1], string.format('%.0f', current), 'PX', ttl)
+			if current > existing and ARGV[5] and ARGV[5] ~= '' then
+			  redis.call('PUBLISH', ARGV[5], string.format('%.0f %.0f %d ', now, current, #ARGV[4]) .. ARGV[4] .. ARGV[6])
+			end
 			return {string.format('%.0f', now), string.format('%.0f', current)}
 			"""),
 

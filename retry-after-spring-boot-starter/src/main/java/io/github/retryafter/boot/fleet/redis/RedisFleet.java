@@ -272,6 +272,11 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 		}
 	}
 
+	/** Counts a message on the fleet's channel that was not the fleet's with the keys' fallbacks (the caller logs). */
+	void messageIgnored() {
+		this.keyFallbacks.increment();
+	}
+
 	/** The sorted set of the fleet's members, scored by their last heartbeat. */
 	byte[] membersKey() {
 		return this.membersKey.clone();

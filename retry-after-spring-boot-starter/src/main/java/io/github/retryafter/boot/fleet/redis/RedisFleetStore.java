@@ -10,6 +10,9 @@ import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
+
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 
 import io.github.retryafter.budget.BudgetSettings;
 import io.github.retryafter.fleet.FleetBucket;
@@ -20,10 +23,11 @@ import io.github.retryafter.fleet.FleetStore;
  * on Redis's clock through the {@link RedisFleet}'s connection, its reply read defensively ({@link Replies}). Keys are
  * <code>{prefix}:budget:&lt;bucket&gt;</code>, and per provider <code>{prefix}:leases:</code>, <code>cooldown:</code>,
  * <code>probe:</code> and <code>backlog:&lt;provider&gt;</code>. Only I/O here: the algorithms are
- * {@link io.github.retryafter.fleet.FleetRetryBudget}'s and {@link io.github.retryafter.fleet.SharedCooldown}'s.
- * Thread-safe.
+ * {@link io.github.retryafter.fleet.FleetRetryBudget}'s and {@link io.github.retryafter.fleet.SharedCooldown}'s. A
+ * cooldown moved later is also published on <code>{prefix}:cooldowns</code>, which a store built with a subscriber
+ * listens to ({@link CooldownChannel}). Thread-safe.
  */
-public final class RedisFleetStore implements FleetStore {
+public final class RedisFleetStore implements FleetStore, AutoCloseable {
 
 	private final RedisFleet fleet;
 
@@ -33,13 +37,39 @@ public final class RedisFleetStore implements FleetStore {
 
 	private final byte[] ttlMillis;
 
+	// the announcements this instance hears; null when it does not subscribe
+	private final CooldownChannel channel;
+
+	private final byte[] channelArgument;
+
 	/**
-	 * Creates the store over the fleet's link.
+	 * Creates the store over the fleet's link, without a subscription: it announces the cooldowns it extends to the
+	 * other instances, but learns theirs by the poll every flush interval only.
 	 * @param fleet the connection, its background thread and its state
 	 */
 	public RedisFleetStore(RedisFleet fleet) {
 		this.fleet = Objects.requireNonNull(fleet, "fleet");
 		this.ttlMillis = number(fleet.settings().keyTtl().toMillis());
+		this.channel = null;
+		this.channelArgument = CooldownChannel.name(fleet.settings().keyPrefix()).getBytes(StandardCharsets.UTF_8);
+	}
+
+	/**
+	 * Creates the store over the fleet's link, subscribed to the fleet's cooldown announcements
+	 * (<code>{prefix}:cooldowns</code>) on a pub/sub connection of its own, opened on a thread of its own once Redis
+	 * answers, so the fleet's thread never waits for it (see {@link #onCooldown}).
+	 * @param fleet the connection, its background thread and its state
+	 * @param subscriber opens a new pub/sub connection to the same Redis; called on a thread of its own, allowed to
+	 * block and to throw (the store then learns by the poll, and tries again every probe interval)
+	 */
+	public RedisFleetStore(RedisFleet fleet, Supplier<StatefulRedisPubSubConnection<byte[], byte[]>> subscriber) {
+		this.fleet = Objects.requireNonNull(fleet, "fleet");
+		this.ttlMillis = number(fleet.settings().keyTtl().toMillis());
+		this.channel = new CooldownChannel(fleet, subscriber);
+		this.channelArgument = this.channel.channel();
+		fleet.register(this.channel);
+		// on Redis already (its first probe was quicker than this constructor): subscribe now, not at the next sync
+		fleet.submit(this.channel::sync);
 	}
 
 	/**
@@ -74,6 +104,40 @@ public final class RedisFleetStore implements FleetStore {
 	@Override
 	public void register(Participant participant) {
 		this.fleet.register(participant);
+	}
+
+	/**
+	 * Registers a listener told of each cooldown another instance extends, as Redis publishes it (on Lettuce's event
+	 * loop); nothing when this store does not subscribe.
+	 */
+	@Override
+	public void onCooldown(CooldownListener listener) {
+		if (this.channel != null) {
+			this.channel.listen(listener);
+		}
+	}
+
+	/**
+	 * Returns whether Redis has confirmed this store's subscription to the fleet's cooldown announcements.
+	 * @return {@code false} before it has, and always when the store does not subscribe
+	 */
+	public boolean subscribed() {
+		return this.channel != null && this.channel.subscribed();
+	}
+
+	/** The subscription, empty when this store does not subscribe. */
+	Optional<CooldownChannel> channel() {
+		return Optional.ofNullable(this.channel);
+	}
+
+	/**
+	 * Closes the subscription's connection, if any (the fleet's link is closed on its own). Idempotent.
+	 */
+	@Override
+	public void close() {
+		if (this.channel != null) {
+			this.channel.close();
+		}
 	}
 
 	@Override
@@ -162,7 +226,8 @@ public final class RedisFleetStore implements FleetStore {
 	public Optional<Cooldown> extendCooldown(String provider, Duration remaining, Duration cap) {
 		Optional<List<Object>> reply = this.fleet.execute(FleetScript.EXTEND_COOLDOWN,
 				new byte[][] { this.fleet.key("cooldown", provider) }, number((remaining.toNanos() + 999) / 1000),
-				EXPIRY_MARGIN_MILLIS, number(Math.max(1, cap.toNanos() / 1000)));
+				EXPIRY_MARGIN_MILLIS, number(Math.max(1, cap.toNanos() / 1000)), this.fleet.instanceId(),
+				this.channelArgument, provider.getBytes(StandardCharsets.UTF_8));
 		return reply.map((values) -> cooldown(values, 0, 1));
 	}
 

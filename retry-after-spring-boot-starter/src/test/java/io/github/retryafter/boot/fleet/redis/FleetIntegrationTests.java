@@ -39,8 +39,8 @@ import static org.awaitility.Awaitility.await;
 /**
  * Three application instances (three Spring contexts, each with its own RestClient, engines and Redis connection)
  * against one real {@code redis-server} and one loopback provider, on the real clock: the budget is the fleet's, a
- * {@code Retry-After} seen by one instance holds the others, skewed wall clocks change nothing, and Redis dying
- * mid-run loses no request.
+ * {@code Retry-After} seen by one instance holds the others (announced at once, not at the next poll), skewed wall
+ * clocks change nothing, and Redis dying mid-run loses no request (and the announcements' subscription is renewed).
  */
 class FleetIntegrationTests {
 
@@ -106,6 +106,28 @@ class FleetIntegrationTests {
 		this.provider.script("/b", Reply.ok());
 		this.provider.script("/c", Reply.ok());
 		heldByTheFleet(new String[0], Duration.ofSeconds(-40), Duration.ZERO, Duration.ofSeconds(40));
+	}
+
+	@Test
+	void aRetryAfterSeenByOneInstanceReachesAnotherAsRedisAnnouncesItNotAtItsNextPoll() {
+		this.provider.script("/a", Reply.status(503).retryAfter("2"), Reply.ok());
+		RecordingListener first = new RecordingListener();
+		ApplicationContextRunner runner = this.instance.withPropertyValues("retry.after.fleet.flush-interval=10s");
+		runner.withBean(RetryListener.class, () -> first).run((a) -> runner.run((b) -> {
+			onRedis(a, b);
+			RedisFleetStore store = b.getBean(RedisFleetStore.class);
+			await().atMost(Duration.ofSeconds(5)).until(store::subscribed);
+			SharedCooldown cooldown = b.getBean(SharedCooldown.class);
+			CompletableFuture<Integer> told = CompletableFuture.supplyAsync(() -> status(client(a), "/a"));
+			await().atMost(Duration.ofSeconds(5)).until(() -> !this.provider.arrivalNanos("/a").isEmpty());
+			await().pollInterval(Duration.ofMillis(1)).atMost(Duration.ofSeconds(1))
+				.until(() -> !cooldown.remaining("default").isZero());
+			long learned = System.nanoTime();
+			// the next poll is ten seconds away: the announcement closed b's gate
+			assertThat(Duration.ofNanos(learned - this.provider.arrivalNanos("/a").get(0)))
+				.isLessThan(Duration.ofMillis(500));
+			assertThat(told.get(10, TimeUnit.SECONDS)).isEqualTo(200);
+		}));
 	}
 
 	private void heldByTheFleet(String[] properties, Duration... wallClockOffsets) {
@@ -209,6 +231,11 @@ class FleetIntegrationTests {
 		}
 		redis.start();
 		onRedis(instances.toArray(new AssertableApplicationContext[0]));
+		for (AssertableApplicationContext context : instances) {
+			// the announcements' subscription renewed by Lettuce on the new server, as the poll resumed
+			CooldownChannel channel = context.getBean(RedisFleetStore.class).channel().orElseThrow();
+			await().atMost(Duration.ofSeconds(15)).until(() -> channel.subscriptions() >= 2);
+		}
 		assertThat(status(client(instances.get(1)), "/after")).isEqualTo(200);
 		// on the new, empty server: two retries took a token each, the one that succeeded gave its token back
 		await().atMost(Duration.ofSeconds(1))

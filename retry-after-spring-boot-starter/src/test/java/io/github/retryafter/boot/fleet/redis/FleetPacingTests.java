@@ -24,6 +24,10 @@ import org.springframework.boot.http.client.autoconfigure.reactive.ReactiveHttpC
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.webclient.autoconfigure.WebClientAutoConfiguration;
+import org.springframework.web.reactive.function.client.ClientRequest;
+import org.springframework.web.reactive.function.client.ClientResponse;
+import org.springframework.web.reactive.function.client.ExchangeFilterFunction;
+import org.springframework.web.reactive.function.client.ExchangeFunction;
 import org.springframework.web.reactive.function.client.WebClient;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -49,7 +53,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * before the instant a refusal of the same operation named, at most 2.2 attempts per operation. Reported (printed
  * and written to {@code target/fleet-pacing-N.txt}): the completion percentiles beside the bound that honours every
  * hint (nobody succeeds before the first hint instant at or after the recovery; from then on the provider admits its
- * burst and its rate).
+ * burst and its rate), and how fast the first refusal's cooldown stopped the fleet's first attempts.
  * <p>
  * The default build runs one, four and sixteen instances on 1,000 operations behind a 2 s outage
  * ({@code Retry-After: 1}); {@code -Dfleet.instances=16 -Dfleet.operations=2000 -Dfleet.outage=3000
@@ -158,11 +162,16 @@ class FleetPacingTests {
 		List<String> reasons = new CopyOnWriteArrayList<>();
 		List<Integer> statuses = new ArrayList<>();
 		List<String> fallbacks = new ArrayList<>();
+		AtomicInteger subscribed = new AtomicInteger();
+		Sends sends = new Sends();
 		withInstances(instances, new ArrayList<>(), (contexts) -> {
 			List<WebClient> clients = contexts.stream()
-				.map((context) -> context.getBean(WebClient.Builder.class).build())
+				.map((context) -> context.getBean(WebClient.Builder.class).filter(sends).build())
 				.toList();
 			warmUp(clients);
+			subscribed.set((int) contexts.stream()
+				.filter((context) -> context.getBean(RedisFleetStore.class).subscribed())
+				.count());
 			statuses.addAll(Flux.range(0, this.operations)
 				.flatMap((i) -> clients.get(i % instances)
 					.get()
@@ -190,6 +199,8 @@ class FleetPacingTests {
 				this.provider.earlyArrivals(), seconds(percentile(done, 0.50)), bound(0.50), seconds(percentile(done, 0.50)) / bound(0.50),
 				seconds(percentile(done, 0.99)), bound(0.99), seconds(percentile(done, 0.99)) / bound(0.99),
 				String.join(System.lineSeparator(), reasons))
+				+ firstAttempts() + "; " + subscribed + " of " + instances + " instances subscribed to the announcements"
+				+ System.lineSeparator() + sends.report(Duration.ofSeconds(this.outageHint)) + System.lineSeparator()
 				+ "instances that decided locally: " + (fallbacks.isEmpty() ? "none" : fallbacks) + System.lineSeparator()
 				+ "what the server answered, per 100 ms after its first request:" + System.lineSeparator()
 				+ this.provider.timeline(100);
@@ -199,6 +210,28 @@ class FleetPacingTests {
 		assertThat(this.provider.earlyArrivals()).as("requests before the server's instant").isZero();
 		assertThat(successRate).as("operations that succeeded").isGreaterThanOrEqualTo(0.995);
 		assertThat(attemptsPerOperation).as("attempts the server saw per operation").isLessThanOrEqualTo(2.2);
+	}
+
+	/**
+	 * How fast the fleet stopped sending new work once the provider refused (issue 31): the time from the first
+	 * refusal to the last first attempt the provider saw, and to the last one that arrived while that refusal's
+	 * {@code Retry-After} still stood (a fleet whose every gate had learned the cooldown would send none then; those
+	 * after it are first attempts the gates held and released).
+	 */
+	private String firstAttempts() {
+		long refused = this.provider.firstRefusalNanos();
+		long named = this.provider.firstRefusalNamedNanos();
+		List<Long> firsts = this.provider.firstAttemptNanos();
+		if (refused < 0 || firsts.isEmpty()) {
+			return "first attempts: " + firsts.size() + ", no refusal";
+		}
+		long last = firsts.stream().mapToLong(Long::longValue).max().orElseThrow();
+		List<Long> during = firsts.stream().filter((at) -> at > refused && at < named).sorted().toList();
+		return String.format(Locale.ROOT,
+				"first 503 -> last first attempt: %.1f ms; while its Retry-After stood: %d first attempts, the last "
+						+ "%.1f ms after it (%d operations)",
+				(last - refused) / 1e6, during.size(),
+				during.isEmpty() ? 0.0 : (during.get(during.size() - 1) - refused) / 1e6, firsts.size());
 	}
 
 	/**
@@ -263,6 +296,58 @@ class FleetPacingTests {
 		if (outcome.outcome() != Outcome.SUCCESS && reasons.size() < 5) {
 			reasons.add(outcome.attempts() + " attempts: " + outcome.reason());
 		}
+	}
+
+	/**
+	 * When the instances sent each operation's first attempt and when the first of them received a refusal, on the one
+	 * clock of this JVM: a filter inside the retry filter (added to the builder after it), so it sees each attempt as
+	 * the gate lets it go. A first attempt sent after the fleet's first refusal arrived is one a cooldown that had
+	 * reached every instance would have held.
+	 */
+	private static final class Sends implements ExchangeFilterFunction {
+
+		// per operation id of the measured run, when its first attempt left; at most one per operation
+		private final Map<String, Long> firstSent = new ConcurrentHashMap<>();
+
+		private final java.util.concurrent.atomic.AtomicLong firstRefused = new java.util.concurrent.atomic.AtomicLong();
+
+		private volatile boolean refused;
+
+		@Override
+		public Mono<ClientResponse> filter(ClientRequest request, ExchangeFunction next) {
+			String operation = request.headers().getFirst(RateLimitedProvider.OPERATION);
+			if (operation == null || !operation.startsWith("op-")) {
+				return next.exchange(request);
+			}
+			this.firstSent.putIfAbsent(operation, System.nanoTime());
+			return next.exchange(request).doOnNext((response) -> {
+				if (response.statusCode().value() >= 400 && !this.refused) {
+					this.firstRefused.compareAndSet(0, System.nanoTime());
+					this.refused = true;
+				}
+			});
+		}
+
+		/** The first attempts sent after the first refusal arrived, and those of them sent within {@code hint}. */
+		String report(Duration hint) {
+			if (!this.refused) {
+				return "first attempts sent: " + this.firstSent.size() + ", no refusal received";
+			}
+			long refusedAt = this.firstRefused.get();
+			List<Long> after = this.firstSent.values()
+				.stream()
+				.map((sent) -> sent - refusedAt)
+				.filter((delay) -> delay > 0)
+				.sorted()
+				.toList();
+			long within = after.stream().filter((delay) -> delay < hint.toNanos()).count();
+			return String.format(Locale.ROOT,
+					"first attempts sent after the fleet received its first refusal: %d within its %d s hint, the last "
+							+ "of those %.1f ms after it (%d in all, the last %.0f ms after it, released by the gates)",
+					within, hint.toSeconds(), within == 0 ? 0.0 : after.get((int) within - 1) / 1e6, after.size(),
+					after.isEmpty() ? 0.0 : after.get(after.size() - 1) / 1e6);
+		}
+
 	}
 
 }
