@@ -24,6 +24,7 @@ import org.springframework.boot.http.client.autoconfigure.reactive.ReactiveHttpC
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.webclient.autoconfigure.WebClientAutoConfiguration;
+import org.springframework.http.client.reactive.ReactorClientHttpConnector;
 import org.springframework.web.reactive.function.client.ClientRequest;
 import org.springframework.web.reactive.function.client.ClientResponse;
 import org.springframework.web.reactive.function.client.ExchangeFilterFunction;
@@ -31,6 +32,8 @@ import org.springframework.web.reactive.function.client.ExchangeFunction;
 import org.springframework.web.reactive.function.client.WebClient;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.netty.http.client.HttpClient;
+import reactor.netty.resources.ConnectionProvider;
 
 import io.github.retryafter.boot.RetryAfterAttributes;
 import io.github.retryafter.boot.RetryOutcome;
@@ -94,9 +97,15 @@ class FleetPacingTests {
 				"retry.after.providers.pacing.hosts=127.0.0.1", "retry.after.fleet.command-timeout=1s",
 				"retry.after.max-attempts=6", "retry.after.deadline=30s");
 
+	private final ConnectionProvider connections = ConnectionProvider.builder("fleet-pacing")
+		.maxConnections(500)
+		.pendingAcquireMaxCount(-1)
+		.build();
+
 	@AfterEach
 	void stop() {
 		this.provider.close();
+		this.connections.dispose();
 	}
 
 	@Test
@@ -165,8 +174,13 @@ class FleetPacingTests {
 		AtomicInteger subscribed = new AtomicInteger();
 		Sends sends = new Sends();
 		withInstances(instances, new ArrayList<>(), (contexts) -> {
+			// every operation in flight at once needs a connection or a place in the queue for one: the shared
+			// default pool (500 connections, 1,000 waiting) refused part of a slow warm-up at sixteen instances
 			List<WebClient> clients = contexts.stream()
-				.map((context) -> context.getBean(WebClient.Builder.class).filter(sends).build())
+				.map((context) -> context.getBean(WebClient.Builder.class)
+					.clientConnector(new ReactorClientHttpConnector(HttpClient.create(this.connections)))
+					.filter(sends)
+					.build())
 				.toList();
 			warmUp(clients);
 			subscribed.set((int) contexts.stream()
