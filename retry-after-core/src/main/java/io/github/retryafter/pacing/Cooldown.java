@@ -151,7 +151,8 @@ final class Cooldown {
 	 */
 	Admission admit(boolean fresh, long nowNanos, long latestStartNanos, Admission.Hold held, long attemptTimeoutNanos) {
 		Admission answer = cooling(fresh, nowNanos, latestStartNanos, held, attemptTimeoutNanos);
-		if (this.asking.compareAndSet(true, false)) {
+		// read before the compare-and-set: the common case (nothing to ask) writes nothing on the admission path
+		if (this.asking.get() && this.asking.compareAndSet(true, false)) {
 			// asked outside the lock: an arbiter may answer before it returns (on a thread that may wait for it), and
 			// then this request goes as the probe without a hold
 			ProbeArbiter arbiter = this.arbiter;
