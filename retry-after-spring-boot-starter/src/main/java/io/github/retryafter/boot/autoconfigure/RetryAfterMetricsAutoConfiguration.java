@@ -12,6 +12,7 @@ import org.springframework.context.annotation.Bean;
 
 import io.github.retryafter.Ticker;
 import io.github.retryafter.boot.RetryAfterProviders;
+import io.github.retryafter.boot.metrics.ObservationMeterDescriptions;
 import io.github.retryafter.boot.metrics.RetryAfterMetrics;
 
 /**
@@ -32,6 +33,16 @@ public final class RetryAfterMetricsAutoConfiguration {
 	RetryAfterMetrics retryAfterMetrics(ObjectProvider<RetryAfterProviders> providers, Ticker ticker) {
 		// the providers are read lazily: this listener is created while the providers' engines are being built
 		return new RetryAfterMetrics(providers::getObject, ticker);
+	}
+
+	/**
+	 * Describes the meters made of the starter's observations (Spring Boot applies every {@code MeterFilter} bean to
+	 * its registries), so each has a {@code # HELP} text in a Prometheus scrape.
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	ObservationMeterDescriptions retryAfterObservationMeterDescriptions() {
+		return new ObservationMeterDescriptions();
 	}
 
 }

@@ -96,6 +96,19 @@ class ConfigurationMetadataTests {
 		return DurationStyle.detectAndParse((String) defaults.get(name));
 	}
 
+	@Test
+	void everyPropertyOfTheStarterIsListedInDocsProperties() throws Exception {
+		String docs = java.nio.file.Files.readString(java.nio.file.Path.of("..", "docs", "properties.md"));
+		try (InputStream json = ConfigurationMetadataTests.class
+			.getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
+			List<String> names = JsonPath.read(json, "$.properties[*].name");
+			// the per-provider map is listed by its entries (retry.after.providers.<name>.*)
+			assertThat(names).filteredOn((name) -> name.startsWith("retry.after.") && !name.equals("retry.after.providers"))
+				.hasSizeGreaterThan(40)
+				.allSatisfy((name) -> assertThat(docs).as("docs/properties.md lists " + name).contains("`" + name + "`"));
+		}
+	}
+
 	private static Map<String, Object> metadataDefaults() throws Exception {
 		try (InputStream json = ConfigurationMetadataTests.class
 			.getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {

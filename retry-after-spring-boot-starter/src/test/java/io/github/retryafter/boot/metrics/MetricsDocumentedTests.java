@@ -1,0 +1,89 @@
+package io.github.retryafter.boot.metrics;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.TreeMap;
+
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.http.client.autoconfigure.HttpClientAutoConfiguration;
+import org.springframework.boot.http.client.autoconfigure.imperative.ImperativeHttpClientAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration;
+import org.springframework.boot.restclient.autoconfigure.RestClientAutoConfiguration;
+import org.springframework.boot.restclient.autoconfigure.RestClientObservationAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.web.client.RestClient;
+
+import io.github.retryafter.RandomSource;
+import io.github.retryafter.boot.autoconfigure.RetryAfterAutoConfiguration;
+import io.github.retryafter.boot.autoconfigure.RetryAfterMetricsAutoConfiguration;
+import io.github.retryafter.boot.autoconfigure.RetryAfterRestClientAutoConfiguration;
+import io.github.retryafter.boot.testing.FlakyProvider;
+import io.github.retryafter.boot.testing.FlakyProvider.Reply;
+import io.github.retryafter.test.FakeClock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Every meter family the starter puts in a Prometheus scrape (its meters and its observations' timers, after one
+ * RestClient operation that waited and retried) is listed in docs/metrics-and-tracing.md under its Prometheus name,
+ * and carries a {@code # HELP} text that says more than its name. The fleet's meters need a store and are checked by
+ * the fleet's own tests.
+ */
+class MetricsDocumentedTests {
+
+	private final FlakyProvider provider = new FlakyProvider();
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(RetryAfterAutoConfiguration.class,
+				RetryAfterMetricsAutoConfiguration.class, RetryAfterRestClientAutoConfiguration.class,
+				HttpClientAutoConfiguration.class, ImperativeHttpClientAutoConfiguration.class,
+				RestClientAutoConfiguration.class, RestClientObservationAutoConfiguration.class,
+				ObservationAutoConfiguration.class, MetricsAutoConfiguration.class,
+				CompositeMeterRegistryAutoConfiguration.class))
+		.withBean("prometheus", PrometheusMeterRegistry.class, () -> new PrometheusMeterRegistry(PrometheusConfig.DEFAULT))
+		.withBean(FakeClock.class, FakeClock::create)
+		.withBean(RandomSource.class, () -> () -> 0.5)
+		.withPropertyValues("retry.after.providers.payments.hosts=localhost");
+
+	@AfterEach
+	void stopServer() {
+		this.provider.close();
+	}
+
+	@Test
+	void everyMeterFamilyInTheScrapeIsDocumentedWithAHelpText() throws IOException {
+		this.provider.script("/pay", Reply.status(503).retryAfter("1"), Reply.ok());
+		String docs = Files.readString(Path.of("..", "docs", "metrics-and-tracing.md"));
+		this.contextRunner.run((context) -> {
+			RestClient client = context.getBean(RestClient.Builder.class).baseUrl(this.provider.baseUrl()).build();
+			assertThat(client.get().uri("/pay").retrieve().toBodilessEntity().getStatusCode().value()).isEqualTo(200);
+			Map<String, String> help = new TreeMap<>();
+			context.getBean(PrometheusMeterRegistry.class)
+				.scrape()
+				.lines()
+				.filter((line) -> line.startsWith("# HELP retry_after_"))
+				.forEach((line) -> {
+					String rest = line.substring("# HELP ".length());
+					int space = rest.indexOf(' ');
+					help.put((space < 0) ? rest : rest.substring(0, space), (space < 0) ? "" : rest.substring(space + 1));
+				});
+			assertThat(help).as("families scraped").containsKeys("retry_after_operations_total",
+					"retry_after_attempts_total", "retry_after_operation_seconds", "retry_after_attempt_seconds");
+			assertThat(help.keySet()).as("families missing from docs/metrics-and-tracing.md")
+				.allSatisfy((family) -> assertThat(docs).contains("`" + family.replaceFirst("_max$", "")));
+			assertThat(help).as("families whose # HELP text says nothing").allSatisfy((family, text) -> assertThat(text)
+				.as(family)
+				.isNotBlank()
+				.hasSizeGreaterThan(12));
+		});
+	}
+
+}
