@@ -99,8 +99,20 @@ public final class RetryAfterInterceptor implements Interceptor {
 		return new Builder();
 	}
 
+	/**
+	 * Sends the call's request until its provider's engine stops.
+	 * @param chain the application chain
+	 * @return the final response
+	 * @throws IOException the last attempt's failure, or a {@link RetryOutcomeException} when nothing was sent
+	 * @throws IllegalStateException when added as a network interceptor, which may call {@code proceed} only once
+	 */
 	@Override
 	public Response intercept(Chain chain) throws IOException {
+		if (chain.connection() != null) {
+			throw new IllegalStateException("RetryAfterInterceptor retries by calling proceed() again, which only an"
+					+ " application interceptor may: add it with OkHttpClient.Builder.addInterceptor(...), not"
+					+ " addNetworkInterceptor(...)");
+		}
 		Request request = chain.request();
 		Call call = chain.call();
 		OperationOptions options = request.tag(OperationOptions.class);

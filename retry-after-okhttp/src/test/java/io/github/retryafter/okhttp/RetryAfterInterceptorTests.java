@@ -264,6 +264,19 @@ class RetryAfterInterceptorTests {
 	}
 
 	@Test
+	void addedAsANetworkInterceptorItFailsBeforeSendingAndSaysWhere() {
+		OkHttpClient client = new OkHttpClient.Builder()
+			.addNetworkInterceptor(RetryAfterInterceptor.builder()
+				.engine(engine(RetryPolicy.DEFAULTS, null))
+				.sleeper(this.clock)
+				.build())
+			.build();
+		assertThatIllegalStateException().isThrownBy(() -> execute(client, get()))
+			.withMessageContaining("addInterceptor");
+		assertThat(this.server.seen()).isEmpty();
+	}
+
+	@Test
 	void anInterceptorNeedsAnEngine() {
 		assertThatIllegalStateException().isThrownBy(() -> RetryAfterInterceptor.builder().build())
 			.withMessageContaining("engine(...)");
