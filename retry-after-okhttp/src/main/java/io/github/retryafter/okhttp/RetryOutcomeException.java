@@ -16,12 +16,16 @@ public final class RetryOutcomeException extends IOException {
 
 	private static final long serialVersionUID = 1L;
 
+	/** How the operation ended. */
 	private final Outcome outcome;
 
+	/** Why, with the numbers. */
 	private final String reason;
 
+	/** The provider the request was routed to. */
 	private final String provider;
 
+	/** How many requests were sent. */
 	private final int attempts;
 
 	/**
