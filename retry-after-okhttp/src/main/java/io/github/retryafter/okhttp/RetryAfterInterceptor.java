@@ -1,0 +1,280 @@
+package io.github.retryafter.okhttp;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+
+import okhttp3.Call;
+import okhttp3.Interceptor;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import okhttp3.Response;
+
+import io.github.retryafter.Cancellation;
+import io.github.retryafter.Sleeper;
+import io.github.retryafter.Ticker;
+import io.github.retryafter.engine.OperationSpec;
+import io.github.retryafter.engine.RetryEngine;
+import io.github.retryafter.engine.RetryLoop;
+import io.github.retryafter.engine.RetryOperation;
+import io.github.retryafter.request.OperationOptions;
+import io.github.retryafter.request.PreparedRequest;
+import io.github.retryafter.request.ProviderRoute;
+import io.github.retryafter.request.ProviderRoutes;
+import io.github.retryafter.request.RequestPreparer;
+
+/**
+ * An OkHttp application interceptor that retries a call as its provider's {@link RetryEngine} decides, through the
+ * core's one blocking {@link RetryLoop}: {@code Retry-After} (both forms, the date against the response's own
+ * {@code Date}), the deadline, the budget and the provider's gate, as the Spring Boot starter's adapters. It retries by
+ * calling {@code chain.proceed} again, which an application interceptor may do once the previous response is closed.
+ * Add it with {@link OkHttpClient.Builder#addInterceptor}, not as a network interceptor.
+ * <p>
+ * Each attempt has OkHttp's connect, read and write timeouts lowered to the engine's attempt timeout (each bounds one
+ * connect, write or read, not the attempt's total). A failed response the engine retries has at most
+ * {@link Builder#maxDrain maxDrain} bytes of its body read, for at most 500 ms and never past the instant its retry is
+ * due, and is closed before the wait; a longer or trickling body has its connection dropped. When the engine stops on
+ * a response, the caller gets that response; when it stops after a wait, the caller gets the last failed response's
+ * status and header fields with an empty body; when it stops on an I/O failure, the caller gets that
+ * {@link IOException}, with a {@link RetryOutcomeException} attached as suppressed (thrown alone when nothing was
+ * sent). A {@link Call#cancel() cancelled} call sends no further request: cancellation is checked after every
+ * failure and every wait, and a wait looks every 100 ms.
+ * <p>
+ * A body OkHttp may write once only ({@link RequestBody#isOneShot()}), one of unknown length, and one larger than
+ * {@link Builder#maxReplayBody maxReplayBody} is never sent twice. OkHttp's own {@code retryOnConnectionFailure}
+ * stays as the client has it: it repeats a request that failed to connect or met a stale pooled connection, never
+ * after a response (OkHttp's own repeat of a {@code 503} with {@code Retry-After: 0} or of a {@code 408} is inside one
+ * attempt too). A request may carry {@link OperationOptions} as its tag ({@code Request.Builder.tag(
+ * OperationOptions.class, ...)}) to name its provider, give its idempotency key or a deadline of its own.
+ * <p>
+ * Immutable and thread-safe: one interceptor serves every call of a client.
+ */
+public final class RetryAfterInterceptor implements Interceptor {
+
+	/** The default {@link Builder#maxReplayBody maxReplayBody}: 1 MiB, as {@code retry.after.max-replay-body}. */
+	public static final long DEFAULT_MAX_REPLAY_BODY = 1024 * 1024;
+
+	/** The default {@link Builder#maxDrain maxDrain}: 64 KiB, as {@code retry.after.max-drain}. */
+	public static final long DEFAULT_MAX_DRAIN = 64 * 1024;
+
+	/** How often a wait looks whether its call was cancelled: OkHttp tells no one, so it is asked. */
+	static final Duration CANCEL_CHECK = Duration.ofMillis(100);
+
+	private final RequestPreparer<?, ? extends PreparedRequest<?>> preparer;
+
+	private final Ticker ticker;
+
+	private final Sleeper sleeper;
+
+	private final long maxReplayBody;
+
+	private final long maxDrain;
+
+	private RetryAfterInterceptor(Builder builder, ProviderRoutes<?> routes) {
+		this.preparer = RequestPreparer.of(routes, UUID.randomUUID().toString());
+		this.ticker = routes.defaultRoute().engine().ticker();
+		this.sleeper = builder.sleeper;
+		this.maxReplayBody = builder.maxReplayBody;
+		this.maxDrain = builder.maxDrain;
+	}
+
+	/**
+	 * Returns an interceptor that sends every request to {@code engine}, gives none an idempotency key, and really
+	 * sleeps between attempts: {@code new OkHttpClient.Builder().addInterceptor(RetryAfterInterceptor.of(engine))}.
+	 * @param engine decides what follows each attempt
+	 * @return a new interceptor
+	 */
+	public static RetryAfterInterceptor of(RetryEngine engine) {
+		return builder().engine(engine).build();
+	}
+
+	/**
+	 * Returns a builder: give it an {@link Builder#engine engine} or {@link Builder#routes routes}.
+	 * @return a new builder
+	 */
+	public static Builder builder() {
+		return new Builder();
+	}
+
+	/**
+	 * Sends the call's request until its provider's engine stops.
+	 * @param chain the application chain
+	 * @return the final response
+	 * @throws IOException the last attempt's failure, or a {@link RetryOutcomeException} when nothing was sent
+	 * @throws IllegalStateException when added as a network interceptor, which may call {@code proceed} only once
+	 */
+	@Override
+	public Response intercept(Chain chain) throws IOException {
+		if (chain.connection() != null) {
+			throw new IllegalStateException("RetryAfterInterceptor retries by calling proceed() again, which only an"
+					+ " application interceptor may: add it with OkHttpClient.Builder.addInterceptor(...), not"
+					+ " addNetworkInterceptor(...)");
+		}
+		Request request = chain.request();
+		Call call = chain.call();
+		OperationOptions options = request.tag(OperationOptions.class);
+		RequestBody body = request.body();
+		PreparedRequest<?> prepared = this.preparer.prepare(request.method(), request.url().uri(), request,
+				Request::header, (options != null) ? options : OperationOptions.NONE, bodySize(body));
+		if (prepared.headerToAdd().isPresent()) {
+			Map.Entry<String, String> header = prepared.headerToAdd().get();
+			request = request.newBuilder().header(header.getKey(), header.getValue()).build();
+		}
+		Cancellation cancellation = Cancellation.create();
+		if (call.isCanceled()) {
+			cancellation.cancel();
+		}
+		ProviderRoute route = prepared.route();
+		OperationSpec spec = prepared.spec();
+		RetryOperation operation = route.engine().start(spec, cancellation);
+		String problem = (body != null && !spec.replayable()) ? unreplayable(body, route) : null;
+		CallExchange exchange = new CallExchange(chain, request, operation, route.name(), this.maxDrain, problem);
+		return RetryLoop.of(this.ticker, watching(call)).run(operation, exchange);
+	}
+
+	/** The body's size as the preparer takes it: unknown lengths and one-shot bodies are never replayed. */
+	private long bodySize(RequestBody body) throws IOException {
+		if (body == null) {
+			return 0;
+		}
+		long length = body.contentLength();
+		if (body.isOneShot() || length < 0 || length > this.maxReplayBody) {
+			return RequestPreparer.BODY_NOT_REPLAYABLE;
+		}
+		return length;
+	}
+
+	/** Says why a body is not replayed, and what to do. */
+	private String unreplayable(RequestBody body, ProviderRoute route) throws IOException {
+		if (body.isOneShot()) {
+			return "the request body is one-shot (RequestBody.isOneShot()), so it was sent once; send a body OkHttp"
+					+ " may write again (RequestBody.create(...)) to make the request retryable";
+		}
+		long length = body.contentLength();
+		if (length < 0) {
+			return "the request body's length is unknown (contentLength() is -1), so it was sent once; give the body"
+					+ " its length to make the request retryable";
+		}
+		return "the request body (" + length + " bytes) is larger than maxReplayBody ("
+				+ Math.min(this.maxReplayBody, route.maxReplayBodyBytes()) + " bytes), so it was sent once; raise"
+				+ " RetryAfterInterceptor.Builder.maxReplayBody(...) or the provider's bound";
+	}
+
+	/** The sleeper of one call: it wakes every {@link #CANCEL_CHECK} to carry the call's cancellation over. */
+	private Sleeper watching(Call call) {
+		Sleeper sleeper = this.sleeper;
+		return (duration, cancellation) -> {
+			if (!call.isCanceled()) {
+				sleeper.sleep((duration.compareTo(CANCEL_CHECK) > 0) ? CANCEL_CHECK : duration, cancellation);
+			}
+			if (call.isCanceled()) {
+				cancellation.cancel();
+			}
+		};
+	}
+
+	/**
+	 * Builds a {@link RetryAfterInterceptor}. Each setter checks its argument at once. Not thread-safe.
+	 */
+	public static final class Builder {
+
+		private RetryEngine engine;
+
+		private ProviderRoutes<?> routes;
+
+		private Sleeper sleeper = Sleeper.system();
+
+		private long maxReplayBody = DEFAULT_MAX_REPLAY_BODY;
+
+		private long maxDrain = DEFAULT_MAX_DRAIN;
+
+		private Builder() {
+		}
+
+		/**
+		 * Sends every request to one engine, as provider {@code default}, and gives none an idempotency key.
+		 * @param engine decides what follows each attempt
+		 * @return this builder
+		 */
+		public Builder engine(RetryEngine engine) {
+			this.engine = Objects.requireNonNull(engine, "engine");
+			this.routes = null;
+			return this;
+		}
+
+		/**
+		 * Sends each request to the provider its host routes it to (or its {@link OperationOptions} tag names). The
+		 * engines share one ticker: the {@code default} route's.
+		 * @param routes the providers and their engines
+		 * @return this builder
+		 */
+		public Builder routes(ProviderRoutes<?> routes) {
+			this.routes = Objects.requireNonNull(routes, "routes");
+			this.engine = null;
+			return this;
+		}
+
+		/**
+		 * Sets how to block between attempts: a fake clock in tests. By default it really sleeps.
+		 * @param sleeper the sleeper
+		 * @return this builder
+		 */
+		public Builder sleeper(Sleeper sleeper) {
+			this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
+			return this;
+		}
+
+		/**
+		 * Sets the largest request body that is sent again; a larger one (or the provider's bound, if lower) is
+		 * sent once and its call not retried.
+		 * @param bytes the bound, 1 MiB by default
+		 * @return this builder
+		 * @throws IllegalArgumentException if {@code bytes} is negative
+		 */
+		public Builder maxReplayBody(long bytes) {
+			this.maxReplayBody = requireNonNegative(bytes, "maxReplayBody");
+			return this;
+		}
+
+		/**
+		 * Sets the most bytes of a failed response's body read so its connection can be reused; beyond that its
+		 * connection is dropped.
+		 * @param bytes the bound, 64 KiB by default; {@code 0} drops every failed response's connection that has a
+		 * body left
+		 * @return this builder
+		 * @throws IllegalArgumentException if {@code bytes} is negative
+		 */
+		public Builder maxDrain(long bytes) {
+			this.maxDrain = requireNonNegative(bytes, "maxDrain");
+			return this;
+		}
+
+		/**
+		 * Builds the interceptor.
+		 * @return the interceptor
+		 * @throws IllegalStateException if neither an engine nor routes were given
+		 */
+		public RetryAfterInterceptor build() {
+			if (this.engine != null) {
+				return new RetryAfterInterceptor(this, ProviderRoutes.of(
+						ProviderRoute.of(OperationSpec.DEFAULT_PROVIDER, this.engine).withPerOrigin(false)));
+			}
+			if (this.routes == null) {
+				throw new IllegalStateException("give the interceptor an engine(...) or routes(...) to decide retries");
+			}
+			return new RetryAfterInterceptor(this, this.routes);
+		}
+
+		private static long requireNonNegative(long bytes, String name) {
+			if (bytes < 0) {
+				throw new IllegalArgumentException(name + " must not be negative but was " + bytes);
+			}
+			return bytes;
+		}
+
+	}
+
+}
