@@ -326,20 +326,7 @@ public abstract class FleetStoreContract {
 	void aGateClosedOnOneInstanceClosesTheOthersAtTheirNextSync() {
 		FleetStore a = join("a");
 		FleetStore b = join("b");
-		ProviderGate gateA = new ProviderGate("default", PacingSettings.DEFAULTS, Ticker.system());
-		ProviderGate gateB = new ProviderGate("default", PacingSettings.DEFAULTS, Ticker.system());
-		SharedCooldown cooldownA = cooldown(a);
-		SharedCooldown cooldownB = cooldown(b);
-		cooldownA.attach((name) -> Optional.of(gateA.fleet()));
-		cooldownB.attach((name) -> Optional.of(gateB.fleet()));
-		long told = System.nanoTime() + Duration.ofSeconds(2).toNanos();
-		gateA.closeUntil(told);
-		cooldownA.publish();
-		await().atMost(Duration.ofSeconds(2)).until(() -> {
-			settle(a, b);
-			return cooldownB.remaining("default").compareTo(Duration.ofSeconds(1)) > 0;
-		});
-		assertThat(gateB.cooldownUntilNanos() - told).as("never earlier than the instant a was told").isNotNegative();
+		ProviderGate gateB = closeOnAUntilBLearns(a, b, () -> settle(a, b));
 		assertThat(gateB.fleet().share()).isEqualTo(0.5);
 	}
 
@@ -374,6 +361,15 @@ public abstract class FleetStoreContract {
 	void aGateClosedOnOneInstanceClosesTheOthersAsTheStoreAnnouncesItWithoutASync() {
 		FleetStore a = join("a");
 		FleetStore b = join("b");
+		closeOnAUntilBLearns(a, b, () -> deliver(a, b));
+	}
+
+	/**
+	 * Closes a's gate for 2 s and publishes it, then runs {@code step} (a sync, or the announcements' delivery) until
+	 * b's gate holds most of it, never earlier than a was told.
+	 * @return b's gate
+	 */
+	private ProviderGate closeOnAUntilBLearns(FleetStore a, FleetStore b, Runnable step) {
 		ProviderGate gateA = new ProviderGate("default", PacingSettings.DEFAULTS, Ticker.system());
 		ProviderGate gateB = new ProviderGate("default", PacingSettings.DEFAULTS, Ticker.system());
 		SharedCooldown cooldownA = cooldown(a);
@@ -384,10 +380,11 @@ public abstract class FleetStoreContract {
 		gateA.closeUntil(told);
 		cooldownA.publish();
 		await().atMost(Duration.ofSeconds(2)).until(() -> {
-			deliver(a, b);
+			step.run();
 			return cooldownB.remaining("default").compareTo(Duration.ofSeconds(1)) > 0;
 		});
 		assertThat(gateB.cooldownUntilNanos() - told).as("never earlier than the instant a was told").isNotNegative();
+		return gateB;
 	}
 
 	private static SharedCooldown cooldown(FleetStore store) {
