@@ -59,10 +59,20 @@ final class CallExchange implements RetryLoop.Exchange<Response, Response, IOExc
 	public Response send(Permit.Proceed proceed) throws IOException {
 		int millis = millis(proceed.timeout());
 		Interceptor.Chain chain = this.chain;
-		return chain.withConnectTimeout(lower(chain.connectTimeoutMillis(), millis), TimeUnit.MILLISECONDS)
-			.withReadTimeout(lower(chain.readTimeoutMillis(), millis), TimeUnit.MILLISECONDS)
-			.withWriteTimeout(lower(chain.writeTimeoutMillis(), millis), TimeUnit.MILLISECONDS)
-			.proceed(this.request);
+		// each with*Timeout copies the chain: only a timeout the attempt actually lowers is set
+		int connect = lower(chain.connectTimeoutMillis(), millis);
+		if (connect != chain.connectTimeoutMillis()) {
+			chain = chain.withConnectTimeout(connect, TimeUnit.MILLISECONDS);
+		}
+		int read = lower(chain.readTimeoutMillis(), millis);
+		if (read != chain.readTimeoutMillis()) {
+			chain = chain.withReadTimeout(read, TimeUnit.MILLISECONDS);
+		}
+		int write = lower(chain.writeTimeoutMillis(), millis);
+		if (write != chain.writeTimeoutMillis()) {
+			chain = chain.withWriteTimeout(write, TimeUnit.MILLISECONDS);
+		}
+		return chain.proceed(this.request);
 	}
 
 	@Override
