@@ -16,10 +16,17 @@ import io.github.retryafter.request.OperationOptions;
  *     .attributes(RetryAfterAttributes.idempotencyKey(orderId))
  *     .retrieve()...
  * </pre>
+ * The attribute names are compile-time constants, so an {@code @HttpExchange} method can take them as arguments:
+ * {@code @RequestAttribute(RetryAfterAttributes.IDEMPOTENCY_KEY) String key},
+ * {@code @RequestAttribute(RetryAfterAttributes.DEADLINE) Duration deadline}.
  */
 public final class RetryAfterAttributes {
 
-	private static final String PREFIX = RetryAfterAttributes.class.getName() + ".";
+	/**
+	 * This class's name and a dot, spelled out so every attribute name is a constant an annotation can hold
+	 * ({@code @RequestAttribute(RetryAfterAttributes.DEADLINE)}).
+	 */
+	private static final String PREFIX = "io.github.retryafter.boot.RetryAfterAttributes.";
 
 	/** Attribute holding the provider name. */
 	public static final String PROVIDER = PREFIX + "provider";
@@ -96,7 +103,9 @@ public final class RetryAfterAttributes {
 	 * @param attributes the request's attributes
 	 * @return the options found
 	 * @throws IllegalArgumentException if the {@link #IDEMPOTENCY_KEY} attribute is not a string or holds a control
-	 * character (CR and LF among them); the request must then not be sent
+	 * character (CR and LF among them), or another attribute of this class is not of its type (the provider a
+	 * {@code String}, the deadline a {@code Duration}, disabled a {@code Boolean}, the outcome listener a
+	 * {@code Consumer}); the request must then not be sent
 	 */
 	public static RequestOptions read(Map<String, Object> attributes) {
 		if (attributes.isEmpty()) {
@@ -114,8 +123,23 @@ public final class RetryAfterAttributes {
 		if (key != null) {
 			checkIdempotencyKey(key);
 		}
-		return new RequestOptions(Optional.ofNullable((String) provider), Optional.ofNullable((String) key),
-				Optional.ofNullable((Duration) deadline), Boolean.TRUE.equals(disabled), outcomeListener(attributes));
+		return new RequestOptions(Optional.ofNullable(typed(PROVIDER, provider, String.class)),
+				Optional.ofNullable((String) key), Optional.ofNullable(typed(DEADLINE, deadline, Duration.class)),
+				Boolean.TRUE.equals(typed(DISABLED, disabled, Boolean.class)), outcomeListener(listener));
+	}
+
+	/**
+	 * Returns an attribute's value as its type, or refuses it naming the attribute and both types: an
+	 * {@code @HttpExchange} method's {@code @RequestAttribute} argument is put as it is declared, so a
+	 * {@code String} deadline would otherwise fail later as a bare {@code ClassCastException}.
+	 */
+	private static <T> T typed(String name, Object value, Class<T> type) {
+		if (value == null || type.isInstance(value)) {
+			return type.cast(value);
+		}
+		throw new IllegalArgumentException("Request attribute '" + name + "' must be a " + type.getName()
+				+ " but was a " + value.getClass().getName() + "; declare the argument that carries it as a "
+				+ type.getSimpleName());
 	}
 
 	/**
@@ -139,8 +163,8 @@ public final class RetryAfterAttributes {
 	}
 
 	@SuppressWarnings("unchecked")
-	private static Optional<Consumer<RetryOutcome>> outcomeListener(Map<String, Object> attributes) {
-		return Optional.ofNullable((Consumer<RetryOutcome>) attributes.get(OUTCOME_LISTENER));
+	private static Optional<Consumer<RetryOutcome>> outcomeListener(Object listener) {
+		return Optional.ofNullable((Consumer<RetryOutcome>) typed(OUTCOME_LISTENER, listener, Consumer.class));
 	}
 
 	/**

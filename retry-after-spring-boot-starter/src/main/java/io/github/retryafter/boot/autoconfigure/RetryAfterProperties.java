@@ -223,6 +223,12 @@ public class RetryAfterProperties extends PolicyProperties {
 		private StateScope scope;
 
 		/**
+		 * HTTP service groups ('@ImportHttpServices') whose requests use this provider whatever their host. A group
+		 * named like a configured provider uses it without being listed.
+		 */
+		private List<String> serviceGroups = new ArrayList<>();
+
+		/**
 		 * Returns the {@code hosts} setting: hosts served by this provider: exact names, or '*.example.com' for any
 		 * subdomain of example.com.
 		 * @return the setting
@@ -253,6 +259,23 @@ public class RetryAfterProperties extends PolicyProperties {
 		 */
 		public void setScope(StateScope scope) {
 			this.scope = scope;
+		}
+
+		/**
+		 * Returns the {@code service-groups} setting: HTTP service groups whose requests use this provider whatever
+		 * their host.
+		 * @return the setting
+		 */
+		public List<String> getServiceGroups() {
+			return this.serviceGroups;
+		}
+
+		/**
+		 * Sets the {@code service-groups} setting.
+		 * @param serviceGroups HTTP service groups whose requests use this provider whatever their host
+		 */
+		public void setServiceGroups(List<String> serviceGroups) {
+			this.serviceGroups = serviceGroups;
 		}
 
 	}
