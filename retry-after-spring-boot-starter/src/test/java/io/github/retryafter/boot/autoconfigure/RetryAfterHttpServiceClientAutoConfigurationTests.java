@@ -1,0 +1,103 @@
+package io.github.retryafter.boot.autoconfigure;
+
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.web.service.annotation.GetExchange;
+import org.springframework.web.service.registry.ImportHttpServices;
+
+import io.github.retryafter.boot.httpservice.RetryAfterRestClientHttpServiceGroupConfigurer;
+import io.github.retryafter.boot.httpservice.RetryAfterWebClientHttpServiceGroupConfigurer;
+import io.github.retryafter.boot.httpservice.ServiceGroupProviders;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class RetryAfterHttpServiceClientAutoConfigurationTests {
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner().withConfiguration(
+			AutoConfigurations.of(RetryAfterAutoConfiguration.class, RetryAfterHttpServiceClientAutoConfiguration.class));
+
+	@Test
+	void mapsTheGroupsOfAnApplicationThatImportsHttpServices() {
+		this.contextRunner.withUserConfiguration(ServiceGroups.class)
+			.withPropertyValues("retry.after.providers.billing.max-attempts=4",
+					"retry.after.providers.strict.service-groups=search")
+			.run((context) -> {
+				assertThat(context).hasSingleBean(RetryAfterRestClientHttpServiceGroupConfigurer.class)
+					.hasSingleBean(RetryAfterWebClientHttpServiceGroupConfigurer.class);
+				ServiceGroupProviders providers = context.getBean(ServiceGroupProviders.class);
+				assertThat(providers.providerOf("billing")).contains("billing");
+				assertThat(providers.providerOf("search")).contains("strict");
+			});
+	}
+
+	@Test
+	void addsNothingWithoutHttpServices() {
+		this.contextRunner.run((context) -> assertThat(context).hasNotFailed()
+			.doesNotHaveBean(ServiceGroupProviders.class)
+			.doesNotHaveBean(RetryAfterRestClientHttpServiceGroupConfigurer.class));
+	}
+
+	@Test
+	void addsNothingWhenRetriesAreOff() {
+		this.contextRunner.withUserConfiguration(ServiceGroups.class)
+			.withPropertyValues("retry.after.enabled=false")
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(ServiceGroupProviders.class));
+	}
+
+	@Test
+	void leavesTheWebClientSideOutWithoutWebFlux() {
+		this.contextRunner.withUserConfiguration(ServiceGroups.class)
+			.withClassLoader(new FilteredClassLoader("org.springframework.web.reactive"))
+			.run((context) -> assertThat(context).hasSingleBean(RetryAfterRestClientHttpServiceGroupConfigurer.class)
+				.doesNotHaveBean(RetryAfterWebClientHttpServiceGroupConfigurer.class));
+	}
+
+	@Test
+	void backsOffWhenTheUserDefinesTheirOwnMapping() {
+		ServiceGroupProviders own = new ServiceGroupProviders(Map.of("billing", "default"), List.of("default"));
+		this.contextRunner.withUserConfiguration(ServiceGroups.class)
+			.withBean(ServiceGroupProviders.class, () -> own)
+			.run((context) -> assertThat(context.getBean(ServiceGroupProviders.class)).isSameAs(own));
+	}
+
+	@Test
+	void groupListedUnderTwoProvidersFailsAtStartupNamingTheProperty() {
+		this.contextRunner.withUserConfiguration(ServiceGroups.class)
+			.withPropertyValues("retry.after.providers.strict.service-groups=search",
+					"retry.after.providers.lenient.service-groups=search")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.isInstanceOf(InvalidConfigurationPropertyValueException.class)
+				.hasMessageContaining("retry.after.providers.lenient.service-groups")
+				.hasMessageContaining("already listed under provider 'strict'"));
+	}
+
+	@Test
+	void groupListedUnderAProviderWithoutSettingsStillFindsIt() {
+		this.contextRunner.withUserConfiguration(ServiceGroups.class)
+			.withPropertyValues("retry.after.providers.strict.service-groups=search")
+			.run((context) -> assertThat(context.getBean(ServiceGroupProviders.class).providerOf("search"))
+				.contains("strict"));
+	}
+
+	interface SearchApi {
+
+		@GetExchange("/query")
+		String query();
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ImportHttpServices(group = "search", types = SearchApi.class)
+	static class ServiceGroups {
+
+	}
+
+}
