@@ -80,6 +80,17 @@ class RetryAfterHttpServiceClientAutoConfigurationTests {
 	}
 
 	@Test
+	void blankGroupFailsAtStartupNamingTheProperty() {
+		this.contextRunner.withUserConfiguration(ServiceGroups.class)
+			.withPropertyValues("retry.after.providers.strict.service-groups[0]= ")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.isInstanceOf(InvalidConfigurationPropertyValueException.class)
+				.hasMessageContaining("retry.after.providers.strict.service-groups")
+				.hasMessageContaining("remove the blank entry"));
+	}
+
+	@Test
 	void groupListedUnderAProviderWithoutSettingsStillFindsIt() {
 		this.contextRunner.withUserConfiguration(ServiceGroups.class)
 			.withPropertyValues("retry.after.providers.strict.service-groups=search")
