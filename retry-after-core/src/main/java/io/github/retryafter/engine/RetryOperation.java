@@ -445,6 +445,16 @@ public final class RetryOperation {
 	}
 
 	/**
+	 * Returns the instant the provider named, which an operation that ended without success hands on to whatever
+	 * retries outside it: set when it ends, before its finished event.
+	 * @return the instant, empty while running, after a success or a cancellation, or when the provider named none
+	 * still ahead
+	 */
+	public Optional<NotBefore> notBefore() {
+		return (this.extra != null) ? Optional.ofNullable(this.extra.notBefore) : Optional.empty();
+	}
+
+	/**
 	 * Returns the retry waiting to be sent, if one is scheduled.
 	 * @return the retry decision
 	 */
@@ -528,6 +538,11 @@ public final class RetryOperation {
 	private Decision.Stop finish(Decision.Stop stop) {
 		this.finalStop = stop;
 		this.phase = Phase.FINISHED;
+		NotBefore notBefore = (stop.outcome() == Outcome.SUCCESS || stop.outcome() == Outcome.CANCELLED) ? null
+				: HandOn.of(this.engine, this.spec, this.attempts, this.lastOutcome);
+		if (notBefore != null) {
+			extra().notBefore = notBefore;
+		}
 		leaveQueue();
 		endProbe(false, false);
 		if (tokenHeld()) {

@@ -267,9 +267,12 @@ public final class RetryRunner {
 	 * @param totalWait the waiting planned between attempts
 	 * @param idempotencyKey the key every attempt carried
 	 * @param trace every attempt, in order
+	 * @param notBefore the instant the provider named, when the run ended without success and the provider named one
+	 * still ahead: what an outer layer must not retry before ({@link NotBefore})
 	 */
 	public record Result<T>(Outcome outcome, String reason, Optional<T> response, Optional<Throwable> failure,
-			int attempts, Duration totalWait, Optional<String> idempotencyKey, List<AttemptRecord> trace) {
+			int attempts, Duration totalWait, Optional<String> idempotencyKey, List<AttemptRecord> trace,
+			Optional<NotBefore> notBefore) {
 
 		/**
 		 * Returns whether the operation succeeded.
@@ -291,7 +294,7 @@ public final class RetryRunner {
 		public static <T> Result<T> of(RetryOperation operation, Decision.Stop stop, T response, Throwable failure) {
 			return new Result<>(stop.outcome(), stop.reason(), Optional.ofNullable(response),
 					Optional.ofNullable(failure), operation.attempts(), operation.totalWait(),
-					operation.idempotencyKey(), operation.trace());
+					operation.idempotencyKey(), operation.trace(), operation.notBefore());
 		}
 
 	}
