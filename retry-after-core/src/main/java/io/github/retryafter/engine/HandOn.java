@@ -2,6 +2,7 @@ package io.github.retryafter.engine;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Optional;
 import java.util.OptionalLong;
 
 import io.github.retryafter.internal.Saturating;
@@ -22,9 +23,9 @@ final class HandOn {
 	 * @param spec the operation
 	 * @param attempts the attempts it sent
 	 * @param last the last attempt's outcome, or {@code null} before the first
-	 * @return the instant, or {@code null} when the provider named none that is still ahead
+	 * @return the instant, empty when the provider named none that is still ahead
 	 */
-	static NotBefore of(RetryEngine engine, OperationSpec spec, int attempts, AttemptOutcome last) {
+	static Optional<NotBefore> of(RetryEngine engine, OperationSpec spec, int attempts, AttemptOutcome last) {
 		long at = Long.MIN_VALUE;
 		if (last instanceof AttemptOutcome.Response response) {
 			OptionalLong floorEnd = engine.gateFeed().floorEnd(response, Math.max(1, attempts));
@@ -37,11 +38,11 @@ final class HandOn {
 		}
 		long now = engine.ticker().read();
 		if (at == Long.MIN_VALUE || at - now <= 0) {
-			return null;
+			return Optional.empty();
 		}
 		Duration remaining = Duration.ofNanos(at - now);
 		Instant instant = Saturating.plus(engine.planner().wallClock().instant(), remaining);
-		return new NotBefore(at, instant, remaining);
+		return Optional.of(new NotBefore(at, instant, remaining));
 	}
 
 }

@@ -72,6 +72,22 @@ public final class RetryRunner {
 	}
 
 	/**
+	 * Returns a classifier for a runner used as an outer loop around calls that retry by themselves (retry-after's
+	 * clients, or another runner): an exception that carries the provider's instant ({@link NotBefore#find}: the
+	 * inner layer gave up and named it) is a failure to retry, of kind {@link FailureKind#OUTCOME_UNKNOWN} (so an
+	 * unsafe method without an idempotency key is still not repeated), and the runner waits no less than that instant,
+	 * read as the delay-seconds it leaves (rounded up), with its own jitter, max wait and deadline as for a
+	 * {@code Retry-After}. Any other exception goes to {@code fallback}.
+	 * @param fallback the classifier for exceptions that carry no instant
+	 * @return the classifier
+	 */
+	public static FailureClassifier outerLoop(FailureClassifier fallback) {
+		Objects.requireNonNull(fallback, "fallback");
+		return (failure) -> NotBefore.find(failure).isPresent() ? Optional.of(FailureKind.OUTCOME_UNKNOWN)
+				: fallback.classify(failure);
+	}
+
+	/**
 	 * Returns the classifier used unless another is given: {@link FailureKind#classify}, which walks the exception's
 	 * causes.
 	 * @return the default classifier

@@ -122,6 +122,44 @@ class NotBeforeHandedOnTests {
 	}
 
 	@Test
+	void anOuterRunnerWaitsForTheInstantAnInnerLayerHandedOnRoundedUpToTheSecond() {
+		RetryEngine outer = this.sim.engine(RetryPolicy.builder().hintMode(HintMode.EXACT).build(), ScriptedRandom.of());
+		java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
+		RetryRunner.Result<SimResponse> result = RetryRunner.of(outer, this.sim.clock)
+			.withFailureClassifier(RetryRunner.outerLoop(RetryRunner.defaultFailureClassifier()))
+			.run(OperationSpec.of("GET"), SimResponse.ADAPTER, (context) -> {
+				if (calls.incrementAndGet() == 1) {
+					Duration left = Duration.ofMillis(2300);
+					throw new IllegalStateException("the inner client gave up",
+							new CarrierException(new NotBefore(0, this.sim.clock.instant().plus(left), left)));
+				}
+				return new SimResponse(200, java.util.Map.of(), Optional.empty());
+			});
+		assertThat(result.outcome()).isEqualTo(Outcome.SUCCESS);
+		assertThat(calls).hasValue(2);
+		assertThat(this.sim.clock.sleeps()).containsExactly(Duration.ofSeconds(3));
+	}
+
+	@Test
+	void anOuterRunnerDoesNotRepeatAnUnkeyedPostAndIgnoresExceptionsWithoutAnInstant() {
+		RetryEngine outer = this.sim.engine(RetryPolicy.DEFAULTS, ScriptedRandom.of(0.5));
+		RetryRunner runner = RetryRunner.of(outer, this.sim.clock)
+			.withFailureClassifier(RetryRunner.outerLoop(RetryRunner.defaultFailureClassifier()));
+		Duration left = Duration.ofSeconds(2);
+		RetryRunner.Result<SimResponse> post = runner.run(OperationSpec.of("POST"), SimResponse.ADAPTER, (context) -> {
+			throw new IllegalStateException("gave up",
+					new CarrierException(new NotBefore(0, this.sim.clock.instant().plus(left), left)));
+		});
+		assertThat(post.outcome()).isEqualTo(Outcome.OUTCOME_UNKNOWN);
+		assertThat(post.attempts()).isEqualTo(1);
+		RetryRunner.Result<SimResponse> plain = runner.run(OperationSpec.of("GET"), SimResponse.ADAPTER, (context) -> {
+			throw new IllegalStateException("a bug");
+		});
+		assertThat(plain.outcome()).isEqualTo(Outcome.NOT_RETRYABLE);
+		assertThat(this.sim.clock.sleeps()).isEmpty();
+	}
+
+	@Test
 	void anInstantIsFoundOnTheCaughtExceptionItsCausesAndItsSuppressedOnes() {
 		NotBefore notBefore = new NotBefore(5, Instant.EPOCH, Duration.ofSeconds(3));
 		Exception carrier = new CarrierException(notBefore);
