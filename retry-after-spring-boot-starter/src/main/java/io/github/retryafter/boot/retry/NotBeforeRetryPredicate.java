@@ -5,55 +5,55 @@ import java.time.Duration;
 import java.time.InstantSource;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Future;
 
-import org.jspecify.annotations.Nullable;
-
-import org.springframework.context.EmbeddedValueResolverAware;
-import org.springframework.core.annotation.AnnotatedElementUtils;
-import org.springframework.format.annotation.DurationFormat;
-import org.springframework.format.datetime.standard.DurationFormatterUtils;
-import org.springframework.resilience.annotation.Retryable;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.core.ReactiveAdapterRegistry;
 import org.springframework.resilience.retry.MethodRetryPredicate;
-import org.springframework.util.StringUtils;
-import org.springframework.util.StringValueResolver;
 
+import io.github.retryafter.Cancellation;
+import io.github.retryafter.Sleeper;
 import io.github.retryafter.engine.NotBefore;
 
 /**
  * A predicate for Spring Framework 7's {@code @Retryable(predicate = NotBeforeRetryPredicate.class)} that keeps a
- * retrying method from calling a provider before the instant it named. {@code @Retryable} waits its own delay and
- * cannot be told a longer one, so this predicate decides instead: when the exception carries the provider's instant
- * ({@link NotBefore#find(Throwable)}), it allows the retry only if the method's shortest next wait
- * ({@code delay - jitter}) already reaches it, and otherwise declines, so the exception (with the instant on it) goes
- * to the caller rather than a retry going early. An exception without an instant is left to the annotation's
- * {@code includes} and {@code excludes}. For a wait as long as the provider asks, use {@link NotBeforeRetryPolicy}
- * with a {@code RetryTemplate}. Spring creates it as a bean; thread-safe.
+ * retrying method from calling a provider before the instant it named. {@code @Retryable} builds its own back-off
+ * from the annotation, which never sees the exception, and asks this predicate just before it waits; so when the
+ * exception carries the provider's instant ({@link NotBefore#find(Throwable)}), the predicate waits out what is left
+ * of it, then allows the retry, and the annotation's own delay comes on top (the spread above the provider's floor).
+ * An exception without an instant is left to the annotation's {@code includes} and {@code excludes}.
+ * <p>
+ * The wait blocks the calling thread, as {@code @Retryable}'s own delay does. A method returning a reactive type or
+ * a future is retried on another thread, where blocking is wrong: for it a retry before the instant is declined
+ * instead, and the exception, with the instant on it, reaches the subscriber. An interrupt during the wait declines
+ * the retry and keeps the thread's interrupt flag. With a {@code RetryTemplate}, prefer {@link NotBeforeRetryPolicy},
+ * which lengthens the template's own wait. Spring creates it as a bean, with the application's wall clock and
+ * retry-after's sleeper; thread-safe.
  */
-public final class NotBeforeRetryPredicate implements MethodRetryPredicate, EmbeddedValueResolverAware {
+public final class NotBeforeRetryPredicate implements MethodRetryPredicate {
 
 	private final InstantSource clock;
 
-	private @Nullable StringValueResolver resolver;
+	private final Sleeper sleeper;
 
 	/**
-	 * Creates a predicate on the system clock: what {@code @Retryable} instantiates.
+	 * Creates a predicate on the system clock that really sleeps.
 	 */
 	public NotBeforeRetryPredicate() {
-		this(InstantSource.system());
+		this(InstantSource.system(), Sleeper.system());
 	}
 
 	/**
-	 * Creates a predicate on {@code clock} (a fixed clock in tests).
+	 * Creates a predicate on {@code clock} that waits with {@code sleeper} (a fake clock in tests): what Spring uses
+	 * when it creates the predicate as a bean.
 	 * @param clock the wall clock the provider's instant is read against
+	 * @param sleeper how to wait
 	 */
-	public NotBeforeRetryPredicate(InstantSource clock) {
+	@Autowired
+	public NotBeforeRetryPredicate(InstantSource clock, Sleeper sleeper) {
 		this.clock = Objects.requireNonNull(clock, "clock");
-	}
-
-	@Override
-	public void setEmbeddedValueResolver(StringValueResolver resolver) {
-		this.resolver = resolver;
+		this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
 	}
 
 	@Override
@@ -62,33 +62,27 @@ public final class NotBeforeRetryPredicate implements MethodRetryPredicate, Embe
 		if (notBefore.isEmpty()) {
 			return true;
 		}
-		return shortestWait(method).compareTo(notBefore.get().remainingAt(this.clock)) >= 0;
+		Duration left = notBefore.get().remainingAt(this.clock);
+		if (left.isZero()) {
+			return true;
+		}
+		if (asynchronous(method)) {
+			return false;
+		}
+		try {
+			this.sleeper.sleep(left, Cancellation.never());
+			return true;
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return false;
+		}
 	}
 
-	/** The method's first delay less its jitter: the least {@code @Retryable} may wait before the next call. */
-	private Duration shortestWait(Method method) {
-		Retryable retryable = AnnotatedElementUtils.findMergedAnnotation(method, Retryable.class);
-		if (retryable == null) {
-			retryable = AnnotatedElementUtils.findMergedAnnotation(method.getDeclaringClass(), Retryable.class);
-		}
-		if (retryable == null) {
-			return Duration.ZERO;
-		}
-		TimeUnit unit = retryable.timeUnit();
-		Duration delay = duration(retryable.delay(), retryable.delayString(), unit);
-		Duration jitter = duration(retryable.jitter(), retryable.jitterString(), unit);
-		Duration shortest = delay.minus(jitter);
-		return shortest.isNegative() ? Duration.ZERO : shortest;
-	}
-
-	private Duration duration(long value, String text, TimeUnit unit) {
-		String resolved = (StringUtils.hasText(text) && this.resolver != null) ? this.resolver.resolveStringValue(text)
-				: text;
-		if (StringUtils.hasText(resolved)) {
-			return DurationFormatterUtils.detectAndParse(resolved,
-					DurationFormat.Unit.fromChronoUnit(unit.toChronoUnit()));
-		}
-		return Duration.of(value, unit.toChronoUnit());
+	private static boolean asynchronous(Method method) {
+		Class<?> type = method.getReturnType();
+		return CompletionStage.class.isAssignableFrom(type) || Future.class.isAssignableFrom(type)
+				|| ReactiveAdapterRegistry.getSharedInstance().getAdapter(type) != null;
 	}
 
 }

@@ -84,17 +84,27 @@ class NotBeforeOuterLayersTests {
 	}
 
 	@Test
-	void retryablePredicateAllowsOnlyARetryWhoseShortestWaitReachesTheInstant() throws Exception {
-		NotBeforeRetryPredicate predicate = new NotBeforeRetryPredicate(this.clock);
-		Method method = Annotated.class.getDeclaredMethod("call");
-		assertThat(predicate.shouldRetry(method, tooManyRequests(Duration.ofMillis(400)))).as("500 ms - 100 ms")
-			.isTrue();
-		assertThat(predicate.shouldRetry(method, tooManyRequests(Duration.ofMillis(401)))).isFalse();
-		assertThat(predicate.shouldRetry(method, tooManyRequests(Duration.ofSeconds(30)))).isFalse();
-		assertThat(predicate.shouldRetry(method, new IllegalStateException("no instant"))).isTrue();
-		Method seconds = Annotated.class.getDeclaredMethod("inSeconds");
-		assertThat(predicate.shouldRetry(seconds, tooManyRequests(Duration.ofSeconds(2)))).isTrue();
-		assertThat(predicate.shouldRetry(seconds, tooManyRequests(Duration.ofSeconds(3)))).isFalse();
+	void retryablePredicateWaitsOutTheProvidersInstantThenAllowsTheRetry() throws Exception {
+		NotBeforeRetryPredicate predicate = new NotBeforeRetryPredicate(this.clock, this.clock);
+		Method call = Annotated.class.getDeclaredMethod("call");
+		assertThat(predicate.shouldRetry(call, tooManyRequests(Duration.ofMillis(2500)))).isTrue();
+		assertThat(this.clock.sleeps()).containsExactly(Duration.ofMillis(2500));
+		assertThat(predicate.shouldRetry(call, new IllegalStateException("no instant"))).isTrue();
+		HttpClientErrorException past = tooManyRequests(Duration.ofSeconds(1));
+		this.clock.advance(Duration.ofSeconds(2));
+		assertThat(predicate.shouldRetry(call, past)).isTrue();
+		assertThat(this.clock.sleeps()).as("nothing more waited").hasSize(1);
+	}
+
+	@Test
+	void retryablePredicateDeclinesAnEarlyRetryOfAMethodItMustNotBlock() throws Exception {
+		NotBeforeRetryPredicate predicate = new NotBeforeRetryPredicate(this.clock, this.clock);
+		for (String name : List.of("reactive", "future")) {
+			Method method = Annotated.class.getDeclaredMethod(name);
+			assertThat(predicate.shouldRetry(method, tooManyRequests(Duration.ofSeconds(3)))).as(name).isFalse();
+			assertThat(predicate.shouldRetry(method, new IllegalStateException("no instant"))).as(name).isTrue();
+		}
+		assertThat(this.clock.sleeps()).isEmpty();
 	}
 
 	@Test
@@ -108,12 +118,18 @@ class NotBeforeOuterLayersTests {
 
 	static class Annotated {
 
-		@Retryable(delay = 500, jitter = 100)
+		@Retryable(predicate = NotBeforeRetryPredicate.class)
 		void call() {
 		}
 
-		@Retryable(delayString = "2s")
-		void inSeconds() {
+		@Retryable(predicate = NotBeforeRetryPredicate.class)
+		reactor.core.publisher.Mono<String> reactive() {
+			return reactor.core.publisher.Mono.empty();
+		}
+
+		@Retryable(predicate = NotBeforeRetryPredicate.class)
+		java.util.concurrent.CompletableFuture<String> future() {
+			return java.util.concurrent.CompletableFuture.completedFuture("");
 		}
 
 	}
