@@ -97,7 +97,7 @@ final class AttemptJudge {
 					+ " after attempt " + state.attempts() + ": " + hint.refused().get().getMessage()), true, hint.error());
 		}
 		PlannedDelay planned = hint.plan().isPresent()
-				? hinted(hint.plan().get(), (AttemptOutcome.Response) outcome, state.attempts(), now)
+				? hinted(hint.plan().get(), outcome, state.attempts(), now)
 				: backoff(state.attempts(), now);
 		long latestNotBefore = Saturating.subtract(this.policy.usableEndNanos(state.deadlineNanos()), 1);
 		if (Saturating.add(planned.baseNanos(), Saturating.toNanos(planned.floor())) > latestNotBefore) {
@@ -129,22 +129,23 @@ final class AttemptJudge {
 	}
 
 	/** The hint mode's wait for a plan, measured from the instant the planner measured it from. */
-	private PlannedDelay hinted(RetryPlan plan, AttemptOutcome.Response response, int attempt, long now) {
+	private PlannedDelay hinted(RetryPlan plan, AttemptOutcome outcome, int attempt, long now) {
 		HintMode.HintedWait wait = this.policy.hintMode().wait(plan, this.policy, attempt, this.random);
-		return new PlannedDelay(DelaySource.RETRY_AFTER, measuredFrom(plan, response, now), wait.floor(), wait.delay(),
+		return new PlannedDelay(DelaySource.RETRY_AFTER, measuredFrom(plan, outcome, now), wait.floor(), wait.delay(),
 				wait.draw());
 	}
 
 	/**
 	 * The ticker reading a plan's wait runs from: its deadline less its wait, or, when the deadline saturated at the
 	 * end of the ticker's range, the reading the planner used (the response's receipt with the round trip measured,
-	 * otherwise now).
+	 * otherwise now; now for an instant a failure handed on).
 	 */
-	private long measuredFrom(RetryPlan plan, AttemptOutcome.Response response, long now) {
+	private long measuredFrom(RetryPlan plan, AttemptOutcome outcome, long now) {
 		if (plan.deadlineNanos() != Long.MAX_VALUE) {
 			return plan.deadlineNanos() - Saturating.toNanos(plan.waitTime());
 		}
-		return this.policy.subtractRoundTrip() ? response.receivedAtNanos() : now;
+		return (this.policy.subtractRoundTrip() && outcome instanceof AttemptOutcome.Response response)
+				? response.receivedAtNanos() : now;
 	}
 
 	/** The fallback full-jitter backoff, from now: no usable hint. */

@@ -2,10 +2,12 @@ package io.github.retryafter.engine;
 
 import java.time.Duration;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 import io.github.retryafter.JitterMode;
 import io.github.retryafter.PlanRequest;
 import io.github.retryafter.RetryAfterException;
+import io.github.retryafter.RetryPlan;
 import io.github.retryafter.hint.RateLimitFields;
 import io.github.retryafter.hint.ResponseHints;
 import io.github.retryafter.hint.RetryAfterPlanner;
@@ -61,6 +63,24 @@ final class GateFeed {
 		}
 		if (throttle) {
 			gate.onThrottle(response.sentAtNanos(), response.receivedAtNanos());
+		}
+	}
+
+	/**
+	 * Reads the end of a response's {@code Retry-After} floor as the gate does (measured from now, without jitter
+	 * and without a max wait): what an operation that gives up hands on ({@link NotBefore}).
+	 * @return the ticker reading the floor ends at, empty when the field is absent or unusable
+	 */
+	OptionalLong floorEnd(AttemptOutcome.Response response, int attempts) {
+		if (!response.hints().hasRetryAfter()) {
+			return OptionalLong.empty();
+		}
+		try {
+			Optional<RetryPlan> plan = this.gatePlanner.plan(response.hints(), PlanRequest.forAttempt(attempts));
+			return plan.isPresent() ? OptionalLong.of(plan.get().deadlineNanos()) : OptionalLong.empty();
+		}
+		catch (RetryAfterException ex) {
+			return OptionalLong.empty();
 		}
 	}
 

@@ -1,11 +1,16 @@
 package io.github.retryafter.engine;
 
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
+import io.github.retryafter.HeaderSource;
 import io.github.retryafter.PlanRequest;
 import io.github.retryafter.RetryAfterError;
 import io.github.retryafter.RetryAfterException;
 import io.github.retryafter.RetryPlan;
+import io.github.retryafter.hint.ResponseHints;
 import io.github.retryafter.hint.RetryAfterPlanner;
 
 /**
@@ -25,11 +30,37 @@ record Hint(Optional<RetryPlan> plan, Optional<RetryAfterException> refused) {
 	 * or a half measured round trip is a bug of the caller's and is thrown.
 	 */
 	static Hint read(RetryAfterPlanner planner, RetryPolicy policy, OperationState state, AttemptOutcome outcome) {
+		if (outcome instanceof AttemptOutcome.Failure failure) {
+			return handedOn(planner, state, failure);
+		}
 		if (!(outcome instanceof AttemptOutcome.Response response) || !response.hints().hasRetryAfter()) {
 			return NONE;
 		}
+		return plan(planner, response.hints(), planRequest(policy, state, response));
+	}
+
+	/**
+	 * Reads the instant a failure hands on ({@link NotBefore#find}: an inner retry layer gave up and named the
+	 * provider's instant) as the delay-seconds it leaves on the planner's wall clock, rounded up, so an outer
+	 * {@link RetryRunner} waits no less than the provider asked, with the same jitter, max wait and refusals as a
+	 * {@code Retry-After} it read itself.
+	 */
+	private static Hint handedOn(RetryAfterPlanner planner, OperationState state, AttemptOutcome.Failure failure) {
+		Optional<NotBefore> carried = NotBefore.find(failure.cause());
+		if (carried.isEmpty()) {
+			return NONE;
+		}
+		Duration left = carried.get().remainingAt(planner.wallClock());
+		long seconds = left.getSeconds() + ((left.getNano() > 0) ? 1 : 0);
+		ResponseHints hints = ResponseHints.of(HeaderSource.of(Map.of("Retry-After", List.of(Long.toString(seconds)))));
+		PlanRequest request = PlanRequest.forAttempt(state.attempts());
+		return plan(planner, hints,
+				state.spec().jitterKey().isPresent() ? request.withJitterKey(state.spec().jitterKey().get()) : request);
+	}
+
+	private static Hint plan(RetryAfterPlanner planner, ResponseHints hints, PlanRequest request) {
 		try {
-			return new Hint(planner.plan(response.hints(), planRequest(policy, state, response)), Optional.empty());
+			return new Hint(planner.plan(hints, request), Optional.empty());
 		}
 		catch (RetryAfterException ex) {
 			if (ex.code() == RetryAfterError.INVALID_RANDOM || ex.code() == RetryAfterError.HALF_MEASURED_ROUND_TRIP) {

@@ -35,6 +35,9 @@ final class OperationExtra {
 	// while this retry waits for a token that may come back, or null: made only then
 	private TokenWait tokenWait;
 
+	// the instant the provider named, handed on when the operation ended without success; null when none
+	NotBefore notBefore;
+
 	/** Joins {@code gate}'s queue unless already in it; {@code false} when the queue is full. */
 	boolean queueAt(ProviderGate gate) {
 		if (this.queuedAt == null) {

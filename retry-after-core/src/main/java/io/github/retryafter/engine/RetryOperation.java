@@ -1,11 +1,10 @@
 package io.github.retryafter.engine;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 
 import io.github.retryafter.Cancellation;
 import io.github.retryafter.internal.Saturating;
@@ -52,16 +51,8 @@ public final class RetryOperation {
 
 	}
 
-	private static final VarHandle CANCELLATION;
-
-	static {
-		try {
-			CANCELLATION = MethodHandles.lookup().findVarHandle(RetryOperation.class, "cancellation", Cancellation.class);
-		}
-		catch (ReflectiveOperationException ex) {
-			throw new ExceptionInInitializerError(ex);
-		}
-	}
+	private static final AtomicReferenceFieldUpdater<RetryOperation, Cancellation> CANCELLATION =
+			AtomicReferenceFieldUpdater.newUpdater(RetryOperation.class, Cancellation.class, "cancellation");
 
 	private final RetryEngine engine;
 
@@ -102,7 +93,7 @@ public final class RetryOperation {
 		this.spec = spec;
 		if (cancellation != null) {
 			// not a volatile write: the object is published to other threads the way it is handed to them
-			CANCELLATION.setRelease(this, cancellation);
+			CANCELLATION.lazySet(this, cancellation);
 		}
 		this.startedAtNanos = startedAtNanos;
 	}
@@ -199,9 +190,7 @@ public final class RetryOperation {
 			this.extra.held = null;
 		}
 		if (admission instanceof ProviderGate.Admission.Refuse refuse) {
-			String reason = refuse.reason() + "; attempt " + next + " was not sent";
-			OperationEvents.refusal(this, Optional.of(Outcome.PROVIDER_COOLING_DOWN), Optional.empty(), reason, now);
-			return new Permit.Refused(finish(Outcome.PROVIDER_COOLING_DOWN, reason));
+			return refused(Outcome.PROVIDER_COOLING_DOWN, refuse.reason() + "; attempt " + next + " was not sent", now);
 		}
 		if (admission instanceof ProviderGate.Admission.Probe) {
 			extra().probing = gate;
@@ -229,10 +218,8 @@ public final class RetryOperation {
 			extra.awaitToken(now, keeps ? this.engine.gate(this.spec.scope()) : null);
 			return new Permit.Wait(await.untilNanos(), GateHold.BUDGET);
 		}
-		if (take instanceof RetryTokens.Take.Refused refused) {
-			OperationEvents.refusal(this, Optional.of(Outcome.BUDGET_EXHAUSTED), Optional.empty(), refused.reason(),
-					now);
-			return new Permit.Refused(finish(Outcome.BUDGET_EXHAUSTED, refused.reason()));
+		if (take instanceof RetryTokens.Take.Refused refusal) {
+			return refused(Outcome.BUDGET_EXHAUSTED, refusal.reason(), now);
 		}
 		extra.retrySent(latestRecord(), ((RetryTokens.Take.Taken) take).after(), true);
 		return null;
@@ -252,11 +239,15 @@ public final class RetryOperation {
 
 	/** The gate already holds max-queued requests: this one ends at once, unsent, rather than wait in memory. */
 	private Permit queueFull(ProviderGate gate, int next, long now) {
-		String reason = "'" + gate.scope() + "' already holds " + gate.settings().maxQueued()
-				+ " requests (max-queued); attempt " + next + " was not sent: shed load before it reaches the client,"
-				+ " or raise max-queued if the heap can hold more";
-		OperationEvents.refusal(this, Optional.of(Outcome.PROVIDER_COOLING_DOWN), Optional.empty(), reason, now);
-		return new Permit.Refused(finish(Outcome.PROVIDER_COOLING_DOWN, reason));
+		return refused(Outcome.PROVIDER_COOLING_DOWN, "'" + gate.scope() + "' already holds "
+				+ gate.settings().maxQueued() + " requests (max-queued); attempt " + next + " was not sent: shed load"
+				+ " before it reaches the client, or raise max-queued if the heap can hold more", now);
+	}
+
+	/** Ends the operation before an attempt it would have sent, reporting the refusal. */
+	private Permit refused(Outcome outcome, String reason, long now) {
+		OperationEvents.refusal(this, Optional.of(outcome), Optional.empty(), reason, now);
+		return new Permit.Refused(finish(outcome, reason));
 	}
 
 	/** Whether this retry keeps the admission its gate gave it before it had to wait for a token. */
@@ -402,8 +393,7 @@ public final class RetryOperation {
 			return current;
 		}
 		Cancellation made = Cancellation.create();
-		Cancellation won = (Cancellation) CANCELLATION.compareAndExchange(this, null, made);
-		return (won != null) ? won : made;
+		return CANCELLATION.compareAndSet(this, null, made) ? made : this.cancellation;
 	}
 
 	/** Whether the operation's cancellation fired; one not made yet has not. */
@@ -442,6 +432,14 @@ public final class RetryOperation {
 	 */
 	public Optional<Decision.Stop> finalStop() {
 		return Optional.ofNullable(this.finalStop);
+	}
+
+	/**
+	 * Returns the provider's instant an operation that ended without success hands on (set before its finished event).
+	 * @return the instant, empty while running, after a success or cancellation, or when the provider named none ahead
+	 */
+	public Optional<NotBefore> notBefore() {
+		return (this.extra != null) ? Optional.ofNullable(this.extra.notBefore) : Optional.empty();
 	}
 
 	/**
@@ -528,6 +526,9 @@ public final class RetryOperation {
 	private Decision.Stop finish(Decision.Stop stop) {
 		this.finalStop = stop;
 		this.phase = Phase.FINISHED;
+		if (stop.outcome() != Outcome.SUCCESS && stop.outcome() != Outcome.CANCELLED) {
+			HandOn.of(this.engine, this.spec, this.attempts, this.lastOutcome).ifPresent((at) -> extra().notBefore = at);
+		}
 		leaveQueue();
 		endProbe(false, false);
 		if (tokenHeld()) {
@@ -549,9 +550,8 @@ public final class RetryOperation {
 	}
 
 	/**
-	 * Reports the probe's answer to its gate, once: the attempt's outcome was observed ({@code answered}), or the
-	 * operation ended without one. Only a success ({@code admitted}) may open the gate before the cooldown's end; an
-	 * answer that leaves the gate open ends the cooldown, which is reported.
+	 * Reports the probe's answer to its gate, once ({@code answered}: its outcome was observed). Only a success
+	 * ({@code admitted}) may open the gate before the cooldown's end; an answer that leaves it open is reported.
 	 */
 	private void endProbe(boolean answered, boolean admitted) {
 		ProviderGate gate = (this.extra != null) ? this.extra.takeProbe() : null;

@@ -72,6 +72,22 @@ public final class RetryRunner {
 	}
 
 	/**
+	 * Returns a classifier for a runner used as an outer loop around calls that retry by themselves (retry-after's
+	 * clients, or another runner): an exception that carries the provider's instant ({@link NotBefore#find}: the
+	 * inner layer gave up and named it) is a failure to retry, of kind {@link FailureKind#OUTCOME_UNKNOWN} (so an
+	 * unsafe method without an idempotency key is still not repeated), and the runner waits no less than that instant,
+	 * read as the delay-seconds it leaves (rounded up), with its own jitter, max wait and deadline as for a
+	 * {@code Retry-After}. Any other exception goes to {@code fallback}.
+	 * @param fallback the classifier for exceptions that carry no instant
+	 * @return the classifier
+	 */
+	public static FailureClassifier outerLoop(FailureClassifier fallback) {
+		Objects.requireNonNull(fallback, "fallback");
+		return (failure) -> NotBefore.find(failure).isPresent() ? Optional.of(FailureKind.OUTCOME_UNKNOWN)
+				: fallback.classify(failure);
+	}
+
+	/**
 	 * Returns the classifier used unless another is given: {@link FailureKind#classify}, which walks the exception's
 	 * causes.
 	 * @return the default classifier
@@ -267,9 +283,12 @@ public final class RetryRunner {
 	 * @param totalWait the waiting planned between attempts
 	 * @param idempotencyKey the key every attempt carried
 	 * @param trace every attempt, in order
+	 * @param notBefore the instant the provider named, when the run ended without success and the provider named one
+	 * still ahead: what an outer layer must not retry before ({@link NotBefore})
 	 */
 	public record Result<T>(Outcome outcome, String reason, Optional<T> response, Optional<Throwable> failure,
-			int attempts, Duration totalWait, Optional<String> idempotencyKey, List<AttemptRecord> trace) {
+			int attempts, Duration totalWait, Optional<String> idempotencyKey, List<AttemptRecord> trace,
+			Optional<NotBefore> notBefore) {
 
 		/**
 		 * Returns whether the operation succeeded.
@@ -291,7 +310,7 @@ public final class RetryRunner {
 		public static <T> Result<T> of(RetryOperation operation, Decision.Stop stop, T response, Throwable failure) {
 			return new Result<>(stop.outcome(), stop.reason(), Optional.ofNullable(response),
 					Optional.ofNullable(failure), operation.attempts(), operation.totalWait(),
-					operation.idempotencyKey(), operation.trace());
+					operation.idempotencyKey(), operation.trace(), operation.notBefore());
 		}
 
 	}

@@ -20,6 +20,7 @@ import io.github.retryafter.boot.observation.RetryAfterObservations;
 import io.github.retryafter.boot.observation.RetryAfterObservations.OperationObservation;
 import io.github.retryafter.engine.Decision;
 import io.github.retryafter.engine.OperationSpec;
+import io.github.retryafter.engine.Outcome;
 import io.github.retryafter.engine.Permit;
 import io.github.retryafter.engine.RetryOperation;
 import io.github.retryafter.request.RequestPreparer;
@@ -301,6 +302,19 @@ public final class RetryAfterOperations {
 		 */
 		public RetryAfterOutcomeException outcomeException(Decision.Stop stop) {
 			return new RetryAfterOutcomeException(RetryOutcome.of(this.operation, stop.outcome(), stop.reason()));
+		}
+
+		/**
+		 * Returns the exception to attach to the client's own exception for the failed response the operation ended
+		 * on: only when retry-after has more to say than the response itself (it retried, it stopped for a reason of
+		 * its own, or the provider named an instant), so a plain {@code 404} costs nothing.
+		 * @param stop how it ended
+		 * @return the exception, empty after a success or a first response that was simply not retryable
+		 */
+		public Optional<RetryAfterOutcomeException> endedOn(Decision.Stop stop) {
+			boolean plain = stop.outcome() == Outcome.SUCCESS || (stop.outcome() == Outcome.NOT_RETRYABLE
+					&& this.operation.attempts() <= 1 && this.operation.notBefore().isEmpty());
+			return plain ? Optional.empty() : Optional.of(outcomeException(stop));
 		}
 
 		/**

@@ -17,10 +17,13 @@ import io.github.retryafter.Sleeper;
 import io.github.retryafter.Ticker;
 import io.github.retryafter.Waiter;
 import io.github.retryafter.boot.RetryAfterOperations;
+import io.github.retryafter.boot.restclient.OutcomeStatusHandler;
 import io.github.retryafter.boot.restclient.RetryAfterClientHttpRequestInterceptor;
 
 /**
- * Adds retry-after's interceptor to every {@link RestClient} built from Spring Boot's {@code RestClient.Builder}, and
+ * Adds retry-after's interceptor to every {@link RestClient} built from Spring Boot's {@code RestClient.Builder}, with
+ * a default status handler ({@link OutcomeStatusHandler}) that attaches how the operation ended to the exception the
+ * client throws for a failed response retry-after gave up on, and
  * turns off the transports' own retries (Apache HttpClient 5 retries 429 and 503 on the client clock by default) so
  * that every attempt is one the engine counted.
  */
@@ -40,7 +43,8 @@ public final class RetryAfterRestClientAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(name = "retryAfterRestClientCustomizer")
 	RestClientCustomizer retryAfterRestClientCustomizer(RetryAfterClientHttpRequestInterceptor interceptor) {
-		return (builder) -> builder.requestInterceptor(interceptor);
+		OutcomeStatusHandler outcomes = new OutcomeStatusHandler();
+		return (builder) -> builder.requestInterceptor(interceptor).defaultStatusHandler(outcomes);
 	}
 
 	@Configuration(proxyBeanMethods = false)

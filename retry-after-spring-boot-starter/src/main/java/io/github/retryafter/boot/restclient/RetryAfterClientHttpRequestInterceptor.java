@@ -6,6 +6,7 @@ import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 
 import io.micrometer.observation.Observation;
 import org.springframework.http.HttpHeaders;
@@ -21,6 +22,7 @@ import io.github.retryafter.boot.FailedResponses;
 import io.github.retryafter.boot.RetryAfterOperations;
 import io.github.retryafter.boot.RetryAfterOperations.Prepared;
 import io.github.retryafter.boot.RetryAfterOperations.Started;
+import io.github.retryafter.boot.RetryAfterOutcomeException;
 import io.github.retryafter.boot.StandInResponse;
 import io.github.retryafter.boot.observation.RetryAfterObservations.AttemptObservation;
 import io.github.retryafter.boot.observation.RetryAfterObservations.OperationObservation;
@@ -221,7 +223,8 @@ public final class RetryAfterClientHttpRequestInterceptor implements ClientHttpR
 				throws IOException {
 			this.started.report(stop);
 			if (response != null) {
-				return response;
+				Optional<RetryAfterOutcomeException> outcome = this.started.endedOn(stop);
+				return outcome.isPresent() ? new EndedResponse(response, outcome.get()) : response;
 			}
 			Throwable thrown = this.started.endedWithout(stop, failure);
 			if (thrown instanceof IOException io) {

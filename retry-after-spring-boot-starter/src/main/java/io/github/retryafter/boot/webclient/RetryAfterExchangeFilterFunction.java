@@ -407,7 +407,7 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 				return Mono.error(ex);
 			}
 			if (response != null) {
-				deliver((stop.outcome() == Outcome.SUCCESS) ? response : bounded(response));
+				deliver((stop.outcome() == Outcome.SUCCESS) ? response : ended(stop, bounded(response)));
 				return Mono.empty();
 			}
 			return Mono.error(this.started.endedWithout(stop, failure));
@@ -429,6 +429,12 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 					.onErrorMap(TimeoutException.class, (ex) -> new TimeoutException("the body of the failed response "
 							+ "the operation ended on did not arrive within the operation's deadline")))
 				.build();
+		}
+
+		/** The failed response the operation ended on, carrying how it ended when that says more than it does. */
+		private ClientResponse ended(Decision.Stop stop, ClientResponse response) {
+			return this.started.endedOn(stop).<ClientResponse>map((outcome) -> new EndedClientResponse(response, outcome))
+				.orElse(response);
 		}
 
 		/** Hands the final response to the caller, or releases it if the caller has cancelled. */

@@ -75,6 +75,10 @@ class RetryAfterEndpointTests {
 			assertThat(pacing.activeOrigins()).extracting(RetryAfterEndpoint.OriginDescriptor::origin)
 				.containsExactlyInAnyOrder("https://a.example:443", "https://b.example:443");
 			assertThat(pacing.cooldownRemaining()).isEqualTo("PT30S");
+			assertThat(pacing.notBefore()).as("the instant an outer layer waits for, on the wall clock")
+				.isEqualTo("2026-11-30T10:16:00Z");
+			assertThat(pacing.activeOrigins()).extracting(RetryAfterEndpoint.OriginDescriptor::notBefore)
+				.containsOnly("2026-11-30T10:16:00Z");
 			assertThat(endpoint.reset("default", "https://a.example:443").gatesOpened()).isEqualTo(1);
 			assertThat(endpoint.provider("default").pacing().activeOrigins())
 				.extracting(RetryAfterEndpoint.OriginDescriptor::origin)
@@ -82,6 +86,7 @@ class RetryAfterEndpointTests {
 			assertThat(endpoint.reset("default", null).gatesOpened()).isEqualTo(3);
 			assertThat(endpoint.provider("default").pacing().activeOrigins()).isEmpty();
 			assertThat(endpoint.provider("default").pacing().cooldownRemaining()).isEqualTo("PT0S");
+			assertThat(endpoint.provider("default").pacing().notBefore()).isNull();
 			assertThat(endpoint.reset("nobody", null)).isNull();
 		});
 	}
@@ -127,7 +132,7 @@ class RetryAfterEndpointTests {
 			assertThat(payments.lastRetryAfter().source()).isEqualTo("RETRY_AFTER");
 			assertThat(payments.lastRefusal().stop()).isEqualTo("ATTEMPTS_EXHAUSTED");
 			assertThat(payments.pacing()).isEqualTo(new RetryAfterEndpoint.PacingDescriptor("HOLD", 1.0, 1000.0, 10, 0.1,
-					0.7, null, "PT0S", 0, "PT30S", List.of()));
+					0.7, null, "PT0S", null, 0, "PT30S", List.of()));
 			RetryAfterEndpoint.ProviderDescriptor defaults = all.providers().get("default");
 			assertThat(defaults.operations()).containsEntry("total", 0L);
 			assertThat(defaults.amplification().ratio()).isNull();
