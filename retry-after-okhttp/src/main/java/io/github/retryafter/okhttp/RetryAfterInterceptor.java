@@ -34,6 +34,8 @@ import io.github.retryafter.request.RequestPreparer;
  * core's one blocking {@link RetryLoop}: {@code Retry-After} (both forms, the date against the response's own
  * {@code Date}), the deadline, the budget and the provider's gate, as the Spring Boot starter's adapters. It retries by
  * calling {@code chain.proceed} again, which an application interceptor may do once the previous response is closed.
+ * It sends and reports the first attempt itself, so a call the engine stops on at once (a success) makes no loop;
+ * the loop takes over ({@link RetryLoop#resume}) when that attempt is retried, fails, or is held by the gate.
  * Add it with {@link OkHttpClient.Builder#addInterceptor}, not as a network interceptor.
  * <p>
  * Each attempt has OkHttp's connect, read and write timeouts lowered to the engine's attempt timeout (each bounds one
