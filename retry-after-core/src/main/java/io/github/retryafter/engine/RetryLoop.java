@@ -27,6 +27,11 @@ import io.github.retryafter.Waiter;
  * {@code beforeAttempt()}, which refuses with {@link Outcome#CANCELLED}; an interrupt (during a wait, or thrown by the
  * attempt) cancels the operation, restores the interrupt flag and ends through {@link Exchange#interrupted}.
  * <p>
+ * An adapter may ask for the first permit, send the first attempt and report it itself, so that a call the engine
+ * stops on at once needs no exchange, and hand the operation to the loop where it goes on
+ * ({@link #resume(RetryOperation, Exchange, Permit) from a permit}, or
+ * {@link #resume(RetryOperation, Exchange, Decision, Object, Throwable) from a decision}): the loop is the same.
+ * <p>
  * Allocates nothing of its own per attempt beyond the outcome the engine records. Immutable and thread-safe: one loop
  * serves any number of threads, each driving its own operation.
  */
@@ -71,16 +76,80 @@ public final class RetryLoop {
 	 * @throws X as {@link Exchange#end} or {@link Exchange#interrupted} decides
 	 */
 	public <T, R, X extends Exception> R run(RetryOperation operation, Exchange<T, R, X> exchange) throws X {
-		T response = null;
-		Throwable failure = null;
+		return drive(operation, exchange, operation.beforeAttempt(), null, null, null);
+	}
+
+	/**
+	 * Drives {@code operation} on from the permit its first {@link RetryOperation#beforeAttempt()} answered, which the
+	 * caller asked for itself and did not send on: the fast path of an adapter that makes no exchange for a call its
+	 * engine lets through and stops on at once, and hands the rest to the loop. A {@link Permit.Wait} is waited out
+	 * and the operation asked again; a {@link Permit.Refused} ends it; a {@link Permit.Proceed} is sent.
+	 * @param <T> what one attempt returns
+	 * @param <R> what the caller gets
+	 * @param <X> what {@link Exchange#end} may throw
+	 * @param operation a started operation that has sent nothing yet
+	 * @param exchange the transport's side
+	 * @param permit what {@code operation.beforeAttempt()} answered
+	 * @return what {@link Exchange#end} or {@link Exchange#interrupted} made of the end
+	 * @throws X as {@link Exchange#end} or {@link Exchange#interrupted} decides
+	 */
+	public <T, R, X extends Exception> R resume(RetryOperation operation, Exchange<T, R, X> exchange, Permit permit)
+			throws X {
+		return drive(operation, exchange, Objects.requireNonNull(permit, "permit"), null, null, null);
+	}
+
+	/**
+	 * Drives {@code operation} on from an attempt the caller sent and reported itself (the same fast path), given what
+	 * the engine decided on it: a retry is waited out as the loop's own are (the response is
+	 * {@link Exchange#standIn stood in for} and {@link Exchange#discard(Object, Duration) discarded} first, the
+	 * failure kept for the end), and a stop ends the operation through {@link Exchange#end}.
+	 * @param <T> what one attempt returns
+	 * @param <R> what the caller gets
+	 * @param <X> what {@link Exchange#end} may throw
+	 * @param operation the operation, with the attempt reported ({@link RetryOperation#afterAttempt} or
+	 * {@link RetryOperation#afterFailure})
+	 * @param exchange the transport's side, which now owns {@code response}
+	 * @param decision what the operation answered
+	 * @param response the attempt's response; {@code null} if it threw
+	 * @param failure what the attempt threw; {@code null} if it returned a response
+	 * @return what {@link Exchange#end} or {@link Exchange#interrupted} made of the end
+	 * @throws X as {@link Exchange#end} or {@link Exchange#interrupted} decides
+	 * @throws IllegalArgumentException unless exactly one of {@code response} and {@code failure} is given
+	 */
+	public <T, R, X extends Exception> R resume(RetryOperation operation, Exchange<T, R, X> exchange,
+			Decision decision, T response, Throwable failure) throws X {
+		Objects.requireNonNull(decision, "decision");
+		if ((response == null) == (failure == null)) {
+			throw new IllegalArgumentException("give the attempt's response or its failure, not both and not neither");
+		}
+		return drive(operation, exchange, null, decision, response, failure);
+	}
+
+	/**
+	 * The loop: from a permit not yet acted on, or from the decision on the attempt that returned {@code response} or
+	 * threw {@code failure}; both kept, as what ends the operation, until the next attempt replaces them.
+	 */
+	private <T, R, X extends Exception> R drive(RetryOperation operation, Exchange<T, R, X> exchange, Permit next,
+			Decision decided, T response, Throwable failure) throws X {
+		Permit permit = next;
+		Decision decision = decided;
 		try {
 			while (true) {
-				Permit permit = operation.beforeAttempt();
+				if (decision != null) {
+					if (decision instanceof Decision.Stop stop) {
+						return (response != null) ? endWith(exchange, stop, response)
+								: exchange.end(stop, null, failure);
+					}
+					response = retrying(exchange, (Decision.Retry) decision, response);
+					await(((Decision.Retry) decision).notBeforeNanos(), operation, exchange);
+					decision = null;
+					permit = operation.beforeAttempt();
+				}
 				if (permit instanceof Permit.Proceed proceed) {
 					long sentAt = this.ticker.read();
-					T received;
 					try {
-						received = exchange.send(proceed);
+						response = exchange.send(proceed);
+						failure = null;
 					}
 					catch (InterruptedException ex) {
 						failure = ex;
@@ -89,32 +158,15 @@ public final class RetryLoop {
 					catch (Exception ex) {
 						response = null;
 						failure = ex;
-						Decision decision = operation.afterFailure(ex, exchange.classify(ex), sentAt,
-								this.ticker.read());
-						if (decision instanceof Decision.Stop stop) {
-							return exchange.end(stop, null, ex);
-						}
-						Decision.Retry retry = (Decision.Retry) decision;
-						exchange.retryScheduled(retry);
-						await(retry.notBeforeNanos(), operation, exchange);
+						decision = operation.afterFailure(ex, exchange.classify(ex), sentAt, this.ticker.read());
 						continue;
 					}
-					response = received;
-					failure = null;
-					Decision decision = decide(operation, exchange, received, sentAt);
-					if (decision instanceof Decision.Stop stop) {
-						return endWith(exchange, stop, received);
-					}
-					Decision.Retry retry = (Decision.Retry) decision;
-					long notBefore = retry.notBeforeNanos();
-					response = exchange.standIn(received);
-					exchange.discard(received, untilDue(notBefore));
-					exchange.retryScheduled(retry);
-					await(notBefore, operation, exchange);
+					decision = decide(operation, exchange, response, sentAt);
 				}
 				else if (permit instanceof Permit.Wait wait) {
 					exchange.held(wait);
 					await(wait.notBeforeNanos(), operation, exchange);
+					permit = operation.beforeAttempt();
 				}
 				else {
 					return exchange.end(((Permit.Refused) permit).stop(), response, failure);
@@ -125,6 +177,21 @@ public final class RetryLoop {
 			Thread.currentThread().interrupt();
 			return exchange.interrupted(operation.cancel(), response, failure, ex);
 		}
+	}
+
+	/**
+	 * A retry decided: the failed response, if any, is stood in for and discarded (told how long until its retry is
+	 * due, so draining never delays it), then the retry is announced.
+	 * @return what stands for the response until the next attempt; {@code null} after a failure
+	 */
+	private <T> T retrying(Exchange<T, ?, ?> exchange, Decision.Retry retry, T response) {
+		T standIn = null;
+		if (response != null) {
+			standIn = exchange.standIn(response);
+			exchange.discard(response, untilDue(retry.notBeforeNanos()));
+		}
+		exchange.retryScheduled(retry);
+		return standIn;
 	}
 
 	/** Hands a response to the engine; if the engine or a listener throws, the response is discarded first. */

@@ -110,6 +110,16 @@ public final class Origins {
 	}
 
 	/**
+	 * Returns a host in lower case as URIs write it: an IPv6 address (a host with a colon) in brackets, as
+	 * {@link URI#getHost()} gives it, so its origin is the same whichever way a client names it.
+	 * @param host a host in lower case, an IPv6 address with or without its brackets
+	 * @return the host, bracketed if it is an IPv6 address
+	 */
+	static String bracketed(String host) {
+		return (host.indexOf(':') >= 0 && !host.startsWith("[")) ? "[" + host + "]" : host;
+	}
+
+	/**
 	 * Returns {@code text} in upper case, as {@code text.toUpperCase(Locale.ROOT)} does: the same string when it holds
 	 * no lower-case ASCII letter and nothing beyond ASCII (an HTTP method as clients spell it).
 	 * @param text the text

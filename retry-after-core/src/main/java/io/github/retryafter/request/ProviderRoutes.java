@@ -88,14 +88,19 @@ public final class ProviderRoutes<P extends ProviderRoute> {
 	 */
 	public P resolve(URI uri, Optional<String> explicit) {
 		if (explicit.isPresent()) {
-			P route = this.byName.get(explicit.get());
-			if (route == null) {
-				throw new IllegalArgumentException("request names retry-after provider '" + explicit.get()
-						+ "' but only " + this.byName.keySet() + " are configured under retry.after.providers");
-			}
-			return route;
+			return named(explicit.get());
 		}
 		return resolveHost(Origins.host(uri));
+	}
+
+	/** The route a request names: its name must be a configured one. */
+	P named(String name) {
+		P route = this.byName.get(name);
+		if (route == null) {
+			throw new IllegalArgumentException("request names retry-after provider '" + name + "' but only "
+					+ this.byName.keySet() + " are configured under retry.after.providers");
+		}
+		return route;
 	}
 
 	/**

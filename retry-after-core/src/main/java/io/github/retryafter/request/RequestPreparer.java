@@ -119,7 +119,36 @@ public final class RequestPreparer<P extends ProviderRoute, R> {
 	 */
 	public <H> R prepare(String method, URI uri, H headers, BiFunction<? super H, String, String> header,
 			OperationOptions options, long bodySize) {
-		HostRoute<P, R> origin = origin(uri, options);
+		return prepared(method, origin(uri, options), headers, header, options, bodySize);
+	}
+
+	/**
+	 * Prepares the operation of one request whose client holds its URL in parts (OkHttp's {@code HttpUrl}), so that
+	 * no {@link URI} is built for it: otherwise as {@link #prepare(String, URI, Object, BiFunction, OperationOptions,
+	 * long)}, with the same routes, scopes and cache (an origin is the same whichever way its requests name it).
+	 * @param <H> the type of the request's header fields
+	 * @param method the HTTP method
+	 * @param scheme the URL's scheme, in any case
+	 * @param host the URL's host, in any case; an IPv6 address with or without its brackets
+	 * @param port the URL's port, the scheme's default made explicit
+	 * @param headers the request's header fields
+	 * @param header reads the first value of a header field from {@code headers}, or {@code null}; asked with the
+	 * name in lower case, as HTTP field names are case-insensitive
+	 * @param options what the request says of its operation
+	 * @param bodySize the size of the buffered body in bytes ({@code 0} for a request without a body),
+	 * {@link #BODY_NOT_REPLAYABLE}, or {@link #BODY_RECORDED_WHEN_SENT}
+	 * @return the prepared request, the same one for plain requests to an origin seen before
+	 * @throws IllegalArgumentException if {@code options} names no configured provider: nothing may be sent
+	 */
+	public <H> R prepare(String method, String scheme, String host, int port, H headers,
+			BiFunction<? super H, String, String> header, OperationOptions options, long bodySize) {
+		Objects.requireNonNull(host, "host");
+		return prepared(method, origin(scheme, host, port, options), headers, header, options, bodySize);
+	}
+
+	/** The operation of one request to {@code origin}: its key, its replay safety, and what it shares with others. */
+	private <H> R prepared(String method, HostRoute<P, R> origin, H headers,
+			BiFunction<? super H, String, String> header, OperationOptions options, long bodySize) {
 		P route = origin.route();
 		String upperMethod = Origins.upperCase(method);
 		String existing = header.apply(headers, origin.keyLookup());
@@ -173,20 +202,40 @@ public final class RequestPreparer<P extends ProviderRoute, R> {
 		HostRoute<P, R> known = (spelled != null) ? this.hosts.get(spelled) : null;
 		String scheme = Origins.scheme(uri);
 		int port = Origins.port(uri, scheme);
-		boolean byHost = options.provider().isEmpty();
-		if (known != null && known.byHost() && byHost && known.isFor(scheme, port)) {
+		if (known != null && known.byHost() && options.provider().isEmpty() && known.isFor(scheme, port)) {
 			return known;
 		}
-		String host = Origins.host(uri);
-		P route = byHost ? this.routes.resolveHost(host) : this.routes.resolve(uri, options.provider());
+		return resolved(spelled, known, Origins.host(uri), scheme, port, options);
+	}
+
+	/** The same for a URL given in parts: looked up by the host as the client spells it, read in full on a miss. */
+	private HostRoute<P, R> origin(String scheme, String spelled, int port, OperationOptions options) {
+		HostRoute<P, R> known = this.hosts.get(spelled);
+		String lowerScheme = Origins.lowerCase(scheme);
+		if (known != null && known.byHost() && options.provider().isEmpty() && known.isFor(lowerScheme, port)) {
+			return known;
+		}
+		return resolved(spelled, known, Origins.bracketed(Origins.lowerCase(spelled)), lowerScheme, port, options);
+	}
+
+	/**
+	 * Resolves the route of an origin the cache did not answer for, and remembers it.
+	 * @param spelled the host as the request spells it, or {@code null}
+	 * @param known what the cache holds for {@code spelled}, or {@code null}
+	 * @param host the host in lower case (an IPv6 address in brackets), or {@code null}
+	 */
+	private HostRoute<P, R> resolved(String spelled, HostRoute<P, R> known, String host, String scheme, int port,
+			OperationOptions options) {
+		boolean byHost = options.provider().isEmpty();
+		P route = byHost ? this.routes.resolveHost(host) : this.routes.named(options.provider().get());
 		if (host == null) {
 			return new HostRoute<>(null, route, byHost, scheme, port, ProviderRoutes.scope(route, scheme, null, port),
 					Optional.empty(), keyLookup(route), null, null);
 		}
 		String cacheKey = (spelled != null) ? spelled : host;
-		known = (spelled != null) ? known : this.hosts.get(cacheKey);
-		if (known != null && known.route() == route && known.isFor(scheme, port)) {
-			return known;
+		HostRoute<P, R> cached = (spelled != null) ? known : this.hosts.get(cacheKey);
+		if (cached != null && cached.route() == route && cached.isFor(scheme, port)) {
+			return cached;
 		}
 		HostRoute<P, R> built = new HostRoute<>(cacheKey, route, byHost, scheme, port,
 				ProviderRoutes.scope(route, scheme, host, port), Optional.of(host), keyLookup(route), null, null);

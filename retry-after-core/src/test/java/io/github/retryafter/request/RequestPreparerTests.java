@@ -127,6 +127,33 @@ class RequestPreparerTests {
 	}
 
 	@Test
+	void aUrlGivenInPartsIsRoutedAndScopedAsItsUriIs() {
+		PreparedRequest<ProviderRoute.Simple> pay = parts("POST", "HTTPS", "API.pay.example", 443);
+		PreparedRequest<ProviderRoute.Simple> search = parts("GET", "https", "eu.search.example", 443);
+		PreparedRequest<ProviderRoute.Simple> other = parts("GET", "https", "elsewhere.example", 8443);
+		PreparedRequest<ProviderRoute.Simple> ipv6 = parts("GET", "http", "::1", 8080);
+
+		assertThat(pay.route().name()).isEqualTo("payments");
+		assertThat(pay.spec().idempotencyKey()).as("a POST the route keys").isPresent();
+		assertThat(search.route().name()).isEqualTo("search");
+		assertThat(other.spec().scope()).isEqualTo(prepare("GET", "https://elsewhere.example:8443/items").spec().scope())
+			.isEqualTo(Scope.origin("default", "https://elsewhere.example:8443"));
+		assertThat(ipv6.spec().scope()).as("an IPv6 origin as its URI names it")
+			.isEqualTo(prepare("GET", "http://[::1]:8080/").spec().scope())
+			.isEqualTo(Scope.origin("default", "http://[::1]:8080"));
+		assertThat(ipv6.spec().host()).contains("[::1]");
+		assertThat(parts("GET", "https", "elsewhere.example", 8443)).as("a plain request to a known origin")
+			.isSameAs(other);
+		assertThat(parts("GET", "http", "elsewhere.example", 8443).spec().scope()).as("another scheme, another origin")
+			.isEqualTo(Scope.origin("default", "http://elsewhere.example:8443"));
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> this.preparer.prepare("GET", "https", "elsewhere.example", 443, NO_HEADERS,
+					RequestPreparerTests::first, OperationOptions.of(Optional.of("billing"), Optional.empty(),
+							Optional.empty()), 0))
+			.withMessageContaining("'billing'");
+	}
+
+	@Test
 	void aBodyIsReplayableWithinItsRoutesBoundOrWhenRecordedAsSent() {
 		long bound = ProviderRoute.DEFAULT_MAX_REPLAY_BODY_BYTES;
 		assertThat(prepare("PUT", "https://elsewhere.example/", bound).spec().replayable()).isTrue();
@@ -177,6 +204,11 @@ class RequestPreparerTests {
 	private PreparedRequest<ProviderRoute.Simple> prepare(String method, String uri, long bodySize) {
 		return this.preparer.prepare(method, URI.create(uri), NO_HEADERS, RequestPreparerTests::first,
 				OperationOptions.NONE, bodySize);
+	}
+
+	private PreparedRequest<ProviderRoute.Simple> parts(String method, String scheme, String host, int port) {
+		return this.preparer.prepare(method, scheme, host, port, NO_HEADERS, RequestPreparerTests::first,
+				OperationOptions.NONE, 0);
 	}
 
 	private static String first(HttpHeaders headers, String name) {

@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 import okhttp3.Call;
 import okhttp3.Interceptor;
 import okhttp3.Request;
+import okhttp3.RequestBody;
 import okhttp3.Response;
 import okhttp3.ResponseBody;
 
@@ -20,9 +21,11 @@ import io.github.retryafter.engine.Permit;
 import io.github.retryafter.engine.ReplaySafety;
 import io.github.retryafter.engine.RetryLoop;
 import io.github.retryafter.engine.RetryOperation;
+import io.github.retryafter.request.ProviderRoute;
 
 /**
- * One call's side of the core's {@link RetryLoop}: an attempt is {@code chain.proceed(request)} with OkHttp's connect,
+ * One call's side of the core's {@link RetryLoop}, made only once its first attempt failed or was not sent at once
+ * (the interceptor sends a first attempt itself): an attempt is {@code chain.proceed(request)} with OkHttp's connect,
  * read and write timeouts lowered to the engine's attempt timeout; a failed response the engine retries is drained
  * within its bound and closed ({@link FailedBodies}) before the wait, so {@code chain.proceed} may be called again; the
  * call's {@link Call#isCanceled()} is carried into the operation's {@link Cancellation} after every wait and on every
@@ -38,27 +41,33 @@ final class CallExchange implements RetryLoop.Exchange<Response, Response, IOExc
 
 	private final RetryOperation operation;
 
-	private final String provider;
+	private final ProviderRoute route;
+
+	private final long maxReplayBody;
 
 	private final long maxDrainBytes;
 
-	/** Why the body cannot be replayed, and what to do; {@code null} when it can be. */
-	private final String bodyProblem;
-
-	CallExchange(Interceptor.Chain chain, Request request, RetryOperation operation, String provider,
-			long maxDrainBytes, String bodyProblem) {
+	CallExchange(Interceptor.Chain chain, Request request, RetryOperation operation, ProviderRoute route,
+			long maxReplayBody, long maxDrainBytes) {
 		this.chain = chain;
 		this.request = request;
 		this.operation = operation;
-		this.provider = provider;
+		this.route = route;
+		this.maxReplayBody = maxReplayBody;
 		this.maxDrainBytes = maxDrainBytes;
-		this.bodyProblem = bodyProblem;
 	}
 
 	@Override
 	public Response send(Permit.Proceed proceed) throws IOException {
+		return proceed(this.chain, this.request, proceed);
+	}
+
+	/**
+	 * Sends {@code request} once down {@code chain}, its timeouts lowered to the attempt's: the interceptor's first
+	 * attempt and every one after it.
+	 */
+	static Response proceed(Interceptor.Chain chain, Request request, Permit.Proceed proceed) throws IOException {
 		int millis = millis(proceed.timeout());
-		Interceptor.Chain chain = this.chain;
 		// each with*Timeout copies the chain: only a timeout the attempt actually lowers is set
 		int connect = lower(chain.connectTimeoutMillis(), millis);
 		if (connect != chain.connectTimeoutMillis()) {
@@ -72,7 +81,7 @@ final class CallExchange implements RetryLoop.Exchange<Response, Response, IOExc
 		if (write != chain.writeTimeoutMillis()) {
 			chain = chain.withWriteTimeout(write, TimeUnit.MILLISECONDS);
 		}
-		return chain.proceed(this.request);
+		return chain.proceed(request);
 	}
 
 	@Override
@@ -82,6 +91,11 @@ final class CallExchange implements RetryLoop.Exchange<Response, Response, IOExc
 
 	@Override
 	public HeaderSource headers(Response response) {
+		return headerSource(response);
+	}
+
+	/** A response's header fields as the engine reads them: OkHttp's own lists, no copy. */
+	static HeaderSource headerSource(Response response) {
 		return response.headers()::values;
 	}
 
@@ -122,8 +136,10 @@ final class CallExchange implements RetryLoop.Exchange<Response, Response, IOExc
 		if (response != null) {
 			return response;
 		}
-		Decision.Stop explained = (this.bodyProblem != null) ? ReplaySafety.explained(stop, this.bodyProblem) : stop;
-		RetryOutcomeException outcome = new RetryOutcomeException(explained, this.provider,
+		RequestBody body = this.request.body();
+		Decision.Stop explained = (body != null && !this.operation.spec().replayable())
+				? ReplaySafety.explained(stop, unreplayable(body)) : stop;
+		RetryOutcomeException outcome = new RetryOutcomeException(explained, this.route.name(),
 				this.operation.attempts());
 		if (failure == null) {
 			throw outcome;
@@ -148,6 +164,22 @@ final class CallExchange implements RetryLoop.Exchange<Response, Response, IOExc
 				"interrupted while waiting to retry; no further request was sent");
 		interrupted.initCause(interruption);
 		throw interrupted;
+	}
+
+	/** Says why a body is not replayed, and what to do: asked only when a call ends without a response. */
+	private String unreplayable(RequestBody body) throws IOException {
+		if (body.isOneShot()) {
+			return "the request body is one-shot (RequestBody.isOneShot()), so it was sent once; send a body OkHttp"
+					+ " may write again (RequestBody.create(...)) to make the request retryable";
+		}
+		long length = body.contentLength();
+		if (length < 0) {
+			return "the request body's length is unknown (contentLength() is -1), so it was sent once; give the body"
+					+ " its length to make the request retryable";
+		}
+		return "the request body (" + length + " bytes) is larger than maxReplayBody ("
+				+ Math.min(this.maxReplayBody, this.route.maxReplayBodyBytes()) + " bytes), so it was sent once; raise"
+				+ " RetryAfterInterceptor.Builder.maxReplayBody(...) or the provider's bound";
 	}
 
 	/** Carries a cancelled call into the operation, whose next {@code beforeAttempt()} then refuses. */

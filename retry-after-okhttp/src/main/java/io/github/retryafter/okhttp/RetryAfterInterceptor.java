@@ -7,16 +7,19 @@ import java.util.Objects;
 import java.util.UUID;
 
 import okhttp3.Call;
+import okhttp3.HttpUrl;
 import okhttp3.Interceptor;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
 
-import io.github.retryafter.Cancellation;
 import io.github.retryafter.Sleeper;
 import io.github.retryafter.Ticker;
+import io.github.retryafter.engine.AttemptOutcome;
+import io.github.retryafter.engine.Decision;
 import io.github.retryafter.engine.OperationSpec;
+import io.github.retryafter.engine.Permit;
 import io.github.retryafter.engine.RetryEngine;
 import io.github.retryafter.engine.RetryLoop;
 import io.github.retryafter.engine.RetryOperation;
@@ -31,6 +34,8 @@ import io.github.retryafter.request.RequestPreparer;
  * core's one blocking {@link RetryLoop}: {@code Retry-After} (both forms, the date against the response's own
  * {@code Date}), the deadline, the budget and the provider's gate, as the Spring Boot starter's adapters. It retries by
  * calling {@code chain.proceed} again, which an application interceptor may do once the previous response is closed.
+ * It sends and reports the first attempt itself, so a call the engine stops on at once (a success) makes no loop;
+ * the loop takes over ({@link RetryLoop#resume}) when that attempt is retried, fails, or is held by the gate.
  * Add it with {@link OkHttpClient.Builder#addInterceptor}, not as a network interceptor.
  * <p>
  * Each attempt has OkHttp's connect, read and write timeouts lowered to the engine's attempt timeout (each bounds one
@@ -114,25 +119,63 @@ public final class RetryAfterInterceptor implements Interceptor {
 					+ " addNetworkInterceptor(...)");
 		}
 		Request request = chain.request();
-		Call call = chain.call();
+		HttpUrl url = request.url();
 		OperationOptions options = request.tag(OperationOptions.class);
-		RequestBody body = request.body();
-		PreparedRequest<?> prepared = this.preparer.prepare(request.method(), request.url().uri(), request,
-				Request::header, (options != null) ? options : OperationOptions.NONE, bodySize(body));
+		// the route from the URL's parts, which HttpUrl holds: HttpUrl.uri() re-encodes and parses the whole URL
+		PreparedRequest<?> prepared = this.preparer.prepare(request.method(), url.scheme(), url.host(), url.port(),
+				request, Request::header, (options != null) ? options : OperationOptions.NONE,
+				bodySize(request.body()));
 		if (prepared.headerToAdd().isPresent()) {
 			Map.Entry<String, String> header = prepared.headerToAdd().get();
 			request = request.newBuilder().header(header.getKey(), header.getValue()).build();
 		}
-		Cancellation cancellation = Cancellation.create();
-		if (call.isCanceled()) {
-			cancellation.cancel();
+		// its cancellation is made when first asked for: by a cancelled call, a wait or a failure
+		RetryOperation operation = prepared.route().engine().start(prepared.spec());
+		if (chain.call().isCanceled()) {
+			operation.cancellation().cancel();
 		}
-		ProviderRoute route = prepared.route();
-		OperationSpec spec = prepared.spec();
-		RetryOperation operation = route.engine().start(spec, cancellation);
-		String problem = (body != null && !spec.replayable()) ? unreplayable(body, route) : null;
-		CallExchange exchange = new CallExchange(chain, request, operation, route.name(), this.maxDrain, problem);
-		return RetryLoop.of(this.ticker, watching(call)).run(operation, exchange);
+		Permit permit = operation.beforeAttempt();
+		if (permit instanceof Permit.Proceed proceed) {
+			return first(chain, request, prepared.route(), operation, proceed);
+		}
+		return loop(chain.call()).resume(operation, exchange(chain, request, prepared.route(), operation), permit);
+	}
+
+	/**
+	 * Sends and reports the first attempt: a response the engine stops on (a success, most often) goes to the caller
+	 * as it is, and only a retry or a failure makes the call's exchange and loop.
+	 */
+	private Response first(Chain chain, Request request, ProviderRoute route, RetryOperation operation,
+			Permit.Proceed proceed) throws IOException {
+		long sentAt = this.ticker.read();
+		Response response;
+		try {
+			response = CallExchange.proceed(chain, request, proceed);
+		}
+		catch (IOException | RuntimeException ex) {
+			CallExchange exchange = exchange(chain, request, route, operation);
+			Decision decision = operation.afterFailure(ex, exchange.classify(ex), sentAt, this.ticker.read());
+			return loop(chain.call()).resume(operation, exchange, decision, null, ex);
+		}
+		Decision decision;
+		try {
+			decision = operation.afterAttempt(new AttemptOutcome.Response(response.code(),
+					CallExchange.headerSource(response), sentAt, this.ticker.read()));
+		}
+		catch (RuntimeException | Error ex) {
+			// the engine or a listener threw: the response is nobody's, so it is closed, as the loop does
+			FailedBodies.discard(response, Duration.ZERO, 0);
+			throw ex;
+		}
+		if (decision instanceof Decision.Stop) {
+			return response;
+		}
+		return loop(chain.call()).resume(operation, exchange(chain, request, route, operation), decision, response,
+				null);
+	}
+
+	private CallExchange exchange(Chain chain, Request request, ProviderRoute route, RetryOperation operation) {
+		return new CallExchange(chain, request, operation, route, this.maxReplayBody, this.maxDrain);
 	}
 
 	/** The body's size as the preparer takes it: unknown lengths and one-shot bodies are never replayed. */
@@ -147,20 +190,9 @@ public final class RetryAfterInterceptor implements Interceptor {
 		return length;
 	}
 
-	/** Says why a body is not replayed, and what to do. */
-	private String unreplayable(RequestBody body, ProviderRoute route) throws IOException {
-		if (body.isOneShot()) {
-			return "the request body is one-shot (RequestBody.isOneShot()), so it was sent once; send a body OkHttp"
-					+ " may write again (RequestBody.create(...)) to make the request retryable";
-		}
-		long length = body.contentLength();
-		if (length < 0) {
-			return "the request body's length is unknown (contentLength() is -1), so it was sent once; give the body"
-					+ " its length to make the request retryable";
-		}
-		return "the request body (" + length + " bytes) is larger than maxReplayBody ("
-				+ Math.min(this.maxReplayBody, route.maxReplayBodyBytes()) + " bytes), so it was sent once; raise"
-				+ " RetryAfterInterceptor.Builder.maxReplayBody(...) or the provider's bound";
+	/** The loop of one call that goes past its first attempt: it waits on a sleeper that watches the call. */
+	private RetryLoop loop(Call call) {
+		return RetryLoop.of(this.ticker, watching(call));
 	}
 
 	/** The sleeper of one call: it wakes every {@link #CANCEL_CHECK} to carry the call's cancellation over. */
