@@ -49,7 +49,7 @@ final class GateFeed {
 			gate.onSuccess(response.sentAtNanos(), response.receivedAtNanos());
 			return;
 		}
-		if ((throttle || classification == Classification.RETRYABLE) && response.hints().hasRetryAfter()) {
+		if ((throttle || classification == Classification.RETRYABLE) && response.hints().hasWaitField(this.gatePlanner.options().fields())) {
 			try {
 				this.gatePlanner.plan(response.hints(), PlanRequest.forAttempt(attempts))
 					.filter((plan) -> !gate.absorbs(status, Optional.of(plan.floor())))

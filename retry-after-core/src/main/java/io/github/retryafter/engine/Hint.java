@@ -9,11 +9,12 @@ import io.github.retryafter.RetryPlan;
 import io.github.retryafter.hint.RetryAfterPlanner;
 
 /**
- * What the response's {@code Retry-After} gave an operation: a plan, or a refusal (possibly {@code TOO_LONG}), or
- * nothing. Immutable.
+ * What the response's wait fields ({@code Retry-After} and the millisecond fields the policy reads) gave an
+ * operation: a plan, or a refusal (possibly {@code TOO_LONG}), or nothing. A refused should-retry field is reported
+ * here too, beside a plan, unless a wait field's refusal takes its place. Immutable.
  *
- * @param plan the plan, when the field was usable
- * @param refused why the field was refused, when it was
+ * @param plan the plan, when a wait field was usable
+ * @param refused why the wait fields (or else a should-retry field) were refused, when they were
  */
 record Hint(Optional<RetryPlan> plan, Optional<RetryAfterException> refused) {
 
@@ -25,11 +26,17 @@ record Hint(Optional<RetryPlan> plan, Optional<RetryAfterException> refused) {
 	 * or a half measured round trip is a bug of the caller's and is thrown.
 	 */
 	static Hint read(RetryAfterPlanner planner, RetryPolicy policy, OperationState state, AttemptOutcome outcome) {
-		if (!(outcome instanceof AttemptOutcome.Response response) || !response.hints().hasRetryAfter()) {
+		if (!(outcome instanceof AttemptOutcome.Response response)) {
 			return NONE;
 		}
+		Optional<RetryAfterException> shouldRetryRefused = response.hints()
+			.shouldRetry(planner.options().fields())
+			.refused();
+		if (!response.hints().hasWaitField(planner.options().fields())) {
+			return shouldRetryRefused.isEmpty() ? NONE : new Hint(Optional.empty(), shouldRetryRefused);
+		}
 		try {
-			return new Hint(planner.plan(response.hints(), planRequest(policy, state, response)), Optional.empty());
+			return new Hint(planner.plan(response.hints(), planRequest(policy, state, response)), shouldRetryRefused);
 		}
 		catch (RetryAfterException ex) {
 			if (ex.code() == RetryAfterError.INVALID_RANDOM || ex.code() == RetryAfterError.HALF_MEASURED_ROUND_TRIP) {
