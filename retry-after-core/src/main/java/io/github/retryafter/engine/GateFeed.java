@@ -65,29 +65,23 @@ final class GateFeed {
 	}
 
 	/**
-	 * Feeds a response's rate-limit fields to its provider's gate: a quota sets and caps the rate
-	 * ({@link ProviderGate#onQuota}), else {@code remaining / reset} does; a remaining of zero closes the gate until
-	 * the reset, measured from receipt and capped at the planner's max wait (the deadline without one). Unusable fields
-	 * are reported to the listener and ignored.
+	 * Feeds a response's rate-limit fields (the families the policy's field set names) to its provider's gate: a
+	 * quota sets and caps the rate ({@link ProviderGate#onQuota}), else {@code remaining / reset} does, scaled by the
+	 * scarcest token window ({@link RateLimitFields#ratePerSecond()}); an exhausted window closes the gate until its
+	 * reset ({@link RateLimitFields#hold()}), measured from receipt and capped at the planner's max wait (the deadline
+	 * without one). Unusable fields are reported to the listener and ignored.
 	 */
 	private void observeRateLimitFields(ProviderGate gate, OperationSpec spec, int attempts,
 			AttemptOutcome.Response response) {
-		RateLimitFields fields = response.hints().rateLimits();
+		RateLimitFields fields = response.hints().rateLimits(this.policy.planner().fields());
 		for (RateLimitFields.Problem problem : fields.problems()) {
 			this.listener.onRateLimitFieldIgnored(new RateLimitFieldEvent(spec, attempts, problem));
 		}
-		if (fields.remaining().isEmpty()) {
-			return;
-		}
-		long remaining = fields.remaining().getAsLong();
-		double perSecond = fields.quota().orElse(fields.reset()
-			.filter((reset) -> !reset.isZero())
-			.map((reset) -> remaining * 1e9 / Saturating.toNanos(reset))
-			.orElse(0.0));
-		gate.onQuota(perSecond, remaining, response.receivedAtNanos());
-		if (fields.exhausted()) {
+		fields.pacedRemaining()
+			.ifPresent((remaining) -> gate.onQuota(fields.ratePerSecond(), remaining, response.receivedAtNanos()));
+		if (fields.hold().isPresent()) {
 			Duration cap = this.policy.planner().maxWait().orElse(this.policy.deadline());
-			Duration wait = fields.reset().get().compareTo(cap) > 0 ? cap : fields.reset().get();
+			Duration wait = fields.hold().get().compareTo(cap) > 0 ? cap : fields.hold().get();
 			gate.closeUntil(Saturating.add(response.receivedAtNanos(), Saturating.toNanos(wait)));
 		}
 	}

@@ -104,13 +104,24 @@ public final class ResponseHints {
 	}
 
 	/**
-	 * Returns what the response's rate-limit fields announce, read strictly (see {@link RateLimitFields}).
+	 * Returns what the response's standard rate-limit fields announce, read strictly (see {@link RateLimitFields}).
 	 * @return the fields; {@link RateLimitFields#NONE} when there are none
 	 */
-	public synchronized RateLimitFields rateLimits() {
+	public RateLimitFields rateLimits() {
+		return rateLimits(HintFields.STANDARD);
+	}
+
+	/**
+	 * Returns what the response's rate-limit fields announce, of the families {@code fields} names: a vendor family's
+	 * windows first when named and present, else the standard families (see {@link RateLimitFields}).
+	 * @param fields the field groups read
+	 * @return the fields; {@link RateLimitFields#NONE} when there are none
+	 */
+	public synchronized RateLimitFields rateLimits(HintFields fields) {
 		Memo memo = memo();
-		if (memo.rateLimits == null) {
-			memo.rateLimits = RateLimitFieldParser.read(this);
+		if (memo.rateLimits == null || !memo.rateLimitFields.equals(fields)) {
+			memo.rateLimits = RateLimitFieldParser.read(this, fields);
+			memo.rateLimitFields = fields;
 		}
 		return memo.rateLimits;
 	}
@@ -270,6 +281,8 @@ public final class ResponseHints {
 		private AgeValue age;
 
 		private RateLimitFields rateLimits;
+
+		private HintFields rateLimitFields;
 
 		/** Per millisecond field: a {@code Long} or the {@link RetryAfterException} refusing it. */
 		private final Object[] millis = new Object[2];

@@ -21,6 +21,9 @@ import io.github.retryafter.PlannerOptions;
 import io.github.retryafter.RetryAfterError;
 import io.github.retryafter.RetryAfterException;
 import io.github.retryafter.RetryPlan;
+import io.github.retryafter.hint.HttpDate;
+import io.github.retryafter.hint.RateLimitFields;
+import io.github.retryafter.hint.RateLimitFields.Problem.Code;
 import io.github.retryafter.hint.ResponseHints;
 import io.github.retryafter.hint.RetryAfterPlanner;
 import io.github.retryafter.hint.ShouldRetry;
@@ -91,6 +94,117 @@ class VendorFieldsPropertiesTests {
 				}
 			});
 		}
+	}
+
+	@Test
+	void everyGoDurationResetIsExactOrATypedProblem() {
+		HintFields openai = HintFields.of(HintField.OPENAI_WINDOWS);
+		Tries.check(SEED, TRIES, VendorFieldsPropertiesTests::duration, (input) -> {
+			RateLimitFields read = ResponseHints
+				.of(HeaderSource.of(Map.of("x-ratelimit-reset-tokens", input.lines()))).rateLimits(openai);
+			Optional<BigDecimal> expected = input.expectedNanos();
+			Optional<Duration> reset = read.windows().isEmpty() ? Optional.empty() : read.windows().get(0).reset();
+			if (expected.isPresent() && expected.get().compareTo(BigDecimal.valueOf(Long.MAX_VALUE)) <= 0) {
+				require(reset.equals(Optional.of(Duration.ofNanos(expected.get().longValueExact())))
+						&& read.problems().isEmpty(), "read " + reset + " " + read.problems());
+			}
+			else {
+				require(reset.filter((value) -> value.isNegative()).isEmpty(), "a negative reset " + reset);
+				if (reset.isEmpty()) {
+					require(read.problems().size() == 1 && Set.of(Code.INVALID_DURATION, Code.MULTIPLE_VALUES,
+							Code.MALFORMED).contains(read.problems().get(0).code()), "problems " + read.problems());
+				}
+				require(expected.isEmpty() || reset.isEmpty(), "a duration past 292 years read as " + reset);
+			}
+		});
+	}
+
+	@Test
+	void everyRfc3339ResetIsMeasuredFromTheDateOrATypedProblem() {
+		HintFields anthropic = HintFields.of(HintField.ANTHROPIC_WINDOWS);
+		long date = Instant.parse("2026-09-08T12:00:00Z").getEpochSecond();
+		String dateText = HttpDate.format(date);
+		Tries.check(SEED, TRIES, VendorFieldsPropertiesTests::instant, (input) -> {
+			RateLimitFields read = ResponseHints
+				.of(HeaderSource.of(Map.of("anthropic-ratelimit-tokens-reset", input.lines(), "Date", List.of(dateText))))
+				.rateLimits(anthropic);
+			Optional<Duration> reset = read.windows().isEmpty() ? Optional.empty() : read.windows().get(0).reset();
+			Optional<Instant> expected = input.expected();
+			if (expected.isPresent()) {
+				long since = expected.get().toEpochMilli() - date * 1000;
+				require(since < -1000 ? reset.isEmpty() : reset.equals(Optional.of(Duration.ofMillis(Math.max(0, since)))),
+						"read " + reset + " for " + expected);
+			}
+			else if (reset.isPresent()) {
+				require(!reset.get().isNegative() && read.problems().isEmpty(), "read " + reset);
+			}
+			else {
+				require(read.problems().size() == 1 && Set.of(Code.INVALID_INSTANT, Code.MULTIPLE_VALUES, Code.MALFORMED,
+						Code.RESET_BEFORE_DATE).contains(read.problems().get(0).code()), "problems " + read.problems());
+			}
+		});
+	}
+
+	/** One to four terms of a Go duration, its value in nanoseconds (each term rounded up) when valid, or a hostile value. */
+	private static Generated duration(Draw draw) {
+		if (draw.chance(0.5)) {
+			String hostile = draw.oneOf((anything) -> anything.string(24),
+					(alphabet) -> alphabet.string("0123456789.hmsunµ-+ ", 16), (negative) -> "-" + negative.digits(1, 4) + "s",
+					(huge) -> huge.digits(17, 30) + huge.of("h", "m", "s"), (empty) -> "");
+			return new Generated(List.of(hostile), null);
+		}
+		String[] units = { "ns", "us", "µs", "ms", "s", "m", "h" };
+		long[] nanos = { 1, 1_000, 1_000, 1_000_000, 1_000_000_000L, 60_000_000_000L, 3_600_000_000_000L };
+		StringBuilder text = new StringBuilder();
+		BigDecimal total = BigDecimal.ZERO;
+		int terms = draw.ints(1, 4);
+		for (int i = 0; i < terms; i++) {
+			String number = draw.digits(1, 6) + (draw.chance(0.3) ? "." + draw.digits(1, 12) : "");
+			int unit = draw.ints(0, units.length - 1);
+			text.append(number).append(units[unit]);
+			total = total.add(new BigDecimal(number).multiply(BigDecimal.valueOf(nanos[unit]))
+				.setScale(0, RoundingMode.CEILING));
+		}
+		return new Generated(List.of(text.toString()), total);
+	}
+
+	/** A valid RFC 3339 instant near the Date (with its exact instant), or a hostile value. */
+	private static Timed instant(Draw draw) {
+		if (draw.chance(0.5)) {
+			String hostile = draw.oneOf((anything) -> anything.string(30),
+					(alphabet) -> alphabet.string("0123456789-:.TZ+ ", 30), (mutated) -> {
+						StringBuilder text = new StringBuilder("2026-09-08T12:00:30.250+01:00");
+						text.setCharAt(mutated.ints(0, text.length() - 1), mutated.anyChar());
+						return text.toString();
+					}, (huge) -> "+" + huge.digits(5, 12) + "-09-08T12:00:30Z", (empty) -> "");
+			return new Timed(List.of(hostile), null);
+		}
+		Instant at = Instant.parse("2026-09-08T12:00:00Z").plusMillis(draw.longs(-90_000_000L, 90_000_000L));
+		int offsetMinutes = draw.ints(-18 * 60, 18 * 60);
+		java.time.OffsetDateTime local = at.atOffset(java.time.ZoneOffset.ofTotalSeconds(offsetMinutes * 60));
+		String text = local.format(java.time.format.DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSSxxx"));
+		if (offsetMinutes == 0 && draw.chance(0.5)) {
+			text = text.replace("+00:00", "Z");
+		}
+		return new Timed(List.of(text), at);
+	}
+
+	/** A generated duration field and its exact value when valid. */
+	private record Generated(List<String> lines, BigDecimal nanos) {
+
+		Optional<BigDecimal> expectedNanos() {
+			return Optional.ofNullable(this.nanos);
+		}
+
+	}
+
+	/** A generated instant field and the instant when valid. */
+	private record Timed(List<String> lines, Instant at) {
+
+		Optional<Instant> expected() {
+			return Optional.ofNullable(this.at);
+		}
+
 	}
 
 	private static void require(boolean condition, String what) {
