@@ -22,6 +22,18 @@ public enum PlanSource {
 	RETRY_AFTER_MS,
 
 	/** {@code x-ms-retry-after-ms}: milliseconds, measured from receipt of the response. */
-	X_MS_RETRY_AFTER_MS
+	X_MS_RETRY_AFTER_MS;
+
+	/**
+	 * Returns the field this source is a form of.
+	 * @return {@link HintField#RETRY_AFTER} for its three forms, else the millisecond field
+	 */
+	public HintField field() {
+		return switch (this) {
+			case RETRY_AFTER_MS -> HintField.RETRY_AFTER_MS;
+			case X_MS_RETRY_AFTER_MS -> HintField.X_MS_RETRY_AFTER_MS;
+			case DELAY_SECONDS, HTTP_DATE, HTTP_DATE_CLIENT_CLOCK -> HintField.RETRY_AFTER;
+		};
+	}
 
 }

@@ -436,11 +436,7 @@ public final class RetryAfterPlanner {
 		}
 
 		HintField field() {
-			return switch (this.source) {
-				case RETRY_AFTER_MS -> HintField.RETRY_AFTER_MS;
-				case X_MS_RETRY_AFTER_MS -> HintField.X_MS_RETRY_AFTER_MS;
-				case DELAY_SECONDS, HTTP_DATE, HTTP_DATE_CLIENT_CLOCK -> HintField.RETRY_AFTER;
-			};
+			return this.source.field();
 		}
 
 	}
