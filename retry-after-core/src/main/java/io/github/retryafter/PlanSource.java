@@ -1,7 +1,8 @@
 package io.github.retryafter;
 
 /**
- * Which form of {@code Retry-After} a plan was computed from.
+ * Which field, and which form of it, a plan was computed from: {@code Retry-After} in one of its forms, or one of the
+ * millisecond fields some providers send beside it (the later instant of those read wins).
  */
 public enum PlanSource {
 
@@ -15,6 +16,24 @@ public enum PlanSource {
 	 * An HTTP-date on a response without {@code Date}, measured against the client's wall clock because the caller
 	 * asked for it with {@link OnMissingDate#TRUST_CLIENT_CLOCK}: wrong by the full client skew.
 	 */
-	HTTP_DATE_CLIENT_CLOCK
+	HTTP_DATE_CLIENT_CLOCK,
+
+	/** {@code retry-after-ms}: milliseconds, measured from receipt of the response. */
+	RETRY_AFTER_MS,
+
+	/** {@code x-ms-retry-after-ms}: milliseconds, measured from receipt of the response. */
+	X_MS_RETRY_AFTER_MS;
+
+	/**
+	 * Returns the field this source is a form of.
+	 * @return {@link HintField#RETRY_AFTER} for its three forms, else the millisecond field
+	 */
+	public HintField field() {
+		return switch (this) {
+			case RETRY_AFTER_MS -> HintField.RETRY_AFTER_MS;
+			case X_MS_RETRY_AFTER_MS -> HintField.X_MS_RETRY_AFTER_MS;
+			case DELAY_SECONDS, HTTP_DATE, HTTP_DATE_CLIENT_CLOCK -> HintField.RETRY_AFTER;
+		};
+	}
 
 }

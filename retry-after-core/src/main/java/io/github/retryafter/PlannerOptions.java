@@ -18,9 +18,10 @@ import java.util.Optional;
  * @param minSpread the narrowest spread
  * @param maxSpread the widest spread
  * @param onMissingDate what to do with an HTTP-date on a response without {@code Date}
+ * @param fields which of a response's fields are read for the wait (default {@link HintFields#STANDARD})
  */
 public record PlannerOptions(Optional<Duration> maxWait, JitterMode jitter, double spreadRatio, Duration minSpread,
-		Duration maxSpread, OnMissingDate onMissingDate) {
+		Duration maxSpread, OnMissingDate onMissingDate, HintFields fields) {
 
 	/** The defaults: no max wait, random jitter, spread 25% of the floor within [250 ms, 30 s], refuse missing Date. */
 	public static final PlannerOptions DEFAULTS = builder().build();
@@ -35,8 +36,10 @@ public record PlannerOptions(Optional<Duration> maxWait, JitterMode jitter, doub
 	 * @param minSpread the narrowest spread
 	 * @param maxSpread the widest spread
 	 * @param onMissingDate what to do with an HTTP-date on a response without {@code Date}
+	 * @param fields which of a response's fields are read for the wait
 	 */
 	public PlannerOptions {
+		Objects.requireNonNull(fields, "fields");
 		Objects.requireNonNull(maxWait, "maxWait");
 		Objects.requireNonNull(jitter, "jitter");
 		Objects.requireNonNull(minSpread, "minSpread");
@@ -60,6 +63,20 @@ public record PlannerOptions(Optional<Duration> maxWait, JitterMode jitter, doub
 	}
 
 	/**
+	 * Options that read the {@link HintFields#STANDARD standard} fields.
+	 * @param maxWait the longest floor the caller accepts; empty means no limit
+	 * @param jitter how to spread clients above the floor
+	 * @param spreadRatio the spread as a fraction of the floor
+	 * @param minSpread the narrowest spread
+	 * @param maxSpread the widest spread
+	 * @param onMissingDate what to do with an HTTP-date on a response without {@code Date}
+	 */
+	public PlannerOptions(Optional<Duration> maxWait, JitterMode jitter, double spreadRatio, Duration minSpread,
+			Duration maxSpread, OnMissingDate onMissingDate) {
+		this(maxWait, jitter, spreadRatio, minSpread, maxSpread, onMissingDate, HintFields.STANDARD);
+	}
+
+	/**
 	 * Returns a builder starting from the defaults.
 	 * @return a new builder
 	 */
@@ -79,6 +96,7 @@ public record PlannerOptions(Optional<Duration> maxWait, JitterMode jitter, doub
 		builder.minSpread = this.minSpread;
 		builder.maxSpread = this.maxSpread;
 		builder.onMissingDate = this.onMissingDate;
+		builder.fields = this.fields;
 		return builder;
 	}
 
@@ -98,6 +116,8 @@ public record PlannerOptions(Optional<Duration> maxWait, JitterMode jitter, doub
 		private Duration maxSpread = Duration.ofSeconds(30);
 
 		private OnMissingDate onMissingDate = OnMissingDate.REFUSE;
+
+		private HintFields fields = HintFields.STANDARD;
 
 		private Builder() {
 		}
@@ -163,13 +183,24 @@ public record PlannerOptions(Optional<Duration> maxWait, JitterMode jitter, doub
 		}
 
 		/**
+		 * Sets which of a response's fields are read: the wait fields ({@code Retry-After}, {@code retry-after-ms},
+		 * {@code x-ms-retry-after-ms}), and, for the engine, the should-retry fields and the rate-limit windows.
+		 * @param fields the field groups read
+		 * @return this builder
+		 */
+		public Builder fields(HintFields fields) {
+			this.fields = fields;
+			return this;
+		}
+
+		/**
 		 * Builds the options.
 		 * @return the options
 		 * @throws IllegalArgumentException naming the bad value
 		 */
 		public PlannerOptions build() {
 			return new PlannerOptions(Optional.ofNullable(this.maxWait), this.jitter, this.spreadRatio, this.minSpread,
-					this.maxSpread, this.onMissingDate);
+					this.maxSpread, this.onMissingDate, this.fields);
 		}
 
 	}

@@ -49,6 +49,12 @@ public enum RetryAfterError {
 	HALF_MEASURED_ROUND_TRIP,
 
 	/** The random source returned {@code NaN}, a negative number or a number {@code >= 1}. */
-	INVALID_RANDOM
+	INVALID_RANDOM,
+
+	/**
+	 * {@code x-should-retry} or {@code Stripe-Should-Retry} is empty, repeated, or neither {@code true} nor
+	 * {@code false}; it is treated as absent, so the status decides.
+	 */
+	INVALID_SHOULD_RETRY
 
 }

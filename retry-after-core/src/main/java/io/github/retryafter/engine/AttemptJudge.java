@@ -9,6 +9,7 @@ import io.github.retryafter.RandomSource;
 import io.github.retryafter.RetryPlan;
 import io.github.retryafter.Scope;
 import io.github.retryafter.hint.RetryAfterPlanner;
+import io.github.retryafter.hint.ShouldRetry;
 import io.github.retryafter.internal.Saturating;
 
 /**
@@ -32,10 +33,36 @@ final class AttemptJudge {
 		this.random = planner.random();
 	}
 
-	/** Classifies an attempt's outcome with the policy's classifier, once per attempt. */
+	/**
+	 * Classifies an attempt's outcome with the policy's classifier, once per attempt; a failed response's
+	 * should-retry verdict, when the policy reads one, overrides it ({@code false} vetoes a retry, {@code true} permits
+	 * one the status would not get). A success stays a success.
+	 */
 	Classification classify(AttemptOutcome outcome) {
 		Objects.requireNonNull(outcome, "outcome");
-		return Objects.requireNonNull(this.policy.classifier().classify(outcome), "classifier returned null");
+		Classification classification = Objects.requireNonNull(this.policy.classifier().classify(outcome),
+				"classifier returned null");
+		if (classification == Classification.SUCCESS || !(outcome instanceof AttemptOutcome.Response response)) {
+			return classification;
+		}
+		return shouldRetry(response).verdict()
+			.map((retry) -> retry ? Classification.RETRYABLE : Classification.NOT_RETRYABLE)
+			.orElse(classification);
+	}
+
+	private ShouldRetry shouldRetry(AttemptOutcome.Response response) {
+		return response.hints().shouldRetry(this.planner.options().fields());
+	}
+
+	/** Why a failed attempt is not retried: the provider's veto, when it said so, else the classifier's word. */
+	private Evaluation notRetryable(AttemptOutcome outcome, int attempt) {
+		Optional<String> vetoedBy = (outcome instanceof AttemptOutcome.Response response)
+				? shouldRetry(response).field().filter((field) -> !shouldRetry(response).verdict().get())
+				: Optional.empty();
+		return Evaluation.stop(Outcome.NOT_RETRYABLE, RetryEngine.describe(outcome) + " on attempt " + attempt
+				+ vetoedBy.map((field) -> ": the provider said " + field + ": false, so it is not retried")
+					.orElse(" is not retryable"),
+				false);
 	}
 
 	/**
@@ -69,8 +96,7 @@ final class AttemptJudge {
 					retryable);
 		}
 		if (!retryable) {
-			return Evaluation.stop(Outcome.NOT_RETRYABLE,
-					RetryEngine.describe(outcome) + " on attempt " + attempt + " is not retryable", false);
+			return notRetryable(outcome, attempt);
 		}
 		Optional<Decision.Stop> unsafe = ReplaySafety.refusal(this.policy, state.spec(), outcome, attempt);
 		if (unsafe.isPresent()) {

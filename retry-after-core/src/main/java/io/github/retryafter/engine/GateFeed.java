@@ -51,7 +51,7 @@ final class GateFeed {
 			gate.onSuccess(response.sentAtNanos(), response.receivedAtNanos());
 			return;
 		}
-		if ((throttle || classification == Classification.RETRYABLE) && response.hints().hasRetryAfter()) {
+		if ((throttle || classification == Classification.RETRYABLE) && response.hints().hasWaitField(this.gatePlanner.options().fields())) {
 			try {
 				this.gatePlanner.plan(response.hints(), PlanRequest.forAttempt(attempts))
 					.filter((plan) -> !gate.absorbs(status, Optional.of(plan.floor())))
@@ -67,12 +67,12 @@ final class GateFeed {
 	}
 
 	/**
-	 * Reads the end of a response's {@code Retry-After} floor as the gate does (measured from now, without jitter
+	 * Reads the end of a response's wait-field floor ({@code Retry-After} and the millisecond fields read) as the gate does (measured from now, without jitter
 	 * and without a max wait): what an operation that gives up hands on ({@link NotBefore}).
 	 * @return the ticker reading the floor ends at, empty when the field is absent or unusable
 	 */
 	OptionalLong floorEnd(AttemptOutcome.Response response, int attempts) {
-		if (!response.hints().hasRetryAfter()) {
+		if (!response.hints().hasWaitField(this.gatePlanner.options().fields())) {
 			return OptionalLong.empty();
 		}
 		try {
@@ -85,29 +85,23 @@ final class GateFeed {
 	}
 
 	/**
-	 * Feeds a response's rate-limit fields to its provider's gate: a quota sets and caps the rate
-	 * ({@link ProviderGate#onQuota}), else {@code remaining / reset} does; a remaining of zero closes the gate until
-	 * the reset, measured from receipt and capped at the planner's max wait (the deadline without one). Unusable fields
-	 * are reported to the listener and ignored.
+	 * Feeds a response's rate-limit fields (the families the policy's field set names) to its provider's gate: a
+	 * quota sets and caps the rate ({@link ProviderGate#onQuota}), else {@code remaining / reset} does, scaled by the
+	 * scarcest token window ({@link RateLimitFields#ratePerSecond()}); an exhausted window closes the gate until its
+	 * reset ({@link RateLimitFields#hold()}), measured from receipt and capped at the planner's max wait (the deadline
+	 * without one). Unusable fields are reported to the listener and ignored.
 	 */
 	private void observeRateLimitFields(ProviderGate gate, OperationSpec spec, int attempts,
 			AttemptOutcome.Response response) {
-		RateLimitFields fields = response.hints().rateLimits();
+		RateLimitFields fields = response.hints().rateLimits(this.policy.planner().fields());
 		for (RateLimitFields.Problem problem : fields.problems()) {
 			this.listener.onRateLimitFieldIgnored(new RateLimitFieldEvent(spec, attempts, problem));
 		}
-		if (fields.remaining().isEmpty()) {
-			return;
-		}
-		long remaining = fields.remaining().getAsLong();
-		double perSecond = fields.quota().orElse(fields.reset()
-			.filter((reset) -> !reset.isZero())
-			.map((reset) -> remaining * 1e9 / Saturating.toNanos(reset))
-			.orElse(0.0));
-		gate.onQuota(perSecond, remaining, response.receivedAtNanos());
-		if (fields.exhausted()) {
+		fields.pacedRemaining()
+			.ifPresent((remaining) -> gate.onQuota(fields.ratePerSecond(), remaining, response.receivedAtNanos()));
+		if (fields.hold().isPresent()) {
 			Duration cap = this.policy.planner().maxWait().orElse(this.policy.deadline());
-			Duration wait = fields.reset().get().compareTo(cap) > 0 ? cap : fields.reset().get();
+			Duration wait = fields.hold().get().compareTo(cap) > 0 ? cap : fields.hold().get();
 			gate.closeUntil(Saturating.add(response.receivedAtNanos(), Saturating.toNanos(wait)));
 		}
 	}

@@ -14,11 +14,12 @@ import io.github.retryafter.hint.ResponseHints;
 import io.github.retryafter.hint.RetryAfterPlanner;
 
 /**
- * What the response's {@code Retry-After} gave an operation: a plan, or a refusal (possibly {@code TOO_LONG}), or
- * nothing. Immutable.
+ * What the response's wait fields ({@code Retry-After} and the millisecond fields the policy reads) gave an
+ * operation: a plan, or a refusal (possibly {@code TOO_LONG}), or nothing. A refused should-retry field is reported
+ * here too, beside a plan, unless a wait field's refusal takes its place. Immutable.
  *
- * @param plan the plan, when the field was usable
- * @param refused why the field was refused, when it was
+ * @param plan the plan, when a wait field was usable
+ * @param refused why the wait fields (or else a should-retry field) were refused, when they were
  */
 record Hint(Optional<RetryPlan> plan, Optional<RetryAfterException> refused) {
 
@@ -33,10 +34,16 @@ record Hint(Optional<RetryPlan> plan, Optional<RetryAfterException> refused) {
 		if (outcome instanceof AttemptOutcome.Failure failure) {
 			return handedOn(planner, state, failure);
 		}
-		if (!(outcome instanceof AttemptOutcome.Response response) || !response.hints().hasRetryAfter()) {
+		if (!(outcome instanceof AttemptOutcome.Response response)) {
 			return NONE;
 		}
-		return plan(planner, response.hints(), planRequest(policy, state, response));
+		Optional<RetryAfterException> shouldRetryRefused = response.hints()
+			.shouldRetry(planner.options().fields())
+			.refused();
+		if (!response.hints().hasWaitField(planner.options().fields())) {
+			return shouldRetryRefused.isEmpty() ? NONE : new Hint(Optional.empty(), shouldRetryRefused);
+		}
+		return plan(planner, response.hints(), planRequest(policy, state, response), shouldRetryRefused);
 	}
 
 	/**
@@ -55,12 +62,14 @@ record Hint(Optional<RetryPlan> plan, Optional<RetryAfterException> refused) {
 		ResponseHints hints = ResponseHints.of(HeaderSource.of(Map.of("Retry-After", List.of(Long.toString(seconds)))));
 		PlanRequest request = PlanRequest.forAttempt(state.attempts());
 		return plan(planner, hints,
-				state.spec().jitterKey().isPresent() ? request.withJitterKey(state.spec().jitterKey().get()) : request);
+				state.spec().jitterKey().isPresent() ? request.withJitterKey(state.spec().jitterKey().get()) : request,
+				Optional.empty());
 	}
 
-	private static Hint plan(RetryAfterPlanner planner, ResponseHints hints, PlanRequest request) {
+	private static Hint plan(RetryAfterPlanner planner, ResponseHints hints, PlanRequest request,
+			Optional<RetryAfterException> shouldRetryRefused) {
 		try {
-			return new Hint(planner.plan(hints, request), Optional.empty());
+			return new Hint(planner.plan(hints, request), shouldRetryRefused);
 		}
 		catch (RetryAfterException ex) {
 			if (ex.code() == RetryAfterError.INVALID_RANDOM || ex.code() == RetryAfterError.HALF_MEASURED_ROUND_TRIP) {

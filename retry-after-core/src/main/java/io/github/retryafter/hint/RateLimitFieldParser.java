@@ -9,6 +9,8 @@ import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.OptionalLong;
 
+import io.github.retryafter.HintField;
+import io.github.retryafter.HintFields;
 import io.github.retryafter.RetryAfterException;
 import io.github.retryafter.hint.RateLimitFields.Family;
 import io.github.retryafter.hint.RateLimitFields.Problem;
@@ -31,16 +33,28 @@ final class RateLimitFieldParser {
 	/** RFC 9651's bound on an integer's digits. */
 	private static final int MAX_DIGITS = 15;
 
+	/** The standard families, in the order they are looked for. */
+	private static final List<Family> STANDARD_FAMILIES = List.of(Family.IETF, Family.DRAFT_TRIO, Family.X_TRIO);
+
 	private RateLimitFieldParser() {
 	}
 
 	/**
-	 * Reads the first family present in {@code hints}.
+	 * Reads the first family present in {@code hints} of those {@code fields} names: a vendor family's windows
+	 * first, then the standard families in their order.
 	 * @param hints the response's hint fields
+	 * @param fields the field groups read
 	 * @return what they announce
 	 */
-	static RateLimitFields read(ResponseHints hints) {
-		for (Family family : Family.values()) {
+	static RateLimitFields read(ResponseHints hints, HintFields fields) {
+		Optional<RateLimitFields> vendor = WindowFieldParser.read(hints, fields);
+		if (vendor.isPresent()) {
+			return vendor.get();
+		}
+		if (!fields.reads(HintField.RATE_LIMIT)) {
+			return RateLimitFields.NONE;
+		}
+		for (Family family : STANDARD_FAMILIES) {
 			if (present(hints, family)) {
 				Reader reader = new Reader(hints, family);
 				return (family == Family.IETF) ? reader.structured() : reader.trio();

@@ -8,6 +8,8 @@ import java.util.OptionalDouble;
 import java.util.OptionalLong;
 
 import io.github.retryafter.HeaderSource;
+import io.github.retryafter.HintField;
+import io.github.retryafter.internal.Saturating;
 
 /**
  * What a response's rate-limit fields announce about the provider's quota, read strictly: the quota's rate, the
@@ -28,6 +30,14 @@ import io.github.retryafter.HeaderSource;
  * {@code Date} ({@code reset − Date}), never against the client's clock, so a skewed clock changes nothing, and it is
  * refused without a {@code Date}. The structured {@code t} is always delta-seconds, as the draft says.
  * <p>
+ * Two vendor families are read when the field set names them ({@link io.github.retryafter.HintField#OPENAI_WINDOWS},
+ * {@link io.github.retryafter.HintField#ANTHROPIC_WINDOWS}), before the standard ones: each is a set of
+ * {@link Window windows}, one counting requests and others counting tokens, each with a limit, a remaining and a
+ * reset (a Go duration such as {@code 6m0s} for OpenAI, an RFC 3339 instant measured against the response's
+ * {@code Date} for Anthropic). {@link #remaining()} and {@link #reset()} are then the request window's;
+ * {@link #hold()}, {@link #pacedRemaining()} and {@link #ratePerSecond()} say how every window paces together
+ * (docs/vendor-fields.md has the reasoning).
+ * <p>
  * Every integer is ASCII digits, at most 15 of them (RFC 9651's bound); a field that is present but unusable is
  * ignored and named in {@link #problems()} with a {@link Problem.Code code}, never guessed at, and reading never
  * throws. Immutable and thread-safe.
@@ -37,17 +47,18 @@ import io.github.retryafter.HeaderSource;
  * @param reset the time from the response until the window resets, if announced
  * @param family the family that was read, empty when the response carries none
  * @param problems the fields present but ignored, and why; empty when all were usable
+ * @param windows the vendor families' windows, each as announced; empty for the standard families
  * @see <a href="https://datatracker.ietf.org/doc/draft-ietf-httpapi-ratelimit-headers/">draft-ietf-httpapi-ratelimit-headers</a>
  */
 public record RateLimitFields(OptionalDouble quota, OptionalLong remaining, Optional<Duration> reset,
-		Optional<Family> family, List<Problem> problems) {
+		Optional<Family> family, List<Problem> problems, List<Window> windows) {
 
 	/** The smallest reset value the trios read as epoch seconds instead of delta-seconds. */
 	public static final long EPOCH_SECONDS_FROM = 1_000_000_000L;
 
 	/** A response without rate-limit fields. */
 	public static final RateLimitFields NONE = new RateLimitFields(OptionalDouble.empty(), OptionalLong.empty(),
-			Optional.empty(), Optional.empty(), List.of());
+			Optional.empty(), Optional.empty(), List.of(), List.of());
 
 	/**
 	 * Checks the arguments and copies the problems.
@@ -56,6 +67,7 @@ public record RateLimitFields(OptionalDouble quota, OptionalLong remaining, Opti
 	 * @param reset the time from the response until the window resets, if announced
 	 * @param family the family that was read, empty when the response carries none
 	 * @param problems the fields present but ignored, and why; empty when all were usable
+	 * @param windows the vendor families' windows; empty for the standard families
 	 */
 	public RateLimitFields {
 		Objects.requireNonNull(quota, "quota");
@@ -63,6 +75,20 @@ public record RateLimitFields(OptionalDouble quota, OptionalLong remaining, Opti
 		Objects.requireNonNull(reset, "reset");
 		Objects.requireNonNull(family, "family");
 		problems = List.copyOf(problems);
+		windows = List.copyOf(windows);
+	}
+
+	/**
+	 * Fields of a standard family, without windows.
+	 * @param quota the quota's rate in requests per second, if a limit and its window were announced
+	 * @param remaining the requests left in the current window, if announced
+	 * @param reset the time from the response until the window resets, if announced
+	 * @param family the family that was read, empty when the response carries none
+	 * @param problems the fields present but ignored, and why; empty when all were usable
+	 */
+	public RateLimitFields(OptionalDouble quota, OptionalLong remaining, Optional<Duration> reset,
+			Optional<Family> family, List<Problem> problems) {
+		this(quota, remaining, reset, family, problems, List.of());
 	}
 
 	/**
@@ -77,12 +103,128 @@ public record RateLimitFields(OptionalDouble quota, OptionalLong remaining, Opti
 	}
 
 	/**
-	 * Returns whether the provider said its window has no request left and when it resets.
-	 * @return {@code true} for a remaining of zero with a reset in the future
+	 * Returns whether the provider said a window has nothing left and when it resets.
+	 * @return {@code true} when {@link #hold()} is present
 	 */
 	public boolean exhausted() {
-		return this.remaining.isPresent() && this.remaining.getAsLong() == 0
-				&& this.reset.filter((wait) -> !wait.isZero()).isPresent();
+		return hold().isPresent();
+	}
+
+	/**
+	 * Returns how long nothing should be sent: the latest reset among the windows with nothing left (a remaining of
+	 * zero with a reset in the future), token windows included; for a standard family, its reset when its remaining
+	 * is zero.
+	 * @return the hold, measured from the response; empty when no window is exhausted
+	 */
+	public Optional<Duration> hold() {
+		if (this.windows.isEmpty()) {
+			boolean none = this.remaining.isPresent() && this.remaining.getAsLong() == 0;
+			return none ? this.reset.filter((wait) -> !wait.isZero()) : Optional.empty();
+		}
+		Optional<Duration> hold = Optional.empty();
+		for (Window window : this.windows) {
+			if (window.exhausted() && (hold.isEmpty() || window.reset().get().compareTo(hold.get()) > 0)) {
+				hold = window.reset();
+			}
+		}
+		return hold;
+	}
+
+	/**
+	 * Returns the requests the gate may count on: {@link #remaining()}, scaled by the scarcest token window's
+	 * {@code remaining / limit} (a token window paces without knowing a request's token cost: the share of tokens
+	 * left is read as the share of the request window usable), and never scaled to zero (only an exhausted window
+	 * holds, through {@link #hold()}).
+	 * @return the requests to pace by; empty without a remaining
+	 */
+	public OptionalLong pacedRemaining() {
+		if (this.remaining.isEmpty()) {
+			return this.remaining;
+		}
+		long requests = this.remaining.getAsLong();
+		double scale = tokenScale();
+		return (scale >= 1.0 || requests == 0) ? this.remaining
+				: OptionalLong.of(Math.max(1, (long) Math.floor(requests * scale)));
+	}
+
+	/**
+	 * Returns the rate to pace by, in requests per second: the quota when one was announced, else
+	 * {@link #pacedRemaining()} over the reset; zero when neither is known.
+	 * @return the rate, finite and not negative
+	 */
+	public double ratePerSecond() {
+		if (this.quota.isPresent()) {
+			return this.quota.getAsDouble() * Math.min(1.0, tokenScale());
+		}
+		OptionalLong paced = pacedRemaining();
+		if (paced.isEmpty() || this.reset.isEmpty() || this.reset.get().isZero()) {
+			return 0.0;
+		}
+		double perSecond = paced.getAsLong() * 1e9 / Saturating.toNanos(this.reset.get());
+		return Double.isFinite(perSecond) ? perSecond : 0.0;
+	}
+
+	/** The smallest {@code remaining / limit} of a token window not exhausted, with both known; 1 without one. */
+	private double tokenScale() {
+		double scale = 1.0;
+		for (Window window : this.windows) {
+			if (window.kind() == Window.Kind.TOKENS && window.limit().isPresent() && window.remaining().isPresent()
+					&& window.remaining().getAsLong() > 0) {
+				scale = Math.min(scale, window.remaining().getAsLong() / (double) window.limit().getAsLong());
+			}
+		}
+		return scale;
+	}
+
+	/**
+	 * One window of a vendor family, as announced. Immutable.
+	 *
+	 * @param name the window's name in its fields ({@code requests}, {@code tokens}, {@code input-tokens},
+	 * {@code output-tokens})
+	 * @param kind what it counts
+	 * @param limit its limit, if announced and usable
+	 * @param remaining what is left of it, if announced and usable
+	 * @param reset the time from the response until it resets, if announced and usable
+	 */
+	public record Window(String name, Kind kind, OptionalLong limit, OptionalLong remaining,
+			Optional<Duration> reset) {
+
+		/**
+		 * Checks the arguments.
+		 * @param name the window's name in its fields
+		 * @param kind what it counts
+		 * @param limit its limit, if announced and usable
+		 * @param remaining what is left of it, if announced and usable
+		 * @param reset the time from the response until it resets, if announced and usable
+		 */
+		public Window {
+			Objects.requireNonNull(name, "name");
+			Objects.requireNonNull(kind, "kind");
+			Objects.requireNonNull(limit, "limit");
+			Objects.requireNonNull(remaining, "remaining");
+			Objects.requireNonNull(reset, "reset");
+		}
+
+		/**
+		 * Returns whether nothing is left and the reset is in the future.
+		 * @return {@code true} for a remaining of zero with a reset above zero
+		 */
+		public boolean exhausted() {
+			return this.remaining.isPresent() && this.remaining.getAsLong() == 0
+					&& this.reset.filter((wait) -> !wait.isZero()).isPresent();
+		}
+
+		/** What a window counts. */
+		public enum Kind {
+
+			/** Requests. */
+			REQUESTS,
+
+			/** Tokens (input, output or both): their cost per request is not known. */
+			TOKENS
+
+		}
+
 	}
 
 	/**
@@ -97,7 +239,13 @@ public record RateLimitFields(OptionalDouble quota, OptionalLong remaining, Opti
 		DRAFT_TRIO("RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"),
 
 		/** {@code X-RateLimit-Limit}, {@code X-RateLimit-Remaining} and {@code X-RateLimit-Reset}. */
-		X_TRIO("X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset");
+		X_TRIO("X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"),
+
+		/** OpenAI's {@code x-ratelimit-{limit,remaining,reset}-{requests,tokens}}, resets as Go durations. */
+		OPENAI(HintField.OPENAI_WINDOWS.names().toArray(new String[0])),
+
+		/** Anthropic's {@code anthropic-ratelimit-*-{limit,remaining,reset}}, resets as RFC 3339 instants. */
+		ANTHROPIC(HintField.ANTHROPIC_WINDOWS.names().toArray(new String[0]));
 
 		private final List<String> fields;
 
@@ -151,11 +299,17 @@ public record RateLimitFields(OptionalDouble quota, OptionalLong remaining, Opti
 			/** A quota counted in something other than requests ({@code qu} other than {@code "requests"}). */
 			NOT_REQUESTS,
 
-			/** A reset in epoch seconds without a {@code Date} to measure it against. */
+			/** A reset in epoch seconds, or an RFC 3339 instant, without a {@code Date} to measure it against. */
 			MISSING_DATE,
 
-			/** A reset in epoch seconds before the response's own {@code Date}. */
-			RESET_BEFORE_DATE
+			/** A reset in epoch seconds (or an RFC 3339 instant) before the response's own {@code Date}. */
+			RESET_BEFORE_DATE,
+
+			/** A reset that is not a Go duration ({@code 6m0s}): signed, without a unit, or too long to hold. */
+			INVALID_DURATION,
+
+			/** A reset that is not an RFC 3339 date-time, or names a date or time that does not exist. */
+			INVALID_INSTANT
 
 		}
 

@@ -5,10 +5,13 @@ import java.util.List;
 import java.util.Objects;
 
 import io.github.retryafter.HeaderSource;
+import io.github.retryafter.HintField;
+import io.github.retryafter.HintFields;
 import io.github.retryafter.RetryAfterException;
 
 /**
- * One response's hint fields ({@code Retry-After}, {@code Date}, {@code Age} and the rate-limit fields), each read
+ * One response's hint fields ({@code Retry-After} and the millisecond wait fields, {@code Date}, {@code Age}, the
+ * should-retry fields and the rate-limit fields), each read
  * from the response's {@link HeaderSource} once and parsed once, when first asked for. The planner, the engine, the
  * gate's feed and the endpoint read a response through this object, never through its headers.
  * <p>
@@ -22,6 +25,10 @@ public final class ResponseHints {
 	static final String DATE = "Date";
 
 	static final String AGE = "Age";
+
+	/** The fields that give a wait, in the order they are read (and win a tie). */
+	static final List<HintField> WAIT_FIELDS = List.of(HintField.RETRY_AFTER, HintField.RETRY_AFTER_MS,
+			HintField.X_MS_RETRY_AFTER_MS);
 
 	private final HeaderSource headers;
 
@@ -68,13 +75,53 @@ public final class ResponseHints {
 	}
 
 	/**
-	 * Returns what the response's rate-limit fields announce, read strictly (see {@link RateLimitFields}).
+	 * Returns whether the response carries a wait field of those {@code fields} reads ({@code Retry-After},
+	 * {@code retry-after-ms}, {@code x-ms-retry-after-ms}), usable or not.
+	 * @param fields the field groups read
+	 * @return {@code true} when at least one line of such a field was received
+	 */
+	public boolean hasWaitField(HintFields fields) {
+		for (HintField field : WAIT_FIELDS) {
+			if (fields.reads(field) && !lines(field.names().get(0)).isEmpty()) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/**
+	 * Returns what the response's should-retry fields say, of those {@code fields} reads (see {@link ShouldRetry}).
+	 * @param fields the field groups read
+	 * @return the verdict, {@link ShouldRetry#NONE} when no such field is read or present
+	 */
+	public synchronized ShouldRetry shouldRetry(HintFields fields) {
+		Memo memo = memo();
+		if (memo.shouldRetry == null || !memo.shouldRetryFields.equals(fields)) {
+			memo.shouldRetry = ShouldRetry.read(this, fields);
+			memo.shouldRetryFields = fields;
+		}
+		return memo.shouldRetry;
+	}
+
+	/**
+	 * Returns what the response's standard rate-limit fields announce, read strictly (see {@link RateLimitFields}).
 	 * @return the fields; {@link RateLimitFields#NONE} when there are none
 	 */
-	public synchronized RateLimitFields rateLimits() {
+	public RateLimitFields rateLimits() {
+		return rateLimits(HintFields.STANDARD);
+	}
+
+	/**
+	 * Returns what the response's rate-limit fields announce, of the families {@code fields} names: a vendor family's
+	 * windows first when named and present, else the standard families (see {@link RateLimitFields}).
+	 * @param fields the field groups read
+	 * @return the fields; {@link RateLimitFields#NONE} when there are none
+	 */
+	public synchronized RateLimitFields rateLimits(HintFields fields) {
 		Memo memo = memo();
-		if (memo.rateLimits == null) {
-			memo.rateLimits = RateLimitFieldParser.read(this);
+		if (memo.rateLimits == null || !memo.rateLimitFields.equals(fields)) {
+			memo.rateLimits = RateLimitFieldParser.read(this, fields);
+			memo.rateLimitFields = fields;
 		}
 		return memo.rateLimits;
 	}
@@ -128,6 +175,29 @@ public final class ResponseHints {
 		memo.retryAt = DateParse.reuseOrParse(memo.retryAt, RETRY_AFTER, value.raw(), value.start(), value.end(),
 				referenceEpochSecond);
 		return memo.retryAt.epochSecondOrThrow();
+	}
+
+	/**
+	 * A millisecond wait field ({@code retry-after-ms} or {@code x-ms-retry-after-ms}), parsed once.
+	 * @param field {@link HintField#RETRY_AFTER_MS} or {@link HintField#X_MS_RETRY_AFTER_MS}
+	 * @throws RetryAfterException with the field's refusal
+	 */
+	synchronized long millis(HintField field) {
+		Memo memo = memo();
+		int slot = (field == HintField.RETRY_AFTER_MS) ? 0 : 1;
+		if (memo.millis[slot] == null) {
+			String name = field.names().get(0);
+			try {
+				memo.millis[slot] = MillisField.parse(name, lines(name));
+			}
+			catch (RetryAfterException ex) {
+				memo.millis[slot] = ex;
+			}
+		}
+		if (memo.millis[slot] instanceof RetryAfterException ex) {
+			throw ex;
+		}
+		return (Long) memo.millis[slot];
 	}
 
 	/** The {@code Date} field lines as received. */
@@ -211,6 +281,15 @@ public final class ResponseHints {
 		private AgeValue age;
 
 		private RateLimitFields rateLimits;
+
+		private HintFields rateLimitFields;
+
+		/** Per millisecond field: a {@code Long} or the {@link RetryAfterException} refusing it. */
+		private final Object[] millis = new Object[2];
+
+		private ShouldRetry shouldRetry;
+
+		private HintFields shouldRetryFields;
 
 	}
 

@@ -3,11 +3,13 @@ package io.github.retryafter.hint;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
 import io.github.retryafter.HeaderSource;
+import io.github.retryafter.HintField;
 import io.github.retryafter.JitterMode;
 import io.github.retryafter.OnMissingDate;
 import io.github.retryafter.PlanRequest;
@@ -18,6 +20,7 @@ import io.github.retryafter.RetryAfterError;
 import io.github.retryafter.RetryAfterException;
 import io.github.retryafter.RetryPlan;
 import io.github.retryafter.Ticker;
+import io.github.retryafter.internal.FieldText;
 import io.github.retryafter.internal.KeyedPosition;
 import io.github.retryafter.internal.Saturating;
 
@@ -35,6 +38,10 @@ import io.github.retryafter.internal.Saturating;
  * never enters. A date up to one second before {@code Date} is a zero wait; more than one second before is
  * {@link RetryAfterError#STALE_DATE}. An RFC 850 two-digit year is judged against {@code Date} (against the client's
  * wall clock when {@code Date} is unusable, which only matters for the error then reported).</li>
+ * <li><b>Millisecond fields</b>: when {@link PlannerOptions#fields()} reads them, {@code retry-after-ms} and
+ * {@code x-ms-retry-after-ms} are read beside {@code Retry-After} (milliseconds from receipt, like delay-seconds);
+ * the longest instruction, the later instant, wins and {@link RetryPlan#passedOver()} reports the others (a refused
+ * one included). Only when every wait field present is refused is the first refusal thrown.</li>
  * <li><b>Age</b>: the {@code Age} field (delta-seconds; anything else, including two {@code Age} fields, is ignored and
  * reported as {@link RetryPlan#ageIgnored()}) plus the round trip when both instants are given.</li>
  * <li><b>Rounding</b>: everything is held in whole milliseconds and rounded so the floor is never shorter than what
@@ -154,19 +161,19 @@ public final class RetryAfterPlanner {
 	public Optional<RetryPlan> plan(ResponseHints hints, PlanRequest request) {
 		Objects.requireNonNull(hints, "hints");
 		Objects.requireNonNull(request, "request");
-		if (!hints.hasRetryAfter()) {
+		if (!hints.hasWaitField(this.options.fields())) {
 			return Optional.empty();
 		}
-		RetryAfterValue field = hints.retryAfter();
 		Receipt receipt = receipt(request);
 		ServerDate date = ServerDate.read(hints, receipt);
-		Instruction instruction = instruction(hints, field, date, receipt);
+		Choice choice = choose(hints, date, receipt);
+		Instruction instruction = choice.instruction();
 		requireWholeRoundTrip(request);
 		Age age = age(hints.age(), request, receipt);
 		long floorMillis = Saturating.subtract(instruction.millis(), age.millis());
 		boolean clampedToZero = floorMillis < 0;
 		floorMillis = Math.max(0, floorMillis);
-		long maxWaitMillis = requireWithinMaxWait(field, floorMillis, instruction, age);
+		long maxWaitMillis = requireWithinMaxWait(floorMillis, instruction, age);
 		long spreadMillis = spread(floorMillis);
 		long waitMillis = Math.min(Saturating.add(floorMillis, jitter(request, spreadMillis)), maxWaitMillis);
 		Duration waitTime = Duration.ofMillis(waitMillis);
@@ -175,7 +182,54 @@ public final class RetryAfterPlanner {
 				Duration.ofMillis(instruction.reported()), Duration.ofMillis(age.millis()), age.ignored(),
 				date.skewFrom(receipt), clampedToZero,
 				Saturating.add(receipt.nanos(), Saturating.multiply(waitMillis, 1_000_000)),
-				Saturating.plus(receipt.wall(), waitTime)));
+				Saturating.plus(receipt.wall(), waitTime), choice.passedOver()));
+	}
+
+	/**
+	 * Reads each wait field the options read ({@code Retry-After}, {@code retry-after-ms}, {@code x-ms-retry-after-ms})
+	 * and keeps the longest instruction, that is the later instant (the first read wins a tie); the others are passed
+	 * over and reported. Refused fields are passed over too; when every field present is refused, the first refusal
+	 * in that order is thrown, so a response with {@code Retry-After} alone fails exactly as before.
+	 */
+	private Choice choose(ResponseHints hints, ServerDate date, Receipt receipt) {
+		List<Object> read = new ArrayList<>(3);
+		for (HintField field : ResponseHints.WAIT_FIELDS) {
+			if (this.options.fields().reads(field) && !hints.lines(field.names().get(0)).isEmpty()) {
+				try {
+					read.add((field == HintField.RETRY_AFTER) ? instruction(hints, hints.retryAfter(), date, receipt)
+							: new Instruction(source(field), hints.millis(field), field.names().get(0) + " "
+									+ FieldText.quote(hints.lines(field.names().get(0)).get(0).strip())));
+				}
+				catch (RetryAfterException ex) {
+					read.add(new Refused(field, ex));
+				}
+			}
+		}
+		Instruction chosen = null;
+		for (Object reading : read) {
+			if (reading instanceof Instruction candidate && (chosen == null || candidate.millis() > chosen.millis())) {
+				chosen = candidate;
+			}
+		}
+		if (chosen == null) {
+			throw ((Refused) read.get(0)).error();
+		}
+		List<RetryPlan.PassedOver> passedOver = new ArrayList<>(read.size() - 1);
+		for (Object reading : read) {
+			if (reading instanceof Refused refused) {
+				passedOver.add(new RetryPlan.PassedOver(refused.field(), Optional.empty(),
+						Optional.of(refused.error().code())));
+			}
+			else if (reading != chosen) {
+				passedOver.add(new RetryPlan.PassedOver(((Instruction) reading).field(),
+						Optional.of(Duration.ofMillis(((Instruction) reading).reported())), Optional.empty()));
+			}
+		}
+		return new Choice(chosen, passedOver);
+	}
+
+	private static PlanSource source(HintField field) {
+		return (field == HintField.RETRY_AFTER_MS) ? PlanSource.RETRY_AFTER_MS : PlanSource.X_MS_RETRY_AFTER_MS;
 	}
 
 	/**
@@ -199,7 +253,8 @@ public final class RetryAfterPlanner {
 	 */
 	private Instruction instruction(ResponseHints hints, RetryAfterValue field, ServerDate date, Receipt receipt) {
 		if (!field.dateForm()) {
-			return new Instruction(PlanSource.DELAY_SECONDS, Saturating.multiply(field.delaySeconds(), 1000));
+			return new Instruction(PlanSource.DELAY_SECONDS, Saturating.multiply(field.delaySeconds(), 1000),
+					"Retry-After " + field.quoted());
 		}
 		long reference = date.present() ? date.epochSecond() : receipt.epochSecond();
 		long retryAt = hints.retryAt(reference);
@@ -211,12 +266,14 @@ public final class RetryAfterPlanner {
 					+ " in IMF-fixdate form (RFC 9110 §6.6.1), or delay-seconds instead of a date.");
 		}
 		if (date.present()) {
-			return new Instruction(PlanSource.HTTP_DATE, sinceServerDate(field, retryAt, date) * 1000);
+			return new Instruction(PlanSource.HTTP_DATE, sinceServerDate(field, retryAt, date) * 1000,
+					"Retry-After " + field.quoted());
 		}
 		if (this.options.onMissingDate() == OnMissingDate.TRUST_CLIENT_CLOCK) {
 			// The wall clock is truncated to the millisecond, so the instructed wait is rounded up, never down.
 			return new Instruction(PlanSource.HTTP_DATE_CLIENT_CLOCK,
-					Saturating.subtract(Saturating.multiply(retryAt, 1000), receipt.epochMillis()));
+					Saturating.subtract(Saturating.multiply(retryAt, 1000), receipt.epochMillis()),
+					"Retry-After " + field.quoted());
 		}
 		throw new RetryAfterException(RetryAfterError.MISSING_DATE_HEADER, "Retry-After was sent as an HTTP-date ("
 				+ field.quoted() + ") but the response carried no Date header, so there is no record of what the"
@@ -273,14 +330,14 @@ public final class RetryAfterPlanner {
 	 * Refuses a floor above the max wait: the wait is refused rather than shortened.
 	 * @return the max wait in milliseconds, {@link Long#MAX_VALUE} without one
 	 */
-	private long requireWithinMaxWait(RetryAfterValue field, long floorMillis, Instruction instruction, Age age) {
+	private long requireWithinMaxWait(long floorMillis, Instruction instruction, Age age) {
 		Optional<Duration> maxWait = this.options.maxWait();
 		if (maxWait.isEmpty()) {
 			return Long.MAX_VALUE;
 		}
 		long maxWaitMillis = Saturating.toMillis(maxWait.get());
 		if (floorMillis > maxWaitMillis) {
-			throw new RetryAfterException(RetryAfterError.TOO_LONG, "Retry-After " + field.quoted() + " asks for at"
+			throw new RetryAfterException(RetryAfterError.TOO_LONG, instruction.label() + " asks for at"
 					+ " least " + floorMillis + " ms (" + instruction.reported() + " ms instructed, " + age.millis()
 					+ " ms of age taken off) but maxWait is " + maxWaitMillis + " ms. The wait is refused rather than"
 					+ " shortened, because retrying earlier than the server said is the failure this library exists to"
@@ -368,12 +425,29 @@ public final class RetryAfterPlanner {
 
 	}
 
-	/** Where the instruction came from and how long it is, before age; {@link #reported()} is never negative. */
-	private record Instruction(PlanSource source, long millis) {
+	/**
+	 * Where the instruction came from, how long it is before age, and the field as quoted in messages;
+	 * {@link #reported()} is never negative.
+	 */
+	private record Instruction(PlanSource source, long millis, String label) {
 
 		long reported() {
 			return Math.max(0, this.millis);
 		}
+
+		HintField field() {
+			return this.source.field();
+		}
+
+	}
+
+	/** A wait field that was present and refused. */
+	private record Refused(HintField field, RetryAfterException error) {
+
+	}
+
+	/** The instruction chosen among the wait fields, and the others. */
+	private record Choice(Instruction instruction, List<RetryPlan.PassedOver> passedOver) {
 
 	}
 

@@ -46,7 +46,9 @@ public final class RetryAfterLogging implements RetryListener {
 					+ event.delay().toMillis() + " ms (" + event.source() + "), " + status(event.outcome())
 					+ event.plan()
 						.map((plan) -> ", server floor " + plan.floor().toMillis() + " ms"
-								+ plan.skew().map((skew) -> ", clock skew " + skew.toMillis() + " ms").orElse(""))
+								+ plan.skew().map((skew) -> plan.skewWithinDatePrecision()
+										? ", clock within the Date's one-second precision"
+										: ", clock skew " + skew.toMillis() + " ms").orElse(""))
 						.orElse("")
 					+ ", " + event.remainingDeadline().toMillis() + " ms of the deadline left";
 			log(event.spec(), event.attempt(), () -> logger.debug(line));

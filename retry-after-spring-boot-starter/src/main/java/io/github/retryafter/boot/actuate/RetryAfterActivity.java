@@ -69,7 +69,8 @@ public final class RetryAfterActivity implements RetryListener {
 		Instant now = this.wallClock.instant();
 		event.plan()
 			.flatMap(RetryPlan::skew)
-			.ifPresent((skew) -> state.lastSkew = new LastSkew(skew.toNanos() / 1e9, now));
+			.ifPresent((skew) -> state.lastSkew = new LastSkew(skew.toNanos() / 1e9, now,
+					skew.abs().compareTo(RetryPlan.DATE_PRECISION) < 0));
 		retryAfter(event.outcome()).ifPresent((value) -> state.lastRetryAfter = new LastRetryAfter(value,
 				status(event.outcome()), now, "RETRY", Optional.of(event.delay()), event.source().name(),
 				event.refusedHint()));
@@ -166,10 +167,12 @@ public final class RetryAfterActivity implements RetryListener {
 	/**
 	 * A measured clock skew.
 	 *
-	 * @param seconds the server's {@code Date} minus the client's clock at receipt, signed
+	 * @param seconds the server's {@code Date} minus the client's clock at receipt, signed, as measured
 	 * @param at when it was measured, on the client's wall clock
+	 * @param withinDatePrecision whether its magnitude is under one second, the {@code Date}'s precision: the clocks
+	 * agree as far as the field can tell, and the figure is its truncation, not skew
 	 */
-	public record LastSkew(double seconds, Instant at) {
+	public record LastSkew(double seconds, Instant at, boolean withinDatePrecision) {
 	}
 
 	/**

@@ -426,13 +426,15 @@ public class RetryAfterEndpoint {
 	/**
 	 * The last measured clock skew.
 	 *
-	 * @param seconds the server's {@code Date} minus the client's clock, signed
+	 * @param seconds the server's {@code Date} minus the client's clock, signed, as measured
 	 * @param at when it was measured
+	 * @param withinDatePrecision whether its magnitude is under one second: within the {@code Date}'s one-second
+	 * precision, so the clocks agree as far as the field can tell and the figure is not skew
 	 */
-	public record SkewDescriptor(double seconds, String at) {
+	public record SkewDescriptor(double seconds, String at, boolean withinDatePrecision) {
 
 		static SkewDescriptor of(RetryAfterActivity.LastSkew skew) {
-			return new SkewDescriptor(skew.seconds(), skew.at().toString());
+			return new SkewDescriptor(skew.seconds(), skew.at().toString(), skew.withinDatePrecision());
 		}
 
 	}

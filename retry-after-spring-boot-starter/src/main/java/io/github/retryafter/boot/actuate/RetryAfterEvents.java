@@ -76,9 +76,9 @@ public final class RetryAfterEvents implements RetryListener {
 		if (event.outcome() instanceof AttemptOutcome.Response response
 				&& (response.status() == 429 || response.status() == 503)
 				&& event.source() == io.github.retryafter.engine.DelaySource.RETRY_AFTER) {
-			record(Type.COOLDOWN, event.spec().provider(), "STATUS_" + response.status(), event.attempt(),
-					"the provider asked to wait " + event.delay().toMillis() + " ms before attempt "
-							+ (event.attempt() + 1));
+			record(new Event(this.wallClock.instant(), Type.COOLDOWN, event.spec().provider(),
+					"STATUS_" + response.status(), event.attempt(), cut(ProviderWords.of(event)),
+					event.plan().map((plan) -> ProviderWords.asked(plan, event.delay())).orElse(null)));
 		}
 	}
 
@@ -99,7 +99,10 @@ public final class RetryAfterEvents implements RetryListener {
 	}
 
 	private void record(Type type, String provider, String outcome, int attempts, String reason) {
-		Event event = new Event(this.wallClock.instant(), type, provider, outcome, attempts, cut(reason));
+		record(new Event(this.wallClock.instant(), type, provider, outcome, attempts, cut(reason)));
+	}
+
+	private void record(Event event) {
 		synchronized (this.events) {
 			if (this.events.size() == this.capacity) {
 				this.events.removeFirst();
@@ -181,8 +184,40 @@ public final class RetryAfterEvents implements RetryListener {
 	 * @param outcome the operation's outcome, the refused hint's error code, or the status that asked for a pause
 	 * @param attempts the attempts sent so far
 	 * @param reason a sentence with the numbers, at most {@value RetryAfterEvents#MAX_REASON_LENGTH} characters
+	 * @param asked what the provider asked for, apart from what this library added; {@code null} except on a
+	 * {@link Type#COOLDOWN} planned from the provider's wait field
 	 */
-	public record Event(Instant time, Type type, String provider, String outcome, int attempts, String reason) {
+	public record Event(Instant time, Type type, String provider, String outcome, int attempts, String reason,
+			Asked asked) {
+
+		/**
+		 * An event without a provider's wait.
+		 * @param time when it was recorded (wall clock)
+		 * @param type what it is about
+		 * @param provider the provider's configured name
+		 * @param outcome the operation's outcome, the refused hint's error code, or the status that asked for a pause
+		 * @param attempts the attempts sent so far
+		 * @param reason a sentence with the numbers
+		 */
+		public Event(Instant time, Type type, String provider, String outcome, int attempts, String reason) {
+			this(time, type, provider, outcome, attempts, reason, null);
+		}
+
+	}
+
+	/**
+	 * What the provider asked for, kept apart from what this library added above it.
+	 *
+	 * @param field the field the wait came from ({@code Retry-After}, {@code retry-after-ms}, {@code x-ms-retry-after-ms})
+	 * @param floorMillis the provider's wait after the response's age was taken off: never retried before it
+	 * @param addedMillis what this library added above the floor (the jitter, or the backoff it was compared with)
+	 * @param skewSeconds the server's {@code Date} minus the client's clock, signed; {@code null} without a usable
+	 * {@code Date}
+	 * @param skewWithinDatePrecision whether that skew is under one second, the {@code Date}'s precision, and so no
+	 * skew at all as far as the field can tell
+	 */
+	public record Asked(String field, long floorMillis, long addedMillis, Double skewSeconds,
+			boolean skewWithinDatePrecision) {
 	}
 
 }

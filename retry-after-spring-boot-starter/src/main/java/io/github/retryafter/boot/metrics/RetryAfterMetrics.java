@@ -45,7 +45,8 @@ import io.github.retryafter.engine.RetryScheduledEvent;
  * <tr><td>{@value #AMPLIFICATION}</td><td>gauge</td><td>provider; attempts sent ÷ operations finished over the last
  * 50 to 60 seconds ({@link AmplificationWindow#standard}), {@code NaN} when no operation finished in that time</td></tr>
  * <tr><td>{@value #CLOCK_SKEW}</td><td>gauge, seconds</td><td>provider; the last measured skew (server {@code Date}
- * minus client clock), signed, {@code NaN} before the first</td></tr>
+ * minus client clock), signed and as measured (a magnitude under 1 s is within the {@code Date}'s one-second precision,
+ * not skew), {@code NaN} before the first</td></tr>
  * <tr><td>{@value #CLOCK_SKEW_MAGNITUDE}</td><td>distribution summary, seconds</td><td>provider; absolute skews</td></tr>
  * <tr><td>{@value #BUDGET_REFUSALS}</td><td>counter</td><td>provider</td></tr>
  * <tr><td>{@value #BUDGET_TOKENS}</td><td>gauge</td><td>provider, plus {@code global} for the global bucket</td></tr>
@@ -288,7 +289,8 @@ public final class RetryAfterMetrics implements RetryListener, MeterBinder {
 			Gauge.builder(CLOCK_SKEW, this, (meters) -> meters.lastSkewSeconds)
 				.tags(provider)
 				.baseUnit(SECONDS)
-				.description("Last measured clock skew, the server's Date minus the client's clock, signed")
+				.description("Last measured clock skew, the server's Date minus the client's clock, signed, as measured;"
+						+ " a magnitude under 1 s is within the Date's one-second precision, not skew")
 				.register(registry);
 			Gauge.builder(BUDGET_TOKENS, this, (meters) -> meters.budget.providerTokens(meters.name))
 				.tags(provider)

@@ -126,6 +126,7 @@ class RetryAfterEndpointTests {
 			assertThat(payments.amplification().window()).isEqualTo("PT1M");
 			assertThat(payments.lastSkew().seconds()).isEqualTo(-2.5);
 			assertThat(payments.lastSkew().at()).isEqualTo("2026-11-30T10:15:30Z");
+			assertThat(payments.lastSkew().withinDatePrecision()).as("2.5 s is more than the Date's precision").isFalse();
 			assertThat(payments.lastRetryAfter().value()).isEqualTo("Mon, 30 Nov 2026 10:15:32 GMT");
 			assertThat(payments.lastRetryAfter().status()).isEqualTo(503);
 			assertThat(payments.lastRetryAfter().waitTime()).isEqualTo("PT2S");

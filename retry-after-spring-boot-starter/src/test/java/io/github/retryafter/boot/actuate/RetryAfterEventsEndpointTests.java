@@ -136,6 +136,21 @@ class RetryAfterEventsEndpointTests {
 			.run((context) -> assertThat(context).doesNotHaveBean(RetryAfterEvents.class));
 	}
 
+	@Test
+	void aCooldownSaysWhatTheProviderAskedForApartFromTheJitterAndASubSecondSkewAsTheDatesPrecision() {
+		this.contextRunner.run((context) -> {
+			RetryAfterProviders providers = context.getBean(RetryAfterProviders.class);
+			Drive.operation(providers, "default", this.clock, HeaderSource.of(Map.of("Retry-After", List.of("3"),
+					"Date", List.of("Tue, 01 Dec 2026 10:15:30 GMT"))), 429, 200);
+			Event cooldown = context.getBean(RetryAfterEventsEndpoint.class).events().events().get(0);
+			assertThat(cooldown.type()).isEqualTo(Type.COOLDOWN);
+			assertThat(cooldown.reason()).isEqualTo("the provider asked to wait 3000 ms (Retry-After 3000 ms); 375 ms"
+					+ " of jitter added above it, so attempt 2 waits 3375 ms; the server's clock agrees with ours within"
+					+ " the Date's one-second precision");
+			assertThat(cooldown.asked()).isEqualTo(new RetryAfterEvents.Asked("Retry-After", 3000, 375, 0.0, true));
+		});
+	}
+
 	private static HeaderSource retryAfter(String value) {
 		return HeaderSource.of(Map.of("Retry-After", List.of(value)));
 	}
