@@ -17,6 +17,7 @@ import io.github.retryafter.Cancellation;
 import io.github.retryafter.HeaderSource;
 import io.github.retryafter.engine.Decision;
 import io.github.retryafter.engine.FailureKind;
+import io.github.retryafter.engine.Outcome;
 import io.github.retryafter.engine.Permit;
 import io.github.retryafter.engine.ReplaySafety;
 import io.github.retryafter.engine.RetryLoop;
@@ -126,6 +127,23 @@ final class CallExchange implements RetryLoop.Exchange<Response, Response, IOExc
 		FailedBodies.discard(response, drainWithin, this.maxDrainBytes);
 	}
 
+	/**
+	 * The failed response the call ended on, its request tagged with how the call ended when retry-after has more
+	 * to say than the response (it retried, stopped for a reason of its own, or the provider named an instant).
+	 */
+	static Response endedOn(Decision.Stop stop, Response response, String provider, RetryOperation operation) {
+		boolean plain = stop.outcome() == Outcome.SUCCESS || (stop.outcome() == Outcome.NOT_RETRYABLE
+				&& operation.attempts() <= 1 && operation.notBefore().isEmpty());
+		if (plain) {
+			return response;
+		}
+		RetryOutcomeException outcome = new RetryOutcomeException(stop, provider, operation.attempts(),
+				operation.notBefore());
+		return response.newBuilder()
+			.request(response.request().newBuilder().tag(RetryOutcomeException.class, outcome).build())
+			.build();
+	}
+
 	@Override
 	public void afterWait() {
 		watchCancel();
@@ -134,13 +152,13 @@ final class CallExchange implements RetryLoop.Exchange<Response, Response, IOExc
 	@Override
 	public Response end(Decision.Stop stop, Response response, Throwable failure) throws IOException {
 		if (response != null) {
-			return response;
+			return endedOn(stop, response, this.route.name(), this.operation);
 		}
 		RequestBody body = this.request.body();
 		Decision.Stop explained = (body != null && !this.operation.spec().replayable())
 				? ReplaySafety.explained(stop, unreplayable(body)) : stop;
 		RetryOutcomeException outcome = new RetryOutcomeException(explained, this.route.name(),
-				this.operation.attempts());
+				this.operation.attempts(), this.operation.notBefore());
 		if (failure == null) {
 			throw outcome;
 		}

@@ -42,8 +42,9 @@ import io.github.retryafter.request.RequestPreparer;
  * connect, write or read, not the attempt's total). A failed response the engine retries has at most
  * {@link Builder#maxDrain maxDrain} bytes of its body read, for at most 500 ms and never past the instant its retry is
  * due, and is closed before the wait; a longer or trickling body has its connection dropped. When the engine stops on
- * a response, the caller gets that response; when it stops after a wait, the caller gets the last failed response's
- * status and header fields with an empty body; when it stops on an I/O failure, the caller gets that
+ * a response, the caller gets that response (when retry-after has more to say than the response, its request
+ * carries a {@link RetryOutcomeException} as a tag: {@link RetryOutcomeException#of(Response)}); when it stops after
+ * a wait, the caller gets the last failed response's status and header fields with an empty body; when it stops on an I/O failure, the caller gets that
  * {@link IOException}, with a {@link RetryOutcomeException} attached as suppressed (thrown alone when nothing was
  * sent). A {@link Call#cancel() cancelled} call sends no further request: cancellation is checked after every
  * failure and every wait, and a wait looks every 100 ms.
@@ -167,8 +168,8 @@ public final class RetryAfterInterceptor implements Interceptor {
 			FailedBodies.discard(response, Duration.ZERO, 0);
 			throw ex;
 		}
-		if (decision instanceof Decision.Stop) {
-			return response;
+		if (decision instanceof Decision.Stop stop) {
+			return CallExchange.endedOn(stop, response, route.name(), operation);
 		}
 		return loop(chain.call()).resume(operation, exchange(chain, request, route, operation), decision, response,
 				null);

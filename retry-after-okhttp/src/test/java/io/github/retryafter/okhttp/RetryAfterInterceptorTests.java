@@ -22,6 +22,7 @@ import org.junit.jupiter.api.Test;
 import io.github.retryafter.Sleeper;
 import io.github.retryafter.budget.BudgetSettings;
 import io.github.retryafter.budget.TokenBucketRetryBudget;
+import io.github.retryafter.engine.NotBefore;
 import io.github.retryafter.engine.OperationFinishedEvent;
 import io.github.retryafter.engine.Outcome;
 import io.github.retryafter.engine.RetryEngine;
@@ -136,10 +137,29 @@ class RetryAfterInterceptorTests {
 			.build()), get())) {
 			assertThat(response.code()).isEqualTo(503);
 			assertThat(response.body().string()).isEqualTo("busy");
+			// issue 30 item 4: the response handed back says how the call ended and the instant the provider named
+			RetryOutcomeException ended = RetryOutcomeException.of(response).orElseThrow();
+			assertThat(ended.outcome()).isEqualTo(Outcome.WAIT_EXCEEDS_DEADLINE);
+			assertThat(ended.notBefore()).map(NotBefore::remaining)
+				.hasValueSatisfying((left) -> assertThat(left).isBetween(Duration.ofMillis(9900), Duration.ofSeconds(10)));
+			assertThat(NotBefore.find(ended)).isEqualTo(ended.notBefore());
 		}
 		assertThat(this.server.seen()).hasSize(1);
 		assertThat(this.clock.elapsed()).isLessThan(Duration.ofSeconds(1));
 		assertThat(outcome()).isEqualTo(Outcome.WAIT_EXCEEDS_DEADLINE);
+	}
+
+	@Test
+	void aPlainNotFoundCarriesNoOutcomeAndASuccessNone() throws IOException {
+		this.server.script(Answer.status(404, "", "none"), Answer.status(200, "", "ok"));
+		try (Response response = execute(client(RetryPolicy.DEFAULTS), get())) {
+			assertThat(response.code()).isEqualTo(404);
+			assertThat(RetryOutcomeException.of(response)).isEmpty();
+		}
+		try (Response response = execute(client(RetryPolicy.DEFAULTS), get())) {
+			assertThat(response.code()).isEqualTo(200);
+			assertThat(RetryOutcomeException.of(response)).isEmpty();
+		}
 	}
 
 	@Test
