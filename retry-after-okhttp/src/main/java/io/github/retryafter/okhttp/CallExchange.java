@@ -45,14 +45,18 @@ final class CallExchange implements RetryLoop.Exchange<Response, Response, IOExc
 	/** Why the body cannot be replayed, and what to do; {@code null} when it can be. */
 	private final String bodyProblem;
 
+	/** The header each attempt's retry count is sent in; {@code null} when the provider asks for none. */
+	private final String attemptHeader;
+
 	CallExchange(Interceptor.Chain chain, Request request, RetryOperation operation, String provider,
-			long maxDrainBytes, String bodyProblem) {
+			long maxDrainBytes, String bodyProblem, String attemptHeader) {
 		this.chain = chain;
 		this.request = request;
 		this.operation = operation;
 		this.provider = provider;
 		this.maxDrainBytes = maxDrainBytes;
 		this.bodyProblem = bodyProblem;
+		this.attemptHeader = attemptHeader;
 	}
 
 	@Override
@@ -72,7 +76,14 @@ final class CallExchange implements RetryLoop.Exchange<Response, Response, IOExc
 		if (write != chain.writeTimeoutMillis()) {
 			chain = chain.withWriteTimeout(write, TimeUnit.MILLISECONDS);
 		}
-		return chain.proceed(this.request);
+		return chain.proceed(counted(proceed.attempt()));
+	}
+
+	/** The request with the retries before this attempt in the provider's attempt header, if it asks for one. */
+	private Request counted(int attempt) {
+		String header = this.attemptHeader;
+		return (header == null) ? this.request
+				: this.request.newBuilder().header(header, Integer.toString(attempt - 1)).build();
 	}
 
 	@Override

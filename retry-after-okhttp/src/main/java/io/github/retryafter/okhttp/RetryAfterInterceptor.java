@@ -48,7 +48,9 @@ import io.github.retryafter.request.RequestPreparer;
  * stays as the client has it: it repeats a request that failed to connect or met a stale pooled connection, never
  * after a response (OkHttp's own repeat of a {@code 503} with {@code Retry-After: 0} or of a {@code 408} is inside one
  * attempt too). A request may carry {@link OperationOptions} as its tag ({@code Request.Builder.tag(
- * OperationOptions.class, ...)}) to name its provider, give its idempotency key or a deadline of its own.
+ * OperationOptions.class, ...)}) to name its provider, give its idempotency key or a deadline of its own. When the
+ * provider's {@link io.github.retryafter.engine.ProviderConventions#attemptHeader() attempt header} is set, each
+ * attempt carries the number of retries before it there ({@code 0} on the first).
  * <p>
  * Immutable and thread-safe: one interceptor serves every call of a client.
  */
@@ -131,7 +133,8 @@ public final class RetryAfterInterceptor implements Interceptor {
 		OperationSpec spec = prepared.spec();
 		RetryOperation operation = route.engine().start(spec, cancellation);
 		String problem = (body != null && !spec.replayable()) ? unreplayable(body, route) : null;
-		CallExchange exchange = new CallExchange(chain, request, operation, route.name(), this.maxDrain, problem);
+		CallExchange exchange = new CallExchange(chain, request, operation, route.name(), this.maxDrain, problem,
+				route.policy().conventions().attemptHeader().orElse(null));
 		return RetryLoop.of(this.ticker, watching(call)).run(operation, exchange);
 	}
 
