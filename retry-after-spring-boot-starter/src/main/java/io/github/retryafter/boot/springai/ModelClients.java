@@ -57,7 +57,7 @@ public final class ModelClients {
 			AtomicInteger count = this.wrapped.get(vendor);
 			if (count != null) {
 				Map.Entry<String, Integer> sdk = vendor.sdkRetries(this.environment);
-				all.add(new ModelClient(vendor.provider(), count.get(), sdk.getValue(), sdk.getKey()));
+				all.add(new ModelClient(vendor.provider(), count.get(), sdk.getValue(), sdk.getKey(), sdk.getValue() > 0));
 			}
 		}
 		return all;
@@ -107,17 +107,10 @@ public final class ModelClients {
 	 * @param httpClients how many of the vendor's HTTP clients were built with the starter's interceptor
 	 * @param sdkMaxRetries the retry count the vendor's SDK keeps above the starter (the largest among its models)
 	 * @param sdkRetriesProperty the property that sets it
+	 * @param stacked whether the SDK still retries above the starter ({@code sdkMaxRetries} above 0): two layers
 	 */
-	public record ModelClient(String provider, int httpClients, int sdkMaxRetries, String sdkRetriesProperty) {
-
-		/**
-		 * Returns whether the SDK still retries above the starter: two layers stacked.
-		 * @return whether {@code sdkMaxRetries} is above 0
-		 */
-		public boolean stacked() {
-			return this.sdkMaxRetries > 0;
-		}
-
+	public record ModelClient(String provider, int httpClients, int sdkMaxRetries, String sdkRetriesProperty,
+			boolean stacked) {
 	}
 
 }

@@ -18,6 +18,8 @@ import org.springframework.core.env.MapPropertySource;
 import org.springframework.core.env.StandardEnvironment;
 
 import io.github.retryafter.boot.RetryAfterProviders;
+import io.github.retryafter.boot.actuate.RetryAfterActivity;
+import io.github.retryafter.boot.actuate.RetryAfterEndpoint;
 import io.github.retryafter.boot.autoconfigure.RetryAfterAutoConfiguration;
 import io.github.retryafter.boot.autoconfigure.RetryAfterOkHttpAutoConfiguration;
 import io.github.retryafter.boot.autoconfigure.RetryAfterSpringAiAutoConfiguration;
@@ -57,8 +59,8 @@ class RetryAfterSpringAiAutoConfigurationTests {
 				.getField(anthropic.build(), "okHttpClient");
 			assertThat(tail(anthropicClient, 2)).isEqualTo(okHttp.interceptors("anthropic"));
 			assertThat(context.getBean(ModelClients.class).all()).containsExactly(
-					new ModelClients.ModelClient("openai", 1, 0, "spring.ai.openai.max-retries"),
-					new ModelClients.ModelClient("anthropic", 1, 0, "spring.ai.anthropic.max-retries"));
+					new ModelClients.ModelClient("openai", 1, 0, "spring.ai.openai.max-retries", false),
+					new ModelClients.ModelClient("anthropic", 1, 0, "spring.ai.anthropic.max-retries", false));
 		});
 	}
 
@@ -157,6 +159,21 @@ class RetryAfterSpringAiAutoConfigurationTests {
 								+ "(spring.ai.openai.chat.max-retries=2) above retry-after's 4 attempts, so one call may "
 								+ "send up to 12 requests; set spring.ai.openai.chat.max-retries=0 to keep one layer");
 			});
+	}
+
+	@Test
+	void theEndpointNamesTheModelClientsUnderTheStarterAndAStackedLayer() {
+		this.contextRunner.withPropertyValues("spring.ai.anthropic.max-retries=2").run((context) -> {
+			ModelClients clients = context.getBean(ModelClients.class);
+			clients.wrapped(ModelVendor.ANTHROPIC);
+			RetryAfterEndpoint endpoint = new RetryAfterEndpoint(context.getBean(RetryAfterProviders.class),
+					new RetryAfterActivity(java.time.InstantSource.system(), io.github.retryafter.Ticker.system()), null,
+					null, null, clients);
+			assertThat(endpoint.retryAfter().modelClients()).containsExactly(
+					new ModelClients.ModelClient("openai", 0, 0, "spring.ai.openai.max-retries", false),
+					new ModelClients.ModelClient("anthropic", 1, 2, "spring.ai.anthropic.max-retries", true));
+			assertThat(endpoint.retryAfter().modelClients().get(1).stacked()).isTrue();
+		});
 	}
 
 	private static ProviderConventions conventions(RetryAfterProviders providers, String name) {
