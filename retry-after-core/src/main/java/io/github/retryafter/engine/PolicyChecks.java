@@ -26,12 +26,16 @@ final class PolicyChecks {
 	}
 
 	static TreeSet<Integer> statuses(Collection<Integer> statuses) {
-		Objects.requireNonNull(statuses, "retryableStatuses");
+		return statuses("retryableStatuses", statuses);
+	}
+
+	static TreeSet<Integer> statuses(String name, Collection<Integer> statuses) {
+		Objects.requireNonNull(statuses, name);
 		TreeSet<Integer> copy = new TreeSet<>();
 		for (Integer status : statuses) {
 			if (status == null || status < 400 || status > 599) {
 				throw new IllegalArgumentException(
-						"retryableStatuses must hold 4xx or 5xx codes but contained " + status + " in " + statuses);
+						name + " must hold 4xx or 5xx codes but contained " + status + " in " + statuses);
 			}
 			copy.add(status);
 		}
@@ -52,11 +56,14 @@ final class PolicyChecks {
 	}
 
 	static String fieldName(String idempotencyKeyHeader) {
-		if (idempotencyKeyHeader == null || !isToken(idempotencyKeyHeader)) {
-			throw new IllegalArgumentException(
-					"idempotencyKeyHeader must be an HTTP field name but was '" + idempotencyKeyHeader + "'");
+		return fieldName("idempotencyKeyHeader", idempotencyKeyHeader);
+	}
+
+	static String fieldName(String name, String value) {
+		if (value == null || !isToken(value)) {
+			throw new IllegalArgumentException(name + " must be an HTTP field name but was '" + value + "'");
 		}
-		return idempotencyKeyHeader;
+		return value;
 	}
 
 	/** {@code minAttemptTime + deadlineReserve} must leave some of the deadline, or no attempt could be made. */

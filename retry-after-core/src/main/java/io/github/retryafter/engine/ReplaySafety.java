@@ -5,8 +5,8 @@ import java.util.Optional;
 
 /**
  * Whether an attempt may be sent again, decided here once for every adapter: a request is replay-safe when its method
- * is one the policy replays without a key (RFC 9110 §9.2.2) or it carries an idempotency key, and its body can be
- * sent again. The engine asks after each attempt it would retry; an adapter that learns only while sending that its
+ * is one the policy replays without a key (RFC 9110 §9.2.2), it carries an idempotency key, or the provider refused it
+ * before processing it ({@link ProviderConventions#refusedBeforeProcessing}), and its body can be sent again. The engine asks after each attempt it would retry; an adapter that learns only while sending that its
  * body cannot be replayed (the WebClient filter) asks {@link #refuseUnreplayable} before the engine. Stateless.
  */
 public final class ReplaySafety {
@@ -17,9 +17,13 @@ public final class ReplaySafety {
 	private ReplaySafety() {
 	}
 
-	/** Whether {@code spec}'s method may be replayed: one the policy replays without a key, or a keyed request. */
-	static boolean replaySafe(RetryPolicy policy, OperationSpec spec) {
-		return policy.isRetryableMethod(spec.method()) || spec.idempotencyKey().isPresent();
+	/**
+	 * Whether {@code spec}'s method may be replayed after {@code outcome}: one the policy replays without a key, a
+	 * keyed request, or a refusal the provider's conventions say came before any processing.
+	 */
+	static boolean replaySafe(RetryPolicy policy, OperationSpec spec, AttemptOutcome outcome) {
+		return policy.isRetryableMethod(spec.method()) || spec.idempotencyKey().isPresent()
+				|| policy.conventions().refusedBeforeProcessing(outcome);
 	}
 
 	/**
@@ -32,7 +36,7 @@ public final class ReplaySafety {
 		if (outcome instanceof AttemptOutcome.Failure failure && failure.kind() == FailureKind.NOT_SENT) {
 			return Optional.empty();
 		}
-		if (!replaySafe(policy, spec)) {
+		if (!replaySafe(policy, spec, outcome)) {
 			if (outcome instanceof AttemptOutcome.Failure) {
 				return Optional.of(new Decision.Stop(Outcome.OUTCOME_UNKNOWN, spec.method() + " without "
 						+ policy.idempotencyKeyHeader() + " " + RetryEngine.describe(outcome) + " on attempt " + attempt
@@ -62,7 +66,7 @@ public final class ReplaySafety {
 	public static Optional<Decision.Stop> refuseUnreplayable(RetryEngine engine, RetryOperation operation,
 			AttemptOutcome outcome, String problem) {
 		Objects.requireNonNull(problem, "problem");
-		if (!replaySafe(engine.policy(), operation.spec()) || engine.judge().classify(outcome) != Classification.RETRYABLE) {
+		if (!replaySafe(engine.policy(), operation.spec(), outcome) || engine.judge().classify(outcome) != Classification.RETRYABLE) {
 			return Optional.empty();
 		}
 		return Optional.of(operation.stop(Outcome.NOT_RETRYABLE,

@@ -66,6 +66,8 @@ public final class RetryPolicy {
 
 	private final HintedRetries hintedRetries;
 
+	private final ProviderConventions conventions;
+
 	private final ResponseClassifier customClassifier;
 
 	private final ResponseClassifier classifier;
@@ -92,9 +94,10 @@ public final class RetryPolicy {
 		this.subtractRoundTrip = builder.subtractRoundTrip;
 		this.pacing = builder.pacing;
 		this.hintedRetries = builder.hintedRetries;
+		this.conventions = builder.conventions;
 		this.customClassifier = builder.classifier;
 		this.classifier = (builder.classifier != null) ? builder.classifier
-				: defaultClassifier(this.retryableStatuses);
+				: defaultClassifier(this.conventions.retryable(this.retryableStatuses));
 		this.deadlineReserveNanos = Saturating.toNanos(this.deadlineReserve);
 		this.reservedNanos = Saturating.add(this.deadlineReserveNanos, Saturating.toNanos(this.minAttemptTime));
 	}
@@ -130,6 +133,7 @@ public final class RetryPolicy {
 		builder.subtractRoundTrip = this.subtractRoundTrip;
 		builder.pacing = this.pacing;
 		builder.hintedRetries = this.hintedRetries;
+		builder.conventions = this.conventions;
 		builder.classifier = this.customClassifier;
 		return builder;
 	}
@@ -144,16 +148,7 @@ public final class RetryPolicy {
 	 * @return a thread-safe classifier
 	 */
 	public static ResponseClassifier defaultClassifier(Set<Integer> retryableStatuses) {
-		Set<Integer> statuses = Set.copyOf(retryableStatuses);
-		return (outcome) -> {
-			if (outcome instanceof AttemptOutcome.Response response) {
-				if (response.status() < 400) {
-					return Classification.SUCCESS;
-				}
-				return statuses.contains(response.status()) ? Classification.RETRYABLE : Classification.NOT_RETRYABLE;
-			}
-			return Classification.RETRYABLE;
-		};
+		return new StatusClassifier(retryableStatuses);
 	}
 
 	/**
@@ -330,8 +325,16 @@ public final class RetryPolicy {
 	}
 
 	/**
+	 * Returns the provider's conventions: refusals retried for any method, the attempt header. Default none.
+	 * @return the conventions
+	 */
+	public ProviderConventions conventions() {
+		return this.conventions;
+	}
+
+	/**
 	 * Returns the classifier: the one set explicitly, or {@link #defaultClassifier(Set)} over
-	 * {@link #retryableStatuses()}.
+	 * {@link #retryableStatuses()} and, when refusals are retried, the conventions' refusal statuses.
 	 * @return the classifier
 	 */
 	public ResponseClassifier classifier() {
@@ -356,8 +359,7 @@ public final class RetryPolicy {
 				+ ", idempotencyKeyHeader=" + this.idempotencyKeyHeader + ", hintMode=" + this.hintMode + ", hintCap="
 				+ this.hintCap + ", backoff=" + this.backoff + ", planner=" + this.planner + ", subtractRoundTrip="
 				+ this.subtractRoundTrip + ", pacing=" + this.pacing + ", hintedRetries=" + this.hintedRetries
-				+ ", classifier=" + ((this.customClassifier != null) ? "custom" : "default")
-				+ "]";
+				+ ", conventions=" + this.conventions + ", classifier=" + ((this.customClassifier != null) ? "custom" : "default") + "]";
 	}
 
 	/**
@@ -366,38 +368,24 @@ public final class RetryPolicy {
 	 */
 	public static final class Builder {
 
+		// the defaults, as each accessor of the policy states them
 		private int maxAttempts = 4;
-
 		private Duration deadline = Duration.ofSeconds(30);
-
 		private Duration attemptTimeout = Duration.ofSeconds(10);
-
 		private Duration minAttemptTime = Duration.ofMillis(100);
-
 		private Duration deadlineReserve = Duration.ZERO;
-
 		private Duration totalWait = Duration.ofSeconds(30);
-
 		private Set<Integer> retryableStatuses = new TreeSet<>(DEFAULT_RETRYABLE_STATUSES);
-
 		private Set<String> retryableMethods = new TreeSet<>(DEFAULT_RETRYABLE_METHODS);
-
 		private String idempotencyKeyHeader = "Idempotency-Key";
-
 		private HintMode hintMode = HintMode.FLOOR_PLUS_JITTER;
-
 		private Duration hintCap = Duration.ofSeconds(30);
-
 		private Backoff backoff = new Backoff(Duration.ofMillis(100), Duration.ofSeconds(10));
-
 		private PlannerOptions planner = PlannerOptions.builder().maxWait(Duration.ofSeconds(30)).build();
-
 		private boolean subtractRoundTrip;
-
 		private PacingSettings pacing = PacingSettings.OFF;
-
 		private HintedRetries hintedRetries = HintedRetries.PACED;
-
+		private ProviderConventions conventions = ProviderConventions.NONE;
 		private ResponseClassifier classifier;
 
 		private Builder() {
@@ -570,6 +558,16 @@ public final class RetryPolicy {
 		 */
 		public Builder hintedRetries(HintedRetries hintedRetries) {
 			this.hintedRetries = Objects.requireNonNull(hintedRetries, "hintedRetries");
+			return this;
+		}
+
+		/**
+		 * Sets the provider's conventions: refusals retried for any method, the attempt header.
+		 * @param conventions the conventions; {@link ProviderConventions#NONE} for none
+		 * @return this builder
+		 */
+		public Builder conventions(ProviderConventions conventions) {
+			this.conventions = Objects.requireNonNull(conventions, "conventions");
 			return this;
 		}
 

@@ -60,14 +60,19 @@ final class CallExchange implements RetryLoop.Exchange<Response, Response, IOExc
 
 	@Override
 	public Response send(Permit.Proceed proceed) throws IOException {
-		return proceed(this.chain, this.request, proceed);
+		return proceed(this.chain, this.request, proceed, this.route);
 	}
 
 	/**
-	 * Sends {@code request} once down {@code chain}, its timeouts lowered to the attempt's: the interceptor's first
-	 * attempt and every one after it.
+	 * Sends {@code request} once down {@code chain}, its timeouts lowered to the attempt's, with the retries before
+	 * it in the provider's attempt header if it asks for one: the interceptor's first attempt and every one after it.
 	 */
-	static Response proceed(Interceptor.Chain chain, Request request, Permit.Proceed proceed) throws IOException {
+	static Response proceed(Interceptor.Chain chain, Request request, Permit.Proceed proceed, ProviderRoute route)
+			throws IOException {
+		String header = route.policy().conventions().attemptHeader().orElse(null);
+		if (header != null) {
+			request = request.newBuilder().header(header, Integer.toString(proceed.attempt() - 1)).build();
+		}
 		int millis = millis(proceed.timeout());
 		// each with*Timeout copies the chain: only a timeout the attempt actually lowers is set
 		int connect = lower(chain.connectTimeoutMillis(), millis);

@@ -54,7 +54,9 @@ import io.github.retryafter.request.RequestPreparer;
  * stays as the client has it: it repeats a request that failed to connect or met a stale pooled connection, never
  * after a response (OkHttp's own repeat of a {@code 503} with {@code Retry-After: 0} or of a {@code 408} is inside one
  * attempt too). A request may carry {@link OperationOptions} as its tag ({@code Request.Builder.tag(
- * OperationOptions.class, ...)}) to name its provider, give its idempotency key or a deadline of its own.
+ * OperationOptions.class, ...)}) to name its provider, give its idempotency key or a deadline of its own. When the
+ * provider's {@link io.github.retryafter.engine.ProviderConventions#attemptHeader() attempt header} is set, each
+ * attempt carries the number of retries before it there ({@code 0} on the first).
  * <p>
  * Immutable and thread-safe: one interceptor serves every call of a client.
  */
@@ -151,7 +153,7 @@ public final class RetryAfterInterceptor implements Interceptor {
 		long sentAt = this.ticker.read();
 		Response response;
 		try {
-			response = CallExchange.proceed(chain, request, proceed);
+			response = CallExchange.proceed(chain, request, proceed, route);
 		}
 		catch (IOException | RuntimeException ex) {
 			CallExchange exchange = exchange(chain, request, route, operation);

@@ -24,6 +24,7 @@ import io.github.retryafter.boot.StateScope;
 import io.github.retryafter.boot.fleet.FleetStatus;
 import io.github.retryafter.boot.fleet.FleetStatusProvider;
 import io.github.retryafter.boot.fleet.UnsharedHosts;
+import io.github.retryafter.boot.springai.ModelClients;
 import io.github.retryafter.budget.BudgetSettings;
 import io.github.retryafter.budget.RetryBudget;
 import io.github.retryafter.engine.HintMode;
@@ -38,7 +39,8 @@ import io.github.retryafter.pacing.ProviderGate;
  * budget tokens left, operations and attempts, the amplification, the last clock skew, the last {@code Retry-After},
  * the last refusal and the provider's gate (pacing settings, rate in force, cooldown left, requests queued), and the
  * fleet's state when the budget and cooldown are shared through Redis, with the hosts called whose state it does not
- * share; {@code /actuator/retryafter/{provider}} shows one provider. Durations are ISO-8601 strings,
+ * share, and the Spring AI model clients the starter sits under with the retry count their SDKs keep above it;
+ * {@code /actuator/retryafter/{provider}} shows one provider. Durations are ISO-8601 strings,
  * instants are ISO-8601 UTC strings, and token counts are {@code null} when the budget is unlimited. For a provider
  * that keeps its state per origin, its pacing entry sums its origins up and lists those that hold requests back now
  * (cooling down, probing, paced or queueing), at most {@value #MAX_LISTED_ORIGINS}, longest cooldown first.
@@ -68,6 +70,8 @@ public class RetryAfterEndpoint {
 	private final SharedCooldown fleetCooldown;
 
 	private final UnsharedHosts unsharedHosts;
+
+	private final ModelClients modelClients;
 
 	/**
 	 * Creates the endpoint.
@@ -111,11 +115,26 @@ public class RetryAfterEndpoint {
 	 */
 	public RetryAfterEndpoint(RetryAfterProviders providers, RetryAfterActivity activity, FleetStatusProvider fleet,
 			SharedCooldown fleetCooldown, UnsharedHosts unsharedHosts) {
+		this(providers, activity, fleet, fleetCooldown, unsharedHosts, null);
+	}
+
+	/**
+	 * Creates the endpoint, showing also the Spring AI model clients the starter sits under.
+	 * @param providers the configured providers
+	 * @param activity what was seen of them
+	 * @param fleet the fleet's status, or {@code null} when the budget is local
+	 * @param fleetCooldown the fleet's shared cooldown, which a reset also ends, or {@code null}
+	 * @param unsharedHosts the hosts called whose state the fleet does not share, or {@code null}
+	 * @param modelClients the model clients under the starter, or {@code null} when Spring AI is absent
+	 */
+	public RetryAfterEndpoint(RetryAfterProviders providers, RetryAfterActivity activity, FleetStatusProvider fleet,
+			SharedCooldown fleetCooldown, UnsharedHosts unsharedHosts, ModelClients modelClients) {
 		this.providers = Objects.requireNonNull(providers, "providers");
 		this.activity = Objects.requireNonNull(activity, "activity");
 		this.fleet = fleet;
 		this.fleetCooldown = fleetCooldown;
 		this.unsharedHosts = unsharedHosts;
+		this.modelClients = modelClients;
 	}
 
 	/**
@@ -173,9 +192,10 @@ public class RetryAfterEndpoint {
 			.budget();
 		FleetDescriptor fleet = (this.fleet != null) ? FleetDescriptor.of(this.fleet.fleetStatus(), this.unsharedHosts)
 				: null;
+		List<ModelClients.ModelClient> modelClients = (this.modelClients != null) ? this.modelClients.all() : null;
 		return new RetryAfterDescriptor(
 				new BudgetDescriptor(budget.globalSettings().orElse(null), finite(budget.globalTokens())), providers,
-				fleet);
+				fleet, modelClients);
 	}
 
 	/**
@@ -229,9 +249,12 @@ public class RetryAfterEndpoint {
 	 * @param globalBudget the bucket every provider also draws from
 	 * @param providers the providers by name
 	 * @param fleet where the budget and cooldown are shared, or {@code null} when they are local to this instance
+	 * @param modelClients the Spring AI model clients the starter sits under: per vendor, its provider, how many of
+	 * its HTTP clients carry the starter's interceptor, the retry count its SDK keeps above the starter (the property
+	 * that sets it), and whether two layers are stacked; {@code null} when Spring AI is absent
 	 */
 	public record RetryAfterDescriptor(BudgetDescriptor globalBudget, Map<String, ProviderDescriptor> providers,
-			FleetDescriptor fleet) implements OperationResponseBody {
+			FleetDescriptor fleet, List<ModelClients.ModelClient> modelClients) implements OperationResponseBody {
 	}
 
 	/**

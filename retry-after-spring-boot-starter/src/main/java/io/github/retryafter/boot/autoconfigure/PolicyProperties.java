@@ -100,6 +100,25 @@ public class PolicyProperties {
 	private final IdempotencyKey idempotencyKey = new IdempotencyKey();
 
 	/**
+	 * Whether a response with one of the refusal statuses is retried for any method, POST and PATCH without an
+	 * idempotency key included, because the provider documents that it refused the request before processing it. A
+	 * timeout, a lost response or another status on such a method is still not retried.
+	 */
+	private Boolean retryRefusedRequests;
+
+	/**
+	 * HTTP statuses that mean the provider refused a request before processing it (429 unless set); retried for any
+	 * method when retry-refused-requests is on.
+	 */
+	private Set<Integer> refusalStatuses;
+
+	/**
+	 * Request header each attempt carries the number of retries before it in (0 on the first attempt), for a provider
+	 * that reads one, such as 'x-stainless-retry-count'; none unless set.
+	 */
+	private String attemptHeader;
+
+	/**
 	 * Retry budget of the provider: a token bucket shared by every client of the application.
 	 */
 	private final Budget budget = new Budget();
@@ -351,6 +370,55 @@ public class PolicyProperties {
 	 */
 	public void setRetryableMethods(Set<String> retryableMethods) {
 		this.retryableMethods = (retryableMethods != null) ? new LinkedHashSet<>(retryableMethods) : null;
+	}
+
+	/**
+	 * Returns the {@code retry-refused-requests} setting: whether a refusal is retried for any method.
+	 * @return the setting, or {@code null} when not set
+	 */
+	public Boolean getRetryRefusedRequests() {
+		return this.retryRefusedRequests;
+	}
+
+	/**
+	 * Sets the {@code retry-refused-requests} setting.
+	 * @param retryRefusedRequests whether a refusal is retried for any method
+	 */
+	public void setRetryRefusedRequests(Boolean retryRefusedRequests) {
+		this.retryRefusedRequests = retryRefusedRequests;
+	}
+
+	/**
+	 * Returns the {@code refusal-statuses} setting: statuses that mean the provider refused a request before
+	 * processing it.
+	 * @return the setting, or {@code null} when not set
+	 */
+	public Set<Integer> getRefusalStatuses() {
+		return this.refusalStatuses;
+	}
+
+	/**
+	 * Sets the {@code refusal-statuses} setting.
+	 * @param refusalStatuses statuses that mean the provider refused a request before processing it
+	 */
+	public void setRefusalStatuses(Set<Integer> refusalStatuses) {
+		this.refusalStatuses = (refusalStatuses != null) ? new LinkedHashSet<>(refusalStatuses) : null;
+	}
+
+	/**
+	 * Returns the {@code attempt-header} setting: request header carrying each attempt's retry count.
+	 * @return the setting, or {@code null} when not set
+	 */
+	public String getAttemptHeader() {
+		return this.attemptHeader;
+	}
+
+	/**
+	 * Sets the {@code attempt-header} setting.
+	 * @param attemptHeader request header carrying each attempt's retry count
+	 */
+	public void setAttemptHeader(String attemptHeader) {
+		this.attemptHeader = attemptHeader;
 	}
 
 	/**

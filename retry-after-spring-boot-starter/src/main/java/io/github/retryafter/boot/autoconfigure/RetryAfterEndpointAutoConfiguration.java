@@ -19,6 +19,7 @@ import io.github.retryafter.boot.actuate.RetryAfterEndpoint;
 import io.github.retryafter.boot.actuate.RetryAfterEndpointRuntimeHints;
 import io.github.retryafter.boot.fleet.FleetStatusProvider;
 import io.github.retryafter.boot.fleet.UnsharedHosts;
+import io.github.retryafter.boot.springai.ModelClients;
 import io.github.retryafter.fleet.SharedCooldown;
 
 /**
@@ -43,9 +44,9 @@ public final class RetryAfterEndpointAutoConfiguration {
 	@ConditionalOnMissingBean
 	RetryAfterEndpoint retryAfterEndpoint(RetryAfterProviders providers, RetryAfterActivity activity,
 			ObjectProvider<FleetStatusProvider> fleet, ObjectProvider<SharedCooldown> fleetCooldown,
-			ObjectProvider<UnsharedHosts> unsharedHosts) {
+			ObjectProvider<UnsharedHosts> unsharedHosts, ObjectProvider<ModelClients> modelClients) {
 		return new RetryAfterEndpoint(providers, activity, fleet.getIfUnique(), fleetCooldown.getIfUnique(),
-				unsharedHosts.getIfUnique());
+				unsharedHosts.getIfUnique(), modelClients.getIfUnique());
 	}
 
 }

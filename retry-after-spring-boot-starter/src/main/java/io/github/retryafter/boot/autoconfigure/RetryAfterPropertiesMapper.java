@@ -25,6 +25,7 @@ import io.github.retryafter.boot.StateScope;
 import io.github.retryafter.budget.BudgetSettings;
 import io.github.retryafter.engine.Backoff;
 import io.github.retryafter.engine.OperationSpec;
+import io.github.retryafter.engine.ProviderConventions;
 import io.github.retryafter.engine.RetryPolicy;
 import io.github.retryafter.pacing.PacingSettings;
 
@@ -124,6 +125,7 @@ final class RetryAfterPropertiesMapper {
 		draft.policy.pacing(own.check("pacing.max-rate",
 				resolved(layers, (p) -> p.getPacing().getMaxRate(), PacingSettings.DEFAULTS.maxRate()),
 				draft.pacing::build));
+		draft.policy.conventions(draft.conventions);
 		RetryPolicy policy = own.check("deadline",
 				resolved(layers, PolicyProperties::getDeadline, defaults.deadline()), draft.policy::build);
 		return new ProviderSettings(name, hosts, policy, draft.budget, draft.idempotencyKeyEnabled,
@@ -165,6 +167,12 @@ final class RetryAfterPropertiesMapper {
 		this.map.from(p.getIdempotencyKey()::getHeader)
 			.to(layer.named("idempotency-key.header", policy::idempotencyKeyHeader));
 		this.map.from(p.getIdempotencyKey()::getEnabled).to((enabled) -> draft.idempotencyKeyEnabled = enabled);
+		this.map.from(p::getRetryRefusedRequests)
+			.to((retry) -> draft.conventions = draft.conventions.withRetryRefusedRequests(retry));
+		this.map.from(p::getRefusalStatuses).to(layer.named("refusal-statuses",
+				(statuses) -> draft.conventions = draft.conventions.withRefusalStatuses(statuses)));
+		this.map.from(p::getAttemptHeader).whenHasText().to(layer.named("attempt-header",
+				(header) -> draft.conventions = draft.conventions.withAttemptHeader(header.trim())));
 		this.map.from(p::getMaxReplayBody)
 			.to(layer.named("max-replay-body", (size) -> draft.maxReplayBody = nonNegative(size)));
 		this.map.from(p::getMaxDrain).to(layer.named("max-drain", (size) -> draft.maxDrain = nonNegative(size)));
@@ -273,6 +281,8 @@ final class RetryAfterPropertiesMapper {
 		BudgetSettings budget = BudgetSettings.PROVIDER_DEFAULTS;
 
 		boolean idempotencyKeyEnabled;
+
+		ProviderConventions conventions = ProviderConventions.NONE;
 
 		DataSize maxReplayBody = DEFAULT_MAX_REPLAY_BODY;
 

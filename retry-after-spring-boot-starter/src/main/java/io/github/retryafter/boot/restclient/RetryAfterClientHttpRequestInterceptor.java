@@ -128,6 +128,9 @@ public final class RetryAfterClientHttpRequestInterceptor implements ClientHttpR
 		}
 
 		private ClientHttpResponse guarded(Permit.Proceed proceed) throws IOException {
+			// the retries before this attempt, in the header the provider reads them from (if it asks for one)
+			this.started.prepared().provider().policy().conventions().attemptHeader().ifPresent((header) ->
+					this.request.getHeaders().set(header, Integer.toString(proceed.attempt() - 1)));
 			AttemptGuard guard = AttemptGuard.armEntered(proceed.attempt(), proceed.timeout());
 			GuardedResponse response;
 			try {

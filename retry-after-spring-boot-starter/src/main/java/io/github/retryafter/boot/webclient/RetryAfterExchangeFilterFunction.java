@@ -309,11 +309,18 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 
 		/** The first attempt records its body as it writes it; every later one writes the recording. */
 		private ClientRequest requestFor(int attempt) {
-			ClientRequest request = this.mono.request;
+			ClientRequest request = counted(this.mono.request, attempt);
 			if (this.body == null) {
 				return request;
 			}
 			return (attempt == 1) ? this.body.recording(request) : this.body.replaying(request);
+		}
+
+		/** The request with the retries before this attempt in the provider's attempt header, if it asks for one. */
+		private ClientRequest counted(ClientRequest request, int attempt) {
+			Optional<String> header = this.started.prepared().provider().policy().conventions().attemptHeader();
+			return header.isEmpty() ? request
+					: ClientRequest.from(request).header(header.get(), Integer.toString(attempt - 1)).build();
 		}
 
 		@Override

@@ -1,0 +1,104 @@
+package io.github.retryafter.boot.autoconfigure;
+
+import java.util.List;
+
+import okhttp3.Interceptor;
+import okhttp3.OkHttpClient;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.springframework.ai.anthropic.http.okhttp.AnthropicHttpClientBuilderCustomizer;
+import org.springframework.ai.openai.http.okhttp.OpenAiHttpClientBuilderCustomizer;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.annotation.Order;
+import org.springframework.core.env.Environment;
+
+import io.github.retryafter.boot.RetryAfterProviders;
+import io.github.retryafter.boot.okhttp.RetryAfterOkHttp;
+import io.github.retryafter.boot.springai.ModelClients;
+import io.github.retryafter.boot.springai.ModelVendor;
+
+/**
+ * Puts the starter's engine under Spring AI's OpenAI and Anthropic model clients, as their one retry layer: for each
+ * vendor whose module is present, a customizer of the vendor's {@code SpringAi*HttpClient.Builder} adds the
+ * interceptors that send every request to the vendor's provider ({@code openai}, {@code anthropic}) whatever base URL
+ * is configured. Their SDKs' own retries default to 0 ({@link io.github.retryafter.boot.springai.SpringAiRetryDefaults});
+ * a startup line names the clients under the starter and the SDK retry count in force, and warns once per vendor
+ * whose SDK still retries above it. Unless {@code retry.after.spring-ai.enabled=false}.
+ */
+@AutoConfiguration(after = RetryAfterOkHttpAutoConfiguration.class)
+@ConditionalOnClass(OkHttpClient.class)
+@ConditionalOnBean(RetryAfterOkHttp.class)
+@ConditionalOnBooleanProperty(name = "retry.after.spring-ai.enabled", matchIfMissing = true)
+public final class RetryAfterSpringAiAutoConfiguration {
+
+	private static final Log logger = LogFactory.getLog(RetryAfterSpringAiAutoConfiguration.class);
+
+	@Bean
+	@ConditionalOnMissingBean
+	ModelClients retryAfterModelClients(Environment environment) {
+		return new ModelClients(environment);
+	}
+
+	/** Once every singleton (the model clients among them) is built: one INFO line, a WARN per stacked layer. */
+	@Bean
+	SmartInitializingSingleton retryAfterModelClientsReport(ModelClients clients, RetryAfterProviders providers) {
+		return () -> {
+			clients.summary().ifPresent(logger::info);
+			clients.stackedWarnings((provider) -> providers.get(provider)
+				.map((found) -> found.policy().maxAttempts())
+				.orElse(1)).forEach(logger::warn);
+		};
+	}
+
+	/** The interceptors of one vendor's clients, and the record that they were applied. */
+	private static List<Interceptor> interceptors(RetryAfterOkHttp okHttp, ModelClients clients, ModelVendor vendor) {
+		clients.present(vendor);
+		return okHttp.interceptors(vendor.provider());
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(OpenAiHttpClientBuilderCustomizer.class)
+	static class OpenAiConfiguration {
+
+		/** First among the customizers, so the interceptors other customizers add run inside each attempt. */
+		@Bean
+		@Order(0)
+		@ConditionalOnMissingBean(name = "retryAfterOpenAiHttpClientBuilderCustomizer")
+		OpenAiHttpClientBuilderCustomizer retryAfterOpenAiHttpClientBuilderCustomizer(RetryAfterOkHttp okHttp,
+				ModelClients clients) {
+			List<Interceptor> interceptors = interceptors(okHttp, clients, ModelVendor.OPENAI);
+			return (builder) -> {
+				interceptors.forEach(builder::interceptor);
+				clients.wrapped(ModelVendor.OPENAI);
+			};
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(AnthropicHttpClientBuilderCustomizer.class)
+	static class AnthropicConfiguration {
+
+		/** First among the customizers, so the interceptors other customizers add run inside each attempt. */
+		@Bean
+		@Order(0)
+		@ConditionalOnMissingBean(name = "retryAfterAnthropicHttpClientBuilderCustomizer")
+		AnthropicHttpClientBuilderCustomizer retryAfterAnthropicHttpClientBuilderCustomizer(RetryAfterOkHttp okHttp,
+				ModelClients clients) {
+			List<Interceptor> interceptors = interceptors(okHttp, clients, ModelVendor.ANTHROPIC);
+			return (builder) -> {
+				interceptors.forEach(builder::interceptor);
+				clients.wrapped(ModelVendor.ANTHROPIC);
+			};
+		}
+
+	}
+
+}

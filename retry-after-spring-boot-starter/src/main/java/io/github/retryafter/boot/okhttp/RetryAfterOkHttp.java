@@ -1,0 +1,118 @@
+package io.github.retryafter.boot.okhttp;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+
+import okhttp3.Interceptor;
+import okhttp3.OkHttpClient;
+
+import io.github.retryafter.Sleeper;
+import io.github.retryafter.boot.RetryAfterProviders;
+import io.github.retryafter.boot.RetryAfterProviders.Provider;
+import io.github.retryafter.engine.OperationSpec;
+import io.github.retryafter.okhttp.RetryAfterInterceptor;
+
+/**
+ * Puts the starter's engine under OkHttp clients: one {@link RetryAfterInterceptor} over the starter's providers (the
+ * same engines, budgets, gates, fleet, listeners and meters as the {@code RestClient} and {@code WebClient} adapters),
+ * added as an application interceptor. {@link #apply(OkHttpClient.Builder)} routes each request by its host, as the
+ * Spring adapters do; {@link #apply(OkHttpClient.Builder, String)} sends every request of the client to one provider
+ * whatever its base URL, unless a request names its own ({@code Request.Builder.tag(OperationOptions.class, ...)}).
+ * <p>
+ * One retry layer: a builder that already holds a {@link RetryAfterInterceptor} is left as it is. Thread-safe.
+ */
+public final class RetryAfterOkHttp {
+
+	private final RetryAfterProviders providers;
+
+	private final RetryAfterInterceptor interceptor;
+
+	private final Map<String, ProviderPin> pins = new ConcurrentHashMap<>();
+
+	/**
+	 * Creates the interceptors over {@code providers}. A request body above the largest of the providers'
+	 * {@code max-replay-body} is sent once (a provider's own bound still applies to its requests), and a failed
+	 * response's body is drained up to the {@code default} provider's {@code max-drain}.
+	 * @param providers the configured providers and their engines
+	 * @param sleeper how a call blocks between attempts (a fake clock's in tests)
+	 */
+	public RetryAfterOkHttp(RetryAfterProviders providers, Sleeper sleeper) {
+		this.providers = Objects.requireNonNull(providers, "providers");
+		long maxReplayBody = providers.all().stream().mapToLong((p) -> p.settings().maxReplayBodyBytes()).max().orElse(0);
+		Provider fallback = providers.get(OperationSpec.DEFAULT_PROVIDER).orElseThrow();
+		this.interceptor = RetryAfterInterceptor.builder()
+			.routes(providers.routes())
+			.sleeper(Objects.requireNonNull(sleeper, "sleeper"))
+			.maxReplayBody(maxReplayBody)
+			.maxDrain(fallback.settings().maxDrainBytes())
+			.build();
+	}
+
+	/**
+	 * Returns the interceptor that routes each request to its provider by host (or by the provider its
+	 * {@code OperationOptions} tag names).
+	 * @return the interceptor, one for every client
+	 */
+	public RetryAfterInterceptor interceptor() {
+		return this.interceptor;
+	}
+
+	/**
+	 * Returns the interceptors that send every request to {@code provider}, in the order to add them: one that names
+	 * the provider on each request that names none, then {@link #interceptor()}.
+	 * @param provider a configured provider's name
+	 * @return the two interceptors
+	 * @throws IllegalArgumentException if no provider of that name is configured
+	 */
+	public List<Interceptor> interceptors(String provider) {
+		return List.of(pin(provider), this.interceptor);
+	}
+
+	/**
+	 * Adds {@link #interceptor()} to {@code builder}, unless it already holds a {@link RetryAfterInterceptor}.
+	 * @param builder the client's builder
+	 * @return {@code builder}
+	 */
+	public OkHttpClient.Builder apply(OkHttpClient.Builder builder) {
+		if (!holdsRetryInterceptor(builder)) {
+			builder.addInterceptor(this.interceptor);
+		}
+		return builder;
+	}
+
+	/**
+	 * Adds {@link #interceptors(String) the interceptors} that send every request of the client to {@code provider},
+	 * unless {@code builder} already holds a {@link RetryAfterInterceptor}.
+	 * @param builder the client's builder
+	 * @param provider a configured provider's name
+	 * @return {@code builder}
+	 * @throws IllegalArgumentException if no provider of that name is configured
+	 */
+	public OkHttpClient.Builder apply(OkHttpClient.Builder builder, String provider) {
+		List<Interceptor> interceptors = interceptors(provider);
+		if (!holdsRetryInterceptor(builder)) {
+			interceptors.forEach(builder::addInterceptor);
+		}
+		return builder;
+	}
+
+	private ProviderPin pin(String provider) {
+		Objects.requireNonNull(provider, "provider");
+		return this.pins.computeIfAbsent(provider, (name) -> {
+			if (this.providers.get(name).isEmpty()) {
+				throw new IllegalArgumentException("no provider '" + name + "' is configured: configure "
+						+ "retry.after.providers." + name + ".* or pin the client to one of "
+						+ this.providers.all().stream().map(Provider::name).sorted().toList());
+			}
+			return new ProviderPin(name);
+		});
+	}
+
+	private static boolean holdsRetryInterceptor(OkHttpClient.Builder builder) {
+		return builder.interceptors().stream().anyMatch(RetryAfterInterceptor.class::isInstance)
+				|| builder.networkInterceptors().stream().anyMatch(RetryAfterInterceptor.class::isInstance);
+	}
+
+}

@@ -1,0 +1,121 @@
+package io.github.retryafter.boot.springai;
+
+import java.util.List;
+import java.util.Map;
+
+import org.springframework.core.env.PropertyResolver;
+
+/**
+ * A model vendor whose Spring AI clients send through an SDK over OkHttp: the provider its requests belong to, the
+ * customizer Spring AI offers, and where its SDK's retry count is set. Each reads the retry count in force as Spring
+ * AI 2.0.1 resolves it.
+ */
+public enum ModelVendor {
+
+	/**
+	 * OpenAI ({@code openai-java}, 3 retries unless set): {@code spring.ai.openai.max-retries}, which a model's own
+	 * {@code spring.ai.openai.<model>.max-retries} overrides when set to anything but 3.
+	 */
+	OPENAI("openai", "org.springframework.ai.openai.http.okhttp.OpenAiHttpClientBuilderCustomizer",
+			"spring.ai.openai.max-retries", 3,
+			List.of("chat", "embedding", "image", "audio.speech", "audio.transcription", "moderation"),
+			List.of(429, 503)),
+
+	/** Anthropic ({@code anthropic-java}, 2 retries unless set): {@code spring.ai.anthropic.max-retries}. */
+	ANTHROPIC("anthropic", "org.springframework.ai.anthropic.http.okhttp.AnthropicHttpClientBuilderCustomizer",
+			"spring.ai.anthropic.max-retries", 2, List.of(), List.of(429, 529));
+
+	/** The header the vendors' SDKs send each attempt's retry count in. */
+	public static final String STAINLESS_RETRY_COUNT = "x-stainless-retry-count";
+
+	private final String provider;
+
+	private final String customizer;
+
+	private final String retriesProperty;
+
+	private final int sdkDefault;
+
+	private final List<String> models;
+
+	private final List<Integer> refusalStatuses;
+
+	ModelVendor(String provider, String customizer, String retriesProperty, int sdkDefault, List<String> models,
+			List<Integer> refusalStatuses) {
+		this.provider = provider;
+		this.customizer = customizer;
+		this.retriesProperty = retriesProperty;
+		this.sdkDefault = sdkDefault;
+		this.models = models;
+		this.refusalStatuses = refusalStatuses;
+	}
+
+	/**
+	 * Returns the provider the vendor's requests belong to, whatever base URL is configured.
+	 * @return the provider's name
+	 */
+	public String provider() {
+		return this.provider;
+	}
+
+	/**
+	 * Returns the class name of the customizer Spring AI calls for each of the vendor's HTTP clients.
+	 * @return the customizer's class name
+	 */
+	public String customizer() {
+		return this.customizer;
+	}
+
+	/**
+	 * Returns the property that sets the SDK's retry count for every model of the vendor.
+	 * @return the property's name
+	 */
+	public String retriesProperty() {
+		return this.retriesProperty;
+	}
+
+	/**
+	 * Returns the SDK's retry count when nothing sets it.
+	 * @return the count
+	 */
+	public int sdkDefault() {
+		return this.sdkDefault;
+	}
+
+	/**
+	 * Returns the vendor's preset, as the lowest-precedence values of its provider's properties: refusals retried for
+	 * any method (a model call is a {@code POST}), the vendor's refusal statuses ({@code 429} and its "overloaded"
+	 * status: OpenAI's {@code 503}, Anthropic's {@code 529}), and {@value #STAINLESS_RETRY_COUNT} as the attempt
+	 * header, so the retry count the SDK would have sent is the starter's.
+	 * @return the properties and their values
+	 */
+	public Map<String, Object> preset() {
+		String prefix = "retry.after.providers." + this.provider + ".";
+		Map<String, Object> preset = new java.util.LinkedHashMap<>();
+		preset.put(prefix + "retry-refused-requests", true);
+		preset.put(prefix + "refusal-statuses", this.refusalStatuses.stream().map(String::valueOf)
+			.collect(java.util.stream.Collectors.joining(",")));
+		preset.put(prefix + "attempt-header", STAINLESS_RETRY_COUNT);
+		return preset;
+	}
+
+	/**
+	 * Returns the largest SDK retry count in force among the vendor's models, and the property that sets it.
+	 * @param environment where the properties are read
+	 * @return the count and its property
+	 */
+	public Map.Entry<String, Integer> sdkRetries(PropertyResolver environment) {
+		int common = environment.getProperty(this.retriesProperty, Integer.class, this.sdkDefault);
+		Map.Entry<String, Integer> largest = Map.entry(this.retriesProperty, common);
+		for (String model : this.models) {
+			String property = this.retriesProperty.replace(".max-retries", "." + model + ".max-retries");
+			Integer own = environment.getProperty(property, Integer.class);
+			// Spring AI takes a model's own count only when it differs from the SDK's default
+			if (own != null && own != this.sdkDefault && own > largest.getValue()) {
+				largest = Map.entry(property, own);
+			}
+		}
+		return largest;
+	}
+
+}
