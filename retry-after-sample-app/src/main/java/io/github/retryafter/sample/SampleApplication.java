@@ -3,6 +3,7 @@ package io.github.retryafter.sample;
 import java.time.Duration;
 import java.time.InstantSource;
 
+import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.boot.ApplicationRunner;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
@@ -72,10 +73,21 @@ public class SampleApplication {
 		return builder.requestFactory(new JdkClientHttpRequestFactory(sampleHttpClient)).build();
 	}
 
+	/**
+	 * The chat client of the model scenario: Spring AI's, on its auto-configured OpenAI model, which sends through
+	 * the OpenAI SDK over OkHttp. Nothing here mentions retry-after: the starter puts itself under the model's HTTP
+	 * client and turns the SDK's own retries off.
+	 */
+	@Bean
+	ChatClient sampleChatClient(ChatClient.Builder builder) {
+		return builder.build();
+	}
+
 	@Bean
 	ScenarioRunner scenarioRunner(SimulatedProvider provider, RetryAfterProviders providers, WebClient sampleWebClient,
-			RestClient sampleRestClient, Environment environment, InstantSource clock) {
-		return new ScenarioRunner(provider, providers, sampleWebClient, sampleRestClient, environment, clock);
+			RestClient sampleRestClient, ChatClient sampleChatClient, Environment environment, InstantSource clock) {
+		return new ScenarioRunner(provider, providers, sampleWebClient, sampleRestClient, sampleChatClient, environment,
+				clock);
 	}
 
 	/**

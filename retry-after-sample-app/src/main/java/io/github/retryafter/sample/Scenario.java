@@ -45,7 +45,7 @@ public record Scenario(String name, String description, String provider, Client 
 
 	private static final Duration RETRY_AFTER = Duration.ofSeconds(2);
 
-	/** The built-in scenarios; each runs in about three seconds of real time. */
+	/** The built-in scenarios; each runs in about three seconds of real time, the model scenario in about ten. */
 	public static final List<Scenario> BUILT_IN = List.of(
 			new Scenario("jitter",
 					"200 operations hit a 1 s outage whose gateway holds them, then answers all at once 503 Retry-After: 2; "
@@ -68,7 +68,15 @@ public record Scenario(String name, String description, String provider, Client 
 							+ "that still fail",
 					"rate-limited", Client.REST_CLIENT, 200,
 					new ProviderConditions(Duration.ZERO, 429, Duration.ofSeconds(1), RetryAfterForm.DELAY_SECONDS,
-							Duration.ZERO, 50, false)));
+							Duration.ZERO, 50, false)),
+			new Scenario("model",
+					"50 chat calls at once through Spring AI's ChatClient (its OpenAI model, which sends through the "
+							+ "OpenAI SDK over OkHttp) against a 5 requests/s limit answering 429 Retry-After: 1; "
+							+ "retry-after is the one retry layer under the SDK and paces the backlog at the rate the "
+							+ "provider accepts, so all 50 succeed in about 10 s",
+					"openai", Client.CHAT_CLIENT, 50,
+					new ProviderConditions(Duration.ZERO, 429, Duration.ofSeconds(1), RetryAfterForm.DELAY_SECONDS,
+							Duration.ZERO, 5, false)));
 
 	/**
 	 * Finds a built-in scenario.
@@ -89,11 +97,19 @@ public record Scenario(String name, String description, String provider, Client 
 	}
 
 	/**
-	 * Returns this scenario sent through another client.
+	 * Returns this scenario sent through another client. The chat client is the model scenario's own: its calls go
+	 * to the model API under provider {@code openai}, so no scenario switches to it or away from it.
 	 * @param client the client
 	 * @return a new scenario
+	 * @throws IllegalArgumentException if either this scenario's client or {@code client} is the chat client and the
+	 * two differ
 	 */
 	public Scenario withClient(Client client) {
+		if (client != this.client && (client == Client.CHAT_CLIENT || this.client == Client.CHAT_CLIENT)) {
+			throw new IllegalArgumentException("scenario '" + this.name + "' runs through " + this.client.displayName()
+					+ " and cannot be switched to " + client.displayName()
+					+ ": the chat client calls the model API under provider 'openai', the others the resource");
+		}
 		return new Scenario(this.name, this.description, this.provider, client, this.operations, this.conditions);
 	}
 
@@ -108,8 +124,8 @@ public record Scenario(String name, String description, String provider, Client 
 	}
 
 	/**
-	 * The client a scenario sends its operations through; both are built from Spring Boot's builders and so carry
-	 * retry-after.
+	 * The client a scenario sends its operations through; the first two are built from Spring Boot's builders, the
+	 * chat client is Spring AI's, and all three carry retry-after.
 	 */
 	public enum Client {
 
@@ -117,7 +133,13 @@ public record Scenario(String name, String description, String provider, Client 
 		WEB_CLIENT("WebClient"),
 
 		/** {@code RestClient}: one blocking thread per operation. */
-		REST_CLIENT("RestClient");
+		REST_CLIENT("RestClient"),
+
+		/**
+		 * Spring AI's {@code ChatClient} on its OpenAI model, one blocking thread per operation: the OpenAI SDK sends
+		 * over OkHttp, under which the starter puts retry-after.
+		 */
+		CHAT_CLIENT("Spring AI ChatClient");
 
 		private final String displayName;
 
@@ -134,7 +156,8 @@ public record Scenario(String name, String description, String provider, Client 
 		}
 
 		/**
-		 * Parses {@code webclient}, {@code web-client}, {@code restclient} or {@code rest-client}, in any case.
+		 * Parses {@code webclient}, {@code web-client}, {@code restclient}, {@code rest-client}, {@code chatclient} or
+		 * {@code chat-client}, in any case.
 		 * @param value the value
 		 * @return the client
 		 * @throws IllegalArgumentException if it names neither
@@ -144,7 +167,9 @@ public record Scenario(String name, String description, String provider, Client 
 			return switch (normalized) {
 				case "webclient" -> WEB_CLIENT;
 				case "restclient" -> REST_CLIENT;
-				default -> throw new IllegalArgumentException("client must be webclient or restclient but was " + value);
+				case "chatclient" -> CHAT_CLIENT;
+				default -> throw new IllegalArgumentException(
+						"client must be webclient, restclient or chatclient but was " + value);
 			};
 		}
 

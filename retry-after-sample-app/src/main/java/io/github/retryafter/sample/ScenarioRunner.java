@@ -19,6 +19,7 @@ import org.apache.commons.logging.LogFactory;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
+import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.core.env.Environment;
 import org.springframework.web.client.RestClient;
 import org.springframework.web.reactive.function.client.WebClient;
@@ -52,6 +53,8 @@ public class ScenarioRunner {
 
 	private final RestClient restClient;
 
+	private final ChatClient chatClient;
+
 	private final Environment environment;
 
 	private final InstantSource clock;
@@ -63,11 +66,12 @@ public class ScenarioRunner {
 	private long runs;
 
 	ScenarioRunner(SimulatedProvider provider, RetryAfterProviders providers, WebClient webClient,
-			RestClient restClient, Environment environment, InstantSource clock) {
+			RestClient restClient, ChatClient chatClient, Environment environment, InstantSource clock) {
 		this.provider = provider;
 		this.providers = providers;
 		this.webClient = webClient;
 		this.restClient = restClient;
+		this.chatClient = chatClient;
 		this.environment = environment;
 		this.clock = clock;
 	}
@@ -94,15 +98,18 @@ public class ScenarioRunner {
 		}
 		String url = "http://localhost:" + port + RESOURCE;
 		String prefix = scenario.name() + "-" + (++this.runs) + "-";
-		ExecutorService threads = (scenario.client() == Scenario.Client.REST_CLIENT)
+		ExecutorService threads = (scenario.client() != Scenario.Client.WEB_CLIENT)
 				? Executors.newFixedThreadPool(Math.min(scenario.operations(), 256)) : null;
 		try {
-			warmUp(scenario, threads, "http://localhost:" + port + WARM_UP);
+			if (scenario.client() != Scenario.Client.CHAT_CLIENT) {
+				warmUp(scenario, threads, "http://localhost:" + port + WARM_UP);
+			}
 			this.provider.start(scenario.conditions());
 			long started = this.clock.millis();
 			List<OperationResult> operations = switch (scenario.client()) {
 				case WEB_CLIENT -> viaWebClient(url, scenario, prefix);
 				case REST_CLIENT -> viaRestClient(url, scenario, prefix, threads);
+				case CHAT_CLIENT -> viaChatClient(scenario, "model-" + this.runs + "-", threads);
 			};
 			long duration = this.clock.millis() - started;
 			return finish(scenario, hintMode, operations, duration);
@@ -226,6 +233,52 @@ public class ScenarioRunner {
 		}
 		catch (ExecutionException | java.util.concurrent.CancellationException ex) {
 			throw new IllegalStateException("scenario '" + scenario.name() + "' did not finish within " + TIMEOUT, ex);
+		}
+	}
+
+	/**
+	 * Sends the operations as chat calls through Spring AI's {@code ChatClient}, each naming its operation in the
+	 * prompt, one thread each. Nothing of retry-after is visible at this level: an operation's attempts are what the
+	 * model API saw under its name, and a failure is the exception the SDK threw.
+	 */
+	private List<OperationResult> viaChatClient(Scenario scenario, String prefix, ExecutorService threads) {
+		List<Callable<String>> calls = new ArrayList<>();
+		for (int index = 0; index < scenario.operations(); index++) {
+			String operationId = prefix + index;
+			calls.add(() -> chatOperation(operationId));
+		}
+		List<String> outcomes = new ArrayList<>();
+		try {
+			for (Future<String> future : threads.invokeAll(calls, TIMEOUT.toMillis(),
+					java.util.concurrent.TimeUnit.MILLISECONDS)) {
+				outcomes.add(future.get());
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("interrupted while running scenario '" + scenario.name() + "'", ex);
+		}
+		catch (ExecutionException | java.util.concurrent.CancellationException ex) {
+			throw new IllegalStateException("scenario '" + scenario.name() + "' did not finish within " + TIMEOUT, ex);
+		}
+		Map<String, Integer> attempts = new LinkedHashMap<>();
+		this.provider.arrivals().forEach((arrival) -> attempts.merge(arrival.operationId(), 1, Integer::sum));
+		List<OperationResult> results = new ArrayList<>();
+		for (int index = 0; index < outcomes.size(); index++) {
+			String operationId = prefix + index;
+			results.add(new OperationResult(operationId, outcomes.get(index), attempts.getOrDefault(operationId, 0)));
+		}
+		return results;
+	}
+
+	private String chatOperation(String operationId) {
+		try {
+			this.chatClient.prompt().user("Answer 'done' for " + operationId).call().content();
+			return "SUCCESS";
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Chat call " + operationId + " failed", ex);
+			return "FAILED (" + ex.getClass().getSimpleName() + ")";
 		}
 	}
 
