@@ -19,8 +19,10 @@ import io.github.retryafter.sample.SimulatedProvider.Answer;
 /**
  * The simulated provider as an OpenAI-compatible model API, under {@code /model/v1}: {@code POST /chat/completions}
  * answers as the current {@link ProviderConditions} say, like {@code /provider/resource} does, but in the shape
- * OpenAI's API uses: a chat completion on success, an {@code error} object with a refusal, and the same
- * {@code Retry-After} and {@code Date} headers. It records every arrival under the operation named in the prompt
+ * OpenAI's API uses: a chat completion on success, an {@code error} object with a refusal, the same
+ * {@code Retry-After} and {@code Date} headers plus {@code retry-after-ms} on a {@code 429}, and, under a rate limit,
+ * OpenAI's request window on every answer ({@code x-ratelimit-limit-requests}, {@code -remaining-requests},
+ * {@code -reset-requests} as a Go duration). It records every arrival under the operation named in the prompt
  * ({@code model-<run>-<index>}, what the model scenario sends), so retries are told from first attempts without an
  * idempotency key, which the OpenAI SDK does not send.
  */
@@ -63,10 +65,30 @@ class ModelProviderController {
 		return CompletableFuture.supplyAsync(() -> toResponse(answer, operationId), release);
 	}
 
+	/** A duration as Go prints it for a reset under a minute: {@code 200ms}, {@code 1s}, {@code 1.5s}. */
+	static String goDuration(Duration duration) {
+		long millis = duration.toMillis();
+		if (millis < 1000) {
+			return millis + "ms";
+		}
+		return (millis % 1000 == 0) ? (millis / 1000) + "s"
+				: java.math.BigDecimal.valueOf(millis, 3).stripTrailingZeros().toPlainString() + "s";
+	}
+
 	private ResponseEntity<String> toResponse(Answer answer, String operationId) {
 		ResponseEntity.BodyBuilder builder = ResponseEntity.status(answer.status())
 			.contentType(MediaType.APPLICATION_JSON);
 		answer.headers().forEach((name, value) -> builder.header(name, value));
+		if (answer.window() != null) {
+			// OpenAI's request window, with its reset as a Go duration ("200ms", "1.5s")
+			builder.header("x-ratelimit-limit-requests", Integer.toString(answer.window().limit()));
+			builder.header("x-ratelimit-remaining-requests", Integer.toString(answer.window().remaining()));
+			builder.header("x-ratelimit-reset-requests", goDuration(answer.window().reset()));
+		}
+		String retryAfter = answer.headers().get("Retry-After");
+		if (answer.status() == 429 && retryAfter != null && retryAfter.chars().allMatch(Character::isDigit)) {
+			builder.header("retry-after-ms", Long.toString(Long.parseLong(retryAfter) * 1000));
+		}
 		String name = (operationId != null) ? operationId : "anonymous";
 		return switch (answer.status()) {
 			case 200 -> builder.body(COMPLETION.formatted(name, this.clock.instant().getEpochSecond(), name));

@@ -97,7 +97,8 @@ public class SimulatedProvider {
 		int attempt = (operationId != null)
 				? current.perOperation.computeIfAbsent(key, (k) -> new AtomicInteger()).incrementAndGet() : 1;
 		current.arrivals.add(new Arrival(Duration.between(current.startedAt, now).toMillis(), key, attempt, status));
-		return answer(status, now.plus(hold), conditions.clockSkew(), retryAfter, form).held(hold);
+		return answer(status, now.plus(hold), conditions.clockSkew(), retryAfter, form).held(hold)
+			.window(current.window(now));
 	}
 
 	/**
@@ -139,16 +140,33 @@ public class SimulatedProvider {
 	 * @param status the status
 	 * @param headers the headers, {@code Date} always among them, dated when the answer is to be sent
 	 * @param hold how long to hold the answer; zero to send it at once
+	 * @param window the rate limit's state after this request, or {@code null} without a rate limit
 	 */
-	public record Answer(int status, Map<String, String> headers, Duration hold) {
+	public record Answer(int status, Map<String, String> headers, Duration hold, Window window) {
 
 		Answer(int status, Map<String, String> headers) {
-			this(status, headers, Duration.ZERO);
+			this(status, headers, Duration.ZERO, null);
 		}
 
 		Answer held(Duration hold) {
-			return new Answer(this.status, this.headers, hold);
+			return new Answer(this.status, this.headers, hold, this.window);
 		}
+
+		Answer window(Window window) {
+			return new Answer(this.status, this.headers, this.hold, window);
+		}
+
+	}
+
+	/**
+	 * The rate limit's state after a request, as an API that announces its request window says it (OpenAI's
+	 * {@code x-ratelimit-*-requests}).
+	 *
+	 * @param limit the requests the window holds
+	 * @param remaining the requests left in it now
+	 * @param reset how long until it is full again
+	 */
+	public record Window(int limit, int remaining, Duration reset) {
 
 	}
 
@@ -174,6 +192,17 @@ public class SimulatedProvider {
 			this.startedAt = startedAt;
 			this.tokens = conditions.rateLimitPerSecond();
 			this.refilledAt = startedAt;
+		}
+
+		/** The token bucket's state as a request window, or {@code null} without a rate limit. */
+		synchronized Window window(Instant now) {
+			int rate = this.conditions.rateLimitPerSecond();
+			if (rate == 0) {
+				return null;
+			}
+			double missing = rate - this.tokens;
+			return new Window(rate, (int) Math.floor(this.tokens),
+					Duration.ofMillis((long) Math.ceil(missing * 1000 / rate)));
 		}
 
 		synchronized boolean admit(Instant now) {
