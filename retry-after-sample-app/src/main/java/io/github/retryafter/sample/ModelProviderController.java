@@ -1,5 +1,6 @@
 package io.github.retryafter.sample;
 
+import java.time.Duration;
 import java.time.InstantSource;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
