@@ -87,7 +87,8 @@ final class GateFeed {
 	/**
 	 * Feeds a response's rate-limit fields (the families the policy's field set names) to its provider's gate: a
 	 * quota sets and caps the rate ({@link ProviderGate#onQuota}), else {@code remaining / reset} does, scaled by the
-	 * scarcest token window ({@link RateLimitFields#ratePerSecond()}); an exhausted window closes the gate until its
+	 * scarcest token window ({@link RateLimitFields#ratePerSecond()}), and a vendor's windows keep a rate they set
+	 * while they are in use ({@link ProviderGate#onWindows}); an exhausted window closes the gate until its
 	 * reset ({@link RateLimitFields#hold()}), measured from receipt and capped at the planner's max wait (the deadline
 	 * without one). Unusable fields are reported to the listener and ignored.
 	 */
@@ -97,8 +98,13 @@ final class GateFeed {
 		for (RateLimitFields.Problem problem : fields.problems()) {
 			this.listener.onRateLimitFieldIgnored(new RateLimitFieldEvent(spec, attempts, problem));
 		}
-		fields.pacedRemaining()
-			.ifPresent((remaining) -> gate.onQuota(fields.ratePerSecond(), remaining, response.receivedAtNanos()));
+		OptionalLong paced = fields.pacedRemaining();
+		if (paced.isPresent() && fields.windows().isEmpty()) {
+			gate.onQuota(fields.ratePerSecond(), paced.getAsLong(), response.receivedAtNanos());
+		}
+		else if (paced.isPresent()) {
+			gate.onWindows(fields.ratePerSecond(), paced.getAsLong(), response.receivedAtNanos());
+		}
 		if (fields.hold().isPresent()) {
 			Duration cap = this.policy.planner().maxWait().orElse(this.policy.deadline());
 			Duration wait = fields.hold().get().compareTo(cap) > 0 ? cap : fields.hold().get();

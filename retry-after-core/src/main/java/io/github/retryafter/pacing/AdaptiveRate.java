@@ -308,15 +308,21 @@ final class AdaptiveRate {
 
 	/** See {@link ProviderGate#onQuota}. */
 	void onQuota(double perSecond, long remaining, long nowNanos) {
+		onQuota(perSecond, remaining, nowNanos, true);
+	}
+
+	/** See {@link ProviderGate#onQuota} and {@link ProviderGate#onWindows}: {@code letGo} when roomy or not. */
+	void onQuota(double perSecond, long remaining, long nowNanos, boolean letGo) {
 		if (!(perSecond > 0) || Double.isInfinite(perSecond)) {
 			return;
 		}
 		double quota = Math.max(this.share.minRate(), Math.min(this.share.maxRate(), perSecond * this.share.get() * HEADROOM));
 		long burst = this.settings.burst();
 		boolean low = remaining <= burst;
-		boolean roomy = remaining > 4 * burst;
+		boolean roomy = letGo && remaining > 4 * burst;
 		Rate seen = this.state.get().rate();
-		if (seen.engaged() ? (seen.quota() == quota && seen.perSecond() <= quota && !(seen.quotaPaced() && roomy)) : !low) {
+		if (seen.engaged() ? (seen.quota() == quota && seen.perSecond() <= quota
+				&& !(seen.quotaPaced() && (roomy || (!letGo && seen.perSecond() < quota)))) : !low) {
 			return;
 		}
 		synchronized (this.lock) {
@@ -328,7 +334,14 @@ final class AdaptiveRate {
 				}
 				return;
 			}
-			if (rate.quotaPaced() && roomy && backlogFits()) {
+			if (!letGo && rate.quotaPaced()) {
+				// windows: the rate they set follows them both ways within its epoch, slots kept in their order, and
+				// no new burst (a new epoch per response would hand one out with every answer)
+				this.book.moveSendLane(nowNanos, rate.perSecond() / quota);
+				Pace moved = current.movedTo(quota, nowNanos);
+				this.state.set(moved.with(moved.rate().withQuota(quota)));
+			}
+			else if (rate.quotaPaced() && roomy && backlogFits()) {
 				this.state.set(off(current, nowNanos));
 			}
 			else if (rate.perSecond() > quota && (low || rate.quotaPaced())) {

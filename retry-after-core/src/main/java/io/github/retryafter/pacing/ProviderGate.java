@@ -242,6 +242,21 @@ public final class ProviderGate {
 	}
 
 	/**
+	 * Records what a vendor's request and token windows announced: {@code remaining} requests (already scaled by the
+	 * scarcest token window) may go in the rest of the window, {@code perSecond} being that spread evenly over it. As
+	 * {@link #onQuota}, except that a rate the windows turned on follows them up and down and is not let go while
+	 * the provider shows room: the gate cannot see the retries on their way back to it, and sending faster than the
+	 * window's remaining over its reset is what exhausts it (docs/vendor-fields.md). Reads without a lock when
+	 * nothing changes.
+	 * @param perSecond the window's remaining over its reset, requests per second
+	 * @param remaining the requests the windows leave
+	 * @param nowNanos when the response arrived
+	 */
+	public void onWindows(double perSecond, long remaining, long nowNanos) {
+		this.rate.onQuota(perSecond, remaining, nowNanos, false);
+	}
+
+	/**
 	 * Asks whether a request may be sent now.
 	 * @param fresh whether it is an operation's first attempt (fresh requests may use their reserved share)
 	 * @param nowNanos now, on the gate's ticker

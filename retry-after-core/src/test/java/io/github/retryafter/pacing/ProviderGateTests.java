@@ -592,6 +592,31 @@ class ProviderGateTests {
 	}
 
 	@Test
+	void aRateVendorWindowsSetFollowsThemBothWaysWithoutANewBurstAndIsNotLetGoWhileTheyShowRoom() {
+		ProviderGate gate = gate();
+		gate.onWindows(100, 50, 0);
+		assertThat(gate.rate()).as("room to spare: off, as a quota's").isEmpty();
+		gate.onWindows(20, 5, 0);
+		assertThat(gate.rate()).as("a burst left: paced at 0.95 x").hasValueCloseTo(19.0, within(1e-9));
+		int sent = 0;
+		while (gate.admit(false, 0, FAR, null) == Admission.GO) {
+			sent++;
+		}
+		assertThat(sent).as("the epoch's burst").isEqualTo(10);
+		gate.onWindows(10, 4, 0);
+		assertThat(gate.rate()).as("followed down").hasValueCloseTo(9.5, within(1e-9));
+		assertThat(gate.admit(false, 0, FAR, null)).as("no new burst: the next request waits for a slot")
+			.isInstanceOf(Admission.Hold.class);
+		gate.onWindows(100, 97, S);
+		assertThat(gate.rate()).as("a new window with room: followed up, not let go")
+			.hasValueCloseTo(95.0, within(1e-9));
+		ProviderGate quota = gate();
+		quota.onQuota(20, 5, 0);
+		quota.onQuota(100, 97, S);
+		assertThat(quota.rate()).as("an announced quota's rate is let go in a new window, as before").isEmpty();
+	}
+
+	@Test
 	void aQuotaBelowTheRateLowersItAndVoidsSlotsButARateMeasuredBelowTheQuotaIsKept() {
 		ProviderGate gate = engagedAt(700.0, PacingSettings.DEFAULTS);
 		gate.onQuota(100, 5, 0);

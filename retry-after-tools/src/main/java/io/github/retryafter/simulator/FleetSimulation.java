@@ -116,7 +116,8 @@ public final class FleetSimulation {
 	/**
 	 * Returns the engine policy a hint-mode {@link FleetPolicy} runs with on the workload: the library's defaults, with
 	 * the workload's attempt limit and deadline (also the total wait and the planner's max wait), the policy's hint
-	 * mode and jitter, and the provider's cap as the hint cap.
+	 * mode and jitter, the provider's cap as the hint cap and the fields a client of that provider reads
+	 * ({@link ProviderModel#fields()}).
 	 * @param workload the workload
 	 * @param policy a policy with a hint mode
 	 * @return the engine policy
@@ -129,7 +130,11 @@ public final class FleetSimulation {
 			.totalWait(client.deadline())
 			.hintMode(policy.hintMode().orElseThrow(() -> new IllegalArgumentException(policy + " has no hint mode")))
 			.hintCap(workload.provider().hintCap())
-			.planner(PlannerOptions.builder().maxWait(client.deadline()).jitter(policy.jitter().orElseThrow()).build())
+			.planner(PlannerOptions.builder()
+				.maxWait(client.deadline())
+				.jitter(policy.jitter().orElseThrow())
+				.fields(workload.provider().fields())
+				.build())
 			.pacing(policy.pacing())
 			.build();
 	}
@@ -142,27 +147,13 @@ public final class FleetSimulation {
 
 	}
 
-	/** The provider's answer to one request. */
-	private record Answer(int status, String retryAfter, String date, long instructedNanos, String quota,
-			String window) {
-
-		static final long NONE = Long.MIN_VALUE;
-
-		Answer(int status, String retryAfter, String date, long instructedNanos) {
-			this(status, retryAfter, date, instructedNanos, null, null);
-		}
-
-		/** The same answer announcing the quota in the IETF fields. */
-		Answer announcing(ProviderModel.RateLimit limit, long remaining, long resetSeconds) {
-			return new Answer(this.status, this.retryAfter, this.date, this.instructedNanos,
-					"\"default\";q=" + (long) limit.perSecond() + ";w=1",
-					"\"default\";r=" + remaining + ";t=" + resetSeconds);
-		}
-
+	/** A running provider for the model: its windows when it has them, else its outage and rate limit. */
+	private static SimulatedProvider provider(ProviderModel model, long outageEnd) {
+		return model.windows().isPresent() ? new WindowedProvider(model) : new Provider(model, outageEnd);
 	}
 
 	/** A running provider: its outage, its rate limit's bucket, its clock. */
-	private static final class Provider {
+	private static final class Provider implements SimulatedProvider {
 
 		private final ProviderModel model;
 
@@ -183,7 +174,8 @@ public final class FleetSimulation {
 			this.capSeconds = model.hintCap().toSeconds();
 		}
 
-		Answer answer(long now) {
+		@Override
+		public Answer answer(long now) {
 			long dateSecond = ORIGIN.getEpochSecond() + Math.floorDiv(now + this.offsetNanos, SECOND);
 			String date = HttpDate.format(dateSecond);
 			if (now < this.outageEnd) {
@@ -245,7 +237,7 @@ public final class FleetSimulation {
 
 		final long skew;
 
-		final Provider provider;
+		final SimulatedProvider provider;
 
 		final SplittableRandom latency;
 
@@ -263,7 +255,7 @@ public final class FleetSimulation {
 
 		Answer pending;
 
-		Client(int index, long start, long deadline, long skew, Provider provider, SplittableRandom latency,
+		Client(int index, long start, long deadline, long skew, SimulatedProvider provider, SplittableRandom latency,
 				RandomSource random) {
 			this.index = index;
 			this.start = start;
@@ -316,6 +308,8 @@ public final class FleetSimulation {
 
 		private final List<Long> toSuccess = new ArrayList<>();
 
+		private long lastSuccess = Answer.NONE;
+
 		private long[] arrivals = new long[1024];
 
 		private int retries;
@@ -330,7 +324,7 @@ public final class FleetSimulation {
 			ClientModel model = workload.client();
 			this.latencyMin = model.latencyMin().toNanos();
 			this.latencyRange = model.latencyMax().toNanos() - this.latencyMin;
-			Provider shared = workload.isolated() ? null : new Provider(workload.provider(), scenario.outageEnd()[0]);
+			SimulatedProvider shared = workload.isolated() ? null : provider(workload.provider(), scenario.outageEnd()[0]);
 			RetryPolicy enginePolicy = policy.hintMode().isPresent() ? enginePolicy(workload, policy) : null;
 			this.comparison = (enginePolicy != null) ? null : COMPARISONS.get(policy);
 			if (enginePolicy == null && this.comparison == null) {
@@ -349,7 +343,7 @@ public final class FleetSimulation {
 					.build();
 			}
 			for (int i = 0; i < this.clients.length; i++) {
-				Provider provider = workload.isolated() ? new Provider(workload.provider(), scenario.outageEnd()[i])
+				SimulatedProvider provider = workload.isolated() ? provider(workload.provider(), scenario.outageEnd()[i])
 						: shared;
 				long start = scenario.start()[i];
 				Client client = new Client(i, start, start + model.deadline().toNanos(), scenario.skew()[i], provider,
@@ -489,6 +483,7 @@ public final class FleetSimulation {
 		private void succeed(Client client) {
 			this.successes++;
 			this.toSuccess.add(this.now - client.start);
+			this.lastSuccess = this.now;
 		}
 
 		private long latency(Client client) {
@@ -528,7 +523,8 @@ public final class FleetSimulation {
 			long[] times = this.toSuccess.stream().mapToLong(Long::longValue).sorted().toArray();
 			return new PolicyResult(this.policy, this.clients.length, this.successes, this.attempts, this.retries,
 					this.early, herd, Duration.ofNanos(herdAt), percentile(times, 0.50), percentile(times, 0.99),
-					Arrays.stream(histogram).boxed().toList(), this.lateAttempts, this.lateRefusals);
+					Arrays.stream(histogram).boxed().toList(), this.lateAttempts, this.lateRefusals,
+					(this.lastSuccess == Answer.NONE) ? Optional.empty() : Optional.of(Duration.ofNanos(this.lastSuccess)));
 		}
 
 	}
@@ -543,21 +539,7 @@ public final class FleetSimulation {
 	}
 
 	private static HeaderSource headers(Answer answer) {
-		return (name) -> {
-			if (name.equalsIgnoreCase("Date")) {
-				return List.of(answer.date());
-			}
-			if (name.equalsIgnoreCase("Retry-After") && answer.retryAfter() != null) {
-				return List.of(answer.retryAfter());
-			}
-			if (name.equalsIgnoreCase("RateLimit-Policy") && answer.quota() != null) {
-				return List.of(answer.quota());
-			}
-			if (name.equalsIgnoreCase("RateLimit") && answer.window() != null) {
-				return List.of(answer.window());
-			}
-			return List.of();
-		};
+		return answer::field;
 	}
 
 	/** A SplitMix64-style mix of a seed, a stream and an index: independent, reproducible streams. */

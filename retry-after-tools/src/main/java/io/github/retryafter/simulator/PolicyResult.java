@@ -23,10 +23,12 @@ import java.util.Optional;
  * in one 10 ms slice of it (slices aligned on the start); the last column also covers every later slice
  * @param lateAttempts how many requests reached the provider after {@link #FIRST_WINDOW}
  * @param lateRefusals how many of those it refused ({@code 429} or {@code 503})
+ * @param lastSuccess the time from the workload's start until the last operation succeeded (a backlog's drain time)
  */
 public record PolicyResult(FleetPolicy policy, int operations, int successes, long attempts, long retries,
 		long earlyRetries, long herdRetries, Duration herdAt, Optional<Duration> p50ToSuccess,
-		Optional<Duration> p99ToSuccess, List<Long> histogram, long lateAttempts, long lateRefusals) {
+		Optional<Duration> p99ToSuccess, List<Long> histogram, long lateAttempts, long lateRefusals,
+		Optional<Duration> lastSuccess) {
 
 	/** The window the herd is measured in. */
 	public static final Duration HERD_WINDOW = Duration.ofMillis(10);
@@ -54,12 +56,15 @@ public record PolicyResult(FleetPolicy policy, int operations, int successes, lo
 	 * provider in one 10 ms slice of it (slices aligned on the start); the last column also covers every later slice
 	 * @param lateAttempts how many requests reached the provider after {@link #FIRST_WINDOW}
 	 * @param lateRefusals how many of those it refused ({@code 429} or {@code 503})
+	 * @param lastSuccess the time from the workload's start until the last operation succeeded (a backlog's drain
+	 * time)
 	 */
 	public PolicyResult {
 		Objects.requireNonNull(policy, "policy");
 		Objects.requireNonNull(herdAt, "herdAt");
 		Objects.requireNonNull(p50ToSuccess, "p50ToSuccess");
 		Objects.requireNonNull(p99ToSuccess, "p99ToSuccess");
+		Objects.requireNonNull(lastSuccess, "lastSuccess");
 		histogram = List.copyOf(histogram);
 	}
 

@@ -4,6 +4,9 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 
+import io.github.retryafter.HintField;
+import io.github.retryafter.HintFields;
+
 /**
  * How the simulated provider of a {@link Workload} behaves: an outage that starts when the workload starts and lasts a
  * duration drawn uniformly from {@code [outageMin, outageMax]} (one draw per provider), then, optionally, a
@@ -24,10 +27,15 @@ import java.util.Optional;
  * @param hintForm how the {@code Retry-After} of a {@code 503} is written
  * @param rateLimit the rate limit after the outage, if any
  * @param clockOffset the provider's wall clock minus true time
+ * @param windows an OpenAI-style provider's request and token windows, in place of an outage and a rate limit
  * @see <a href="https://www.rfc-editor.org/rfc/rfc9110#section-10.2.3">RFC 9110 §10.2.3</a>
  */
 public record ProviderModel(Duration outageMin, Duration outageMax, Duration hintCap, HintForm hintForm,
-		Optional<RateLimit> rateLimit, Duration clockOffset) {
+		Optional<RateLimit> rateLimit, Duration clockOffset, Optional<RequestTokenWindows> windows) {
+
+	/** What a client of an OpenAI-style provider reads: the standard fields, its wait and verdict fields, its windows. */
+	public static final HintFields OPENAI_FIELDS = HintFields.STANDARD.with(HintField.RETRY_AFTER_MS,
+			HintField.X_SHOULD_RETRY, HintField.OPENAI_WINDOWS);
 
 	/** The two forms of {@code Retry-After}. */
 	public enum HintForm {
@@ -90,6 +98,7 @@ public record ProviderModel(Duration outageMin, Duration outageMax, Duration hin
 	 * @param hintForm how the {@code Retry-After} of a {@code 503} is written
 	 * @param rateLimit the rate limit after the outage, if any
 	 * @param clockOffset the provider's wall clock minus true time
+	 * @param windows an OpenAI-style provider's request and token windows, in place of an outage and a rate limit
 	 */
 	public ProviderModel {
 		Objects.requireNonNull(outageMin, "outageMin");
@@ -98,6 +107,11 @@ public record ProviderModel(Duration outageMin, Duration outageMax, Duration hin
 		Objects.requireNonNull(hintForm, "hintForm");
 		Objects.requireNonNull(rateLimit, "rateLimit");
 		Objects.requireNonNull(clockOffset, "clockOffset");
+		Objects.requireNonNull(windows, "windows");
+		if (windows.isPresent() && (!outageMax.isZero() || rateLimit.isPresent())) {
+			throw new IllegalArgumentException("a provider with request and token windows has no outage and no other "
+					+ "rate limit: use one or the other");
+		}
 		if (outageMin.isNegative() || outageMax.compareTo(outageMin) < 0) {
 			throw new IllegalArgumentException(
 					"outage must satisfy 0 <= min <= max but was [" + outageMin + ", " + outageMax + "]");
@@ -105,6 +119,41 @@ public record ProviderModel(Duration outageMin, Duration outageMax, Duration hin
 		if (hintCap.toSeconds() < 1 || hintCap.toNanosPart() != 0) {
 			throw new IllegalArgumentException("hint cap must be a whole number of seconds, at least 1, but was " + hintCap);
 		}
+	}
+
+	/**
+	 * A provider without windows.
+	 * @param outageMin the shortest outage
+	 * @param outageMax the longest outage; equal to {@code outageMin} for a fixed outage
+	 * @param hintCap the longest wait the provider asks for, a whole number of seconds
+	 * @param hintForm how the {@code Retry-After} of a {@code 503} is written
+	 * @param rateLimit the rate limit after the outage, if any
+	 * @param clockOffset the provider's wall clock minus true time
+	 */
+	public ProviderModel(Duration outageMin, Duration outageMax, Duration hintCap, HintForm hintForm,
+			Optional<RateLimit> rateLimit, Duration clockOffset) {
+		this(outageMin, outageMax, hintCap, hintForm, rateLimit, clockOffset, Optional.empty());
+	}
+
+	/**
+	 * Returns an OpenAI-style provider: no outage, the given request and token windows, answering with the OpenAI
+	 * fields ({@link RequestTokenWindows}), its {@code Date} on true time.
+	 * @param windows the windows
+	 * @param hintCap the longest wait it asks for in {@code Retry-After}, a whole number of seconds
+	 * @return a new model
+	 */
+	public static ProviderModel openAi(RequestTokenWindows windows, Duration hintCap) {
+		return new ProviderModel(Duration.ZERO, Duration.ZERO, hintCap, HintForm.DELAY_SECONDS, Optional.empty(),
+				Duration.ZERO, Optional.of(windows));
+	}
+
+	/**
+	 * Returns the fields a client configured for this provider reads: {@link #OPENAI_FIELDS} for a provider with
+	 * windows, else {@link HintFields#STANDARD}.
+	 * @return the field set
+	 */
+	public HintFields fields() {
+		return this.windows.isPresent() ? OPENAI_FIELDS : HintFields.STANDARD;
 	}
 
 	/**
@@ -124,7 +173,8 @@ public record ProviderModel(Duration outageMin, Duration outageMax, Duration hin
 	 * @return a new model
 	 */
 	public ProviderModel withHintForm(HintForm form) {
-		return new ProviderModel(this.outageMin, this.outageMax, this.hintCap, form, this.rateLimit, this.clockOffset);
+		return new ProviderModel(this.outageMin, this.outageMax, this.hintCap, form, this.rateLimit, this.clockOffset,
+				this.windows);
 	}
 
 	/**
@@ -134,7 +184,7 @@ public record ProviderModel(Duration outageMin, Duration outageMax, Duration hin
 	 */
 	public ProviderModel withRateLimit(RateLimit limit) {
 		return new ProviderModel(this.outageMin, this.outageMax, this.hintCap, this.hintForm, Optional.ofNullable(limit),
-				this.clockOffset);
+				this.clockOffset, this.windows);
 	}
 
 	/**
@@ -143,7 +193,8 @@ public record ProviderModel(Duration outageMin, Duration outageMax, Duration hin
 	 * @return a new model
 	 */
 	public ProviderModel withClockOffset(Duration offset) {
-		return new ProviderModel(this.outageMin, this.outageMax, this.hintCap, this.hintForm, this.rateLimit, offset);
+		return new ProviderModel(this.outageMin, this.outageMax, this.hintCap, this.hintForm, this.rateLimit, offset,
+				this.windows);
 	}
 
 }

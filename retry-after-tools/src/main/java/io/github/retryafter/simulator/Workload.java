@@ -27,10 +27,17 @@ public record Workload(String name, int clients, boolean isolated, ProviderModel
 	/** The hint cap of seed 000's harness: no provider asks for more than 5 s. */
 	public static final Duration SEED_HINT_CAP = Duration.ofSeconds(5);
 
-	/** The workloads by name, for {@link #named}: fixed, four entries. */
+	/**
+	 * The OpenAI-style provider's windows in {@link #openAi}: 100 requests and 40,000 tokens a second, each request
+	 * costing 500 tokens, so the token window admits 80 requests a window and is the scarcer.
+	 */
+	public static final RequestTokenWindows OPENAI_WINDOWS = new RequestTokenWindows(100, Duration.ofSeconds(1), 40_000,
+			Duration.ofSeconds(1), 500);
+
+	/** The workloads by name, for {@link #named}: fixed, five entries. */
 	private static final Map<String, IntFunction<Workload>> NAMED = Map.of("episodes", Workload::episodes, "shared",
 			Workload::shared, "outage-rate-limit", Workload::outageThenRateLimit, "announced-quota",
-			Workload::announcedQuota);
+			Workload::announcedQuota, "openai", Workload::openAi);
 
 	/**
 	 * Validates eagerly.
@@ -111,8 +118,24 @@ public record Workload(String name, int clients, boolean isolated, ProviderModel
 	}
 
 	/**
+	 * Returns issue 30's workload: a backlog of {@code clients} operations of one application started together
+	 * against an OpenAI-style provider with {@link #OPENAI_WINDOWS} (fixed one-second windows from the start), which
+	 * sends {@code x-ratelimit-{limit,remaining,reset}-{requests,tokens}} with Go-duration resets on every answer and
+	 * refuses with {@code 429}, {@code retry-after-ms} and {@code Retry-After}; the clients read the OpenAI fields
+	 * ({@link ProviderModel#OPENAI_FIELDS}); 6 attempts, a 60 s deadline, latency 1 to 5 ms each way, one clock.
+	 * @param clients the backlog (the issue's: 1,000)
+	 * @return the workload
+	 */
+	public static Workload openAi(int clients) {
+		ClientModel client = new ClientModel(6, Duration.ofSeconds(60), Duration.ZERO,
+				List.of(ClientModel.SkewBand.exactly(Duration.ZERO)), Duration.ofMillis(1), Duration.ofMillis(5));
+		return new Workload("openai", clients, false, ProviderModel.openAi(OPENAI_WINDOWS, SEED_HINT_CAP), client);
+	}
+
+	/**
 	 * Returns the named workload with the given number of clients.
-	 * @param name {@code episodes}, {@code shared}, {@code outage-rate-limit} or {@code announced-quota}
+	 * @param name {@code episodes}, {@code shared}, {@code outage-rate-limit}, {@code announced-quota} or
+	 * {@code openai}
 	 * @param clients the number of clients
 	 * @return the workload
 	 * @throws IllegalArgumentException for any other name
@@ -121,14 +144,14 @@ public record Workload(String name, int clients, boolean isolated, ProviderModel
 		IntFunction<Workload> workload = NAMED.get(name.toLowerCase(Locale.ROOT));
 		if (workload == null) {
 			throw new IllegalArgumentException(
-					"workload must be episodes, shared, outage-rate-limit or announced-quota, not \"" + name + "\"");
+					"workload must be episodes, shared, outage-rate-limit, announced-quota or openai, not \"" + name + "\"");
 		}
 		return workload.apply(clients);
 	}
 
 	/**
 	 * Returns the names {@link #named} knows, in lower case as the command line spells them.
-	 * @return {@code episodes}, {@code shared}, {@code outage-rate-limit} and {@code announced-quota}
+	 * @return {@code episodes}, {@code shared}, {@code outage-rate-limit}, {@code announced-quota} and {@code openai}
 	 */
 	public static Set<String> names() {
 		return NAMED.keySet();
@@ -170,6 +193,15 @@ public record Workload(String name, int clients, boolean isolated, ProviderModel
 		ClientModel c = this.client;
 		String outage = p.outageMin().equals(p.outageMax()) ? "one " + seconds(p.outageMin()) + " outage"
 				: "outages of " + seconds(p.outageMin()) + " to " + seconds(p.outageMax());
+		if (p.windows().isPresent()) {
+			RequestTokenWindows w = p.windows().get();
+			return "a backlog of " + this.clients + " requests started together against one OpenAI-style provider ("
+					+ w.requests() + " requests a " + seconds(w.requestWindow()) + " window, " + w.tokens()
+					+ " tokens a " + seconds(w.tokenWindow()) + " window, " + w.tokenCost()
+					+ " tokens a request; 429 with retry-after-ms and Retry-After; bound " + seconds(w.bound(this.clients))
+					+ "); clients: " + c.maxAttempts() + " attempts, " + seconds(c.deadline()) + " deadline, latency "
+					+ c.latencyMin().toMillis() + "-" + c.latencyMax().toMillis() + " ms each way";
+		}
 		return this.clients + " clients, " + (this.isolated ? "each against its own provider (" + outage + ")"
 				: "sharing one provider (" + outage + ")") + "; 503 with Retry-After as "
 				+ ((p.hintForm() == ProviderModel.HintForm.HTTP_DATE) ? "an HTTP-date with Date" : "delay-seconds")
