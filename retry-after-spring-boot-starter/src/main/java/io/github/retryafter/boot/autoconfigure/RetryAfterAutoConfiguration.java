@@ -66,11 +66,13 @@ public final class RetryAfterAutoConfiguration {
 	}
 
 	/**
-	 * The properties, mapped once: every other bean of retry-after reads this one.
+	 * The properties, mapped once: every other bean of retry-after reads this one. An unknown property under
+	 * {@code retry.after.*} fails here, naming the nearest valid one.
 	 */
 	@Bean
 	@ConditionalOnMissingBean
-	RetryAfterSettings retryAfterSettings(RetryAfterProperties properties) {
+	RetryAfterSettings retryAfterSettings(RetryAfterProperties properties, Environment environment) {
+		UnknownProperties.check(environment);
 		return new RetryAfterPropertiesMapper(properties).settings();
 	}
 

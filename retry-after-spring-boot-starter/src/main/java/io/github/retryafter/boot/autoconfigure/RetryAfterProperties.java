@@ -4,9 +4,11 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
+import io.github.retryafter.HintField;
 import io.github.retryafter.boot.StateScope;
 
 /**
@@ -229,6 +231,19 @@ public class RetryAfterProperties extends PolicyProperties {
 		private List<String> serviceGroups = new ArrayList<>();
 
 		/**
+		 * What the provider's API means: 'standard', 'openai', 'anthropic', 'azure', 'stripe' or 'github'. Picks the
+		 * hint fields read, the statuses retried, the refusals retried for any method and the attempt header; each
+		 * of those set under this provider wins over its profile.
+		 */
+		private String profile;
+
+		/**
+		 * Response fields read for the wait, the should-retry say and the rate-limit windows, overriding the
+		 * profile's.
+		 */
+		private Set<HintField> hintFields;
+
+		/**
 		 * Returns the {@code hosts} setting: hosts served by this provider: exact names, or '*.example.com' for any
 		 * subdomain of example.com.
 		 * @return the setting
@@ -276,6 +291,38 @@ public class RetryAfterProperties extends PolicyProperties {
 		 */
 		public void setServiceGroups(List<String> serviceGroups) {
 			this.serviceGroups = serviceGroups;
+		}
+
+		/**
+		 * Returns the {@code profile} setting: what the provider's API means.
+		 * @return the profile's name, or {@code null} for 'standard'
+		 */
+		public String getProfile() {
+			return this.profile;
+		}
+
+		/**
+		 * Sets the {@code profile} setting.
+		 * @param profile 'standard', 'openai', 'anthropic', 'azure', 'stripe' or 'github'
+		 */
+		public void setProfile(String profile) {
+			this.profile = profile;
+		}
+
+		/**
+		 * Returns the {@code hint-fields} setting: response fields read, overriding the profile's.
+		 * @return the setting, or {@code null} for the profile's
+		 */
+		public Set<HintField> getHintFields() {
+			return this.hintFields;
+		}
+
+		/**
+		 * Sets the {@code hint-fields} setting.
+		 * @param hintFields response fields read, overriding the profile's
+		 */
+		public void setHintFields(Set<HintField> hintFields) {
+			this.hintFields = hintFields;
 		}
 
 	}

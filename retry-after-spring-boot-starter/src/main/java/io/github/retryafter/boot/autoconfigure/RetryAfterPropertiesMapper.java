@@ -18,6 +18,7 @@ import org.springframework.boot.context.properties.source.InvalidConfigurationPr
 import org.springframework.util.StringUtils;
 import org.springframework.util.unit.DataSize;
 
+import io.github.retryafter.HintFields;
 import io.github.retryafter.PlannerOptions;
 import io.github.retryafter.boot.ProviderSettings;
 import io.github.retryafter.boot.RetryAfterSettings;
@@ -26,6 +27,7 @@ import io.github.retryafter.budget.BudgetSettings;
 import io.github.retryafter.engine.Backoff;
 import io.github.retryafter.engine.OperationSpec;
 import io.github.retryafter.engine.ProviderConventions;
+import io.github.retryafter.engine.ProviderProfile;
 import io.github.retryafter.engine.RetryPolicy;
 import io.github.retryafter.pacing.PacingSettings;
 
@@ -81,7 +83,8 @@ final class RetryAfterPropertiesMapper {
 		List<ProviderSettings> result = new ArrayList<>();
 		Map<String, RetryAfterProperties.Provider> providers = this.properties.getProviders();
 		if (!providers.containsKey(OperationSpec.DEFAULT_PROVIDER)) {
-			result.add(provider(OperationSpec.DEFAULT_PROVIDER, List.of(), null, List.of(global)));
+			result.add(provider(OperationSpec.DEFAULT_PROVIDER, List.of(), null, ProviderProfile.STANDARD,
+					List.of(global)));
 		}
 		Map<String, String> owners = new HashMap<>();
 		providers.forEach((name, provider) -> {
@@ -94,7 +97,7 @@ final class RetryAfterPropertiesMapper {
 							"it is already listed under provider '" + previous + "'; list each host under one provider");
 				}
 			}
-			result.add(provider(name, provider.getHosts(), provider.getScope(),
+			result.add(provider(name, provider.getHosts(), provider.getScope(), profile(prefix, provider),
 					List.of(global, new Layer(prefix, provider))));
 		});
 		return result;
@@ -104,14 +107,35 @@ final class RetryAfterPropertiesMapper {
 		return budget(BudgetSettings.GLOBAL_DEFAULTS, PREFIX + "global-budget.", this.properties.getGlobalBudget());
 	}
 
+	/** The provider's profile: {@code standard} unless set; an unknown name fails naming the nearest. */
+	private static ProviderProfile profile(String prefix, RetryAfterProperties.Provider provider) {
+		String name = provider.getProfile();
+		if (!StringUtils.hasText(name)) {
+			return ProviderProfile.STANDARD;
+		}
+		return ProviderProfile.named(name)
+			.orElseThrow(() -> new InvalidConfigurationPropertyValueException(prefix + "profile", name,
+					"there is no such profile; did you mean '" + NearestName.of(name, ProviderProfile.names()).get()
+							+ "'? Profiles: " + String.join(", ", ProviderProfile.names())));
+	}
+
 	/**
-	 * Lays each property set over the defaults, then builds the provider's settings, naming the last layer's
-	 * property when settings fail a check against each other.
+	 * Lays each property set over the defaults, the profile just under the provider's own properties, then builds
+	 * the provider's settings, naming the last layer's property when settings fail a check against each other.
 	 */
-	private ProviderSettings provider(String name, List<String> hosts, StateScope scope, List<Layer> layers) {
+	private ProviderSettings provider(String name, List<String> hosts, StateScope scope, ProviderProfile profile,
+			List<Layer> layers) {
 		Draft draft = new Draft();
-		layers.forEach((layer) -> apply(layer, draft));
 		Layer own = layers.get(layers.size() - 1);
+		for (Layer layer : layers) {
+			if (layer == own) {
+				applyProfile(profile, layers, draft);
+			}
+			apply(layer, draft);
+		}
+		if (own.properties() instanceof RetryAfterProperties.Provider provider && provider.getHintFields() != null) {
+			draft.planner.fields(new HintFields(provider.getHintFields()));
+		}
 		if (resolved(layers, (p) -> p.getPacing().getMaxCooldown(), null) == null) {
 			draft.pacing.maxCooldown(resolved(layers, PolicyProperties::getMaxWait, DEFAULT_MAX_WAIT));
 		}
@@ -148,6 +172,28 @@ final class RetryAfterPropertiesMapper {
 					"a provider name is a metric tag: use 1 to 64 letters, digits, '.', '_' or '-', starting with a "
 							+ "letter or digit");
 		}
+	}
+
+	/**
+	 * Lays a profile over the global properties: its fields, its statuses added to the retryable statuses in force,
+	 * its refusals, and its attempt header when it names one. {@code standard} lays nothing: it is what the
+	 * properties alone say.
+	 */
+	private static void applyProfile(ProviderProfile profile, List<Layer> layers, Draft draft) {
+		if (profile.equals(ProviderProfile.STANDARD)) {
+			return;
+		}
+		draft.planner.fields(profile.fields());
+		if (!profile.addedRetryableStatuses().isEmpty()) {
+			List<Layer> below = layers.subList(0, layers.size() - 1);
+			draft.policy.retryableStatuses(profile.retryableStatuses(
+					resolved(below, PolicyProperties::getRetryableStatuses, RetryPolicy.DEFAULT_RETRYABLE_STATUSES)));
+		}
+		ProviderConventions conventions = profile.conventions();
+		draft.conventions = draft.conventions.withRetryRefusedRequests(conventions.retryRefusedRequests())
+			.withRefusalStatuses(conventions.refusalStatuses());
+		conventions.attemptHeader()
+			.ifPresent((header) -> draft.conventions = draft.conventions.withAttemptHeader(header));
 	}
 
 	/** Lays one property set over the draft: only the values it sets. */

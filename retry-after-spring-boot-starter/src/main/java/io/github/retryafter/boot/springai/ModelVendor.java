@@ -5,6 +5,8 @@ import java.util.Map;
 
 import org.springframework.core.env.PropertyResolver;
 
+import io.github.retryafter.engine.ProviderProfile;
+
 /**
  * A model vendor whose Spring AI clients send through an SDK over OkHttp: the provider its requests belong to, the
  * customizer Spring AI offers, and where its SDK's retry count is set. Each reads the retry count in force as Spring
@@ -19,14 +21,14 @@ public enum ModelVendor {
 	OPENAI("openai", "org.springframework.ai.openai.http.okhttp.OpenAiHttpClientBuilderCustomizer",
 			"spring.ai.openai.max-retries", 3,
 			List.of("chat", "embedding", "image", "audio.speech", "audio.transcription", "moderation"),
-			List.of(429, 503)),
+			ProviderProfile.OPENAI),
 
 	/** Anthropic ({@code anthropic-java}, 2 retries unless set): {@code spring.ai.anthropic.max-retries}. */
 	ANTHROPIC("anthropic", "org.springframework.ai.anthropic.http.okhttp.AnthropicHttpClientBuilderCustomizer",
-			"spring.ai.anthropic.max-retries", 2, List.of(), List.of(429, 529));
+			"spring.ai.anthropic.max-retries", 2, List.of(), ProviderProfile.ANTHROPIC);
 
 	/** The header the vendors' SDKs send each attempt's retry count in. */
-	public static final String STAINLESS_RETRY_COUNT = "x-stainless-retry-count";
+	public static final String STAINLESS_RETRY_COUNT = ProviderProfile.STAINLESS_RETRY_COUNT;
 
 	private final String provider;
 
@@ -38,16 +40,16 @@ public enum ModelVendor {
 
 	private final List<String> models;
 
-	private final List<Integer> refusalStatuses;
+	private final ProviderProfile profile;
 
 	ModelVendor(String provider, String customizer, String retriesProperty, int sdkDefault, List<String> models,
-			List<Integer> refusalStatuses) {
+			ProviderProfile profile) {
 		this.provider = provider;
 		this.customizer = customizer;
 		this.retriesProperty = retriesProperty;
 		this.sdkDefault = sdkDefault;
 		this.models = models;
-		this.refusalStatuses = refusalStatuses;
+		this.profile = profile;
 	}
 
 	/**
@@ -83,20 +85,23 @@ public enum ModelVendor {
 	}
 
 	/**
-	 * Returns the vendor's preset, as the lowest-precedence values of its provider's properties: refusals retried for
-	 * any method (a model call is a {@code POST}), the vendor's refusal statuses ({@code 429} and its "overloaded"
-	 * status: OpenAI's {@code 503}, Anthropic's {@code 529}), and {@value #STAINLESS_RETRY_COUNT} as the attempt
-	 * header, so the retry count the SDK would have sent is the starter's.
-	 * @return the properties and their values
+	 * Returns the profile that says what the vendor's API means ({@link ProviderProfile#OPENAI},
+	 * {@link ProviderProfile#ANTHROPIC}): the one place a vendor's fields, statuses, refusals and attempt header are
+	 * written down.
+	 * @return the profile
+	 */
+	public ProviderProfile profile() {
+		return this.profile;
+	}
+
+	/**
+	 * Returns the vendor's preset, as the lowest-precedence value of its provider's properties: its
+	 * {@linkplain #profile() profile} ({@code retry.after.providers.<provider>.profile}). Whatever the application
+	 * sets wins: another profile, or any single setting of the provider's.
+	 * @return the property and its value
 	 */
 	public Map<String, Object> preset() {
-		String prefix = "retry.after.providers." + this.provider + ".";
-		Map<String, Object> preset = new java.util.LinkedHashMap<>();
-		preset.put(prefix + "retry-refused-requests", true);
-		preset.put(prefix + "refusal-statuses", this.refusalStatuses.stream().map(String::valueOf)
-			.collect(java.util.stream.Collectors.joining(",")));
-		preset.put(prefix + "attempt-header", STAINLESS_RETRY_COUNT);
-		return preset;
+		return Map.of("retry.after.providers." + this.provider + ".profile", this.profile.name());
 	}
 
 	/**

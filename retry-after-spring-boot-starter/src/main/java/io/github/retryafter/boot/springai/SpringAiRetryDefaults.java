@@ -13,7 +13,8 @@ import org.springframework.util.ClassUtils;
 /**
  * One retry layer under Spring AI: for each model vendor whose module is on the classpath, adds the lowest-precedence
  * defaults that turn its SDK's own retries off ({@code spring.ai.openai.max-retries=0},
- * {@code spring.ai.anthropic.max-retries=0}) and preset its provider ({@link ModelVendor#preset()}). Every value is a
+ * {@code spring.ai.anthropic.max-retries=0}) and set its provider's profile ({@link ModelVendor#preset()}:
+ * {@code retry.after.providers.openai.profile=openai}, {@code ...anthropic.profile=anthropic}). Every value is a
  * default in a property source of its own ({@value #PROPERTY_SOURCE_NAME}), after every other: whatever the
  * application sets wins, key by key. Adds nothing when {@code retry.after.enabled}, {@code retry.after.ok-http.enabled}
  * or {@code retry.after.spring-ai.enabled} is {@code false}, or OkHttp is absent (the starter is then not under the

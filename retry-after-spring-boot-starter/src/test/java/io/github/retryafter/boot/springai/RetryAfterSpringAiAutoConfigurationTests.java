@@ -67,12 +67,27 @@ class RetryAfterSpringAiAutoConfigurationTests {
 	@Test
 	void eachVendorsProviderIsPresetForItsApi() {
 		this.contextRunner.run((context) -> {
+			assertThat(context.getEnvironment().getProperty("retry.after.providers.openai.profile")).isEqualTo("openai");
+			assertThat(context.getEnvironment().getProperty("retry.after.providers.anthropic.profile"))
+				.isEqualTo("anthropic");
 			RetryAfterProviders providers = context.getBean(RetryAfterProviders.class);
+			assertThat(providers.get("anthropic").orElseThrow().policy().retryableStatuses()).contains(529);
+			assertThat(providers.get("openai").orElseThrow().policy().planner().fields())
+				.isEqualTo(io.github.retryafter.engine.ProviderProfile.OPENAI.fields());
 			assertThat(conventions(providers, "openai")).isEqualTo(new ProviderConventions(true,
 					java.util.Set.of(429, 503), java.util.Optional.of("x-stainless-retry-count")));
 			assertThat(conventions(providers, "anthropic")).isEqualTo(new ProviderConventions(true,
 					java.util.Set.of(429, 529), java.util.Optional.of("x-stainless-retry-count")));
 			assertThat(conventions(providers, "default")).isEqualTo(ProviderConventions.NONE);
+		});
+	}
+
+	@Test
+	void theUsersOwnProfileWinsOverThePreset() {
+		this.contextRunner.withPropertyValues("retry.after.providers.openai.profile=azure").run((context) -> {
+			RetryAfterProviders providers = context.getBean(RetryAfterProviders.class);
+			assertThat(conventions(providers, "openai")).isEqualTo(
+					io.github.retryafter.engine.ProviderProfile.AZURE.conventions());
 		});
 	}
 
