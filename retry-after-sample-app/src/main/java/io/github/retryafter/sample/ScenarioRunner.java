@@ -104,6 +104,10 @@ public class ScenarioRunner {
 			if (scenario.client() != Scenario.Client.CHAT_CLIENT) {
 				warmUp(scenario, threads, "http://localhost:" + port + WARM_UP);
 			}
+			else {
+				// one call first, so the SDK's and the model's first-use costs are not counted in the drain
+				chatOperation("warm-up");
+			}
 			this.provider.start(scenario.conditions());
 			long started = this.clock.millis();
 			List<OperationResult> operations = switch (scenario.client()) {
