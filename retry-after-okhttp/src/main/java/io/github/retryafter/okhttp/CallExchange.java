@@ -15,6 +15,7 @@ import okhttp3.ResponseBody;
 
 import io.github.retryafter.Cancellation;
 import io.github.retryafter.HeaderSource;
+import io.github.retryafter.Ticker;
 import io.github.retryafter.engine.Decision;
 import io.github.retryafter.engine.FailureKind;
 import io.github.retryafter.engine.Outcome;
@@ -48,31 +49,69 @@ final class CallExchange implements RetryLoop.Exchange<Response, Response, IOExc
 
 	private final long maxDrainBytes;
 
+	private final CallObserver.Operation observed;
+
+	private final Ticker ticker;
+
 	CallExchange(Interceptor.Chain chain, Request request, RetryOperation operation, ProviderRoute route,
-			long maxReplayBody, long maxDrainBytes) {
+			long maxReplayBody, long maxDrainBytes, CallObserver.Operation observed, Ticker ticker) {
 		this.chain = chain;
 		this.request = request;
 		this.operation = operation;
 		this.route = route;
 		this.maxReplayBody = maxReplayBody;
 		this.maxDrainBytes = maxDrainBytes;
+		this.observed = observed;
+		this.ticker = ticker;
 	}
 
 	@Override
 	public Response send(Permit.Proceed proceed) throws IOException {
-		return proceed(this.chain, this.request, proceed, this.route);
+		return proceed(this.chain, this.request, proceed, this.route, this.observed);
+	}
+
+	@Override
+	public void retryScheduled(Decision.Retry retry) {
+		this.observed.waiting(retry.delay(), retry.source().name());
+	}
+
+	@Override
+	public void held(Permit.Wait wait) {
+		this.observed.waiting(Duration.ofNanos(Math.max(0, wait.notBeforeNanos() - this.ticker.read())), "GATE");
 	}
 
 	/**
 	 * Sends {@code request} once down {@code chain}, its timeouts lowered to the attempt's, with the retries before
 	 * it in the provider's attempt header if it asks for one: the interceptor's first attempt and every one after it.
 	 */
-	static Response proceed(Interceptor.Chain chain, Request request, Permit.Proceed proceed, ProviderRoute route)
-			throws IOException {
+	static Response proceed(Interceptor.Chain chain, Request request, Permit.Proceed proceed, ProviderRoute route,
+			CallObserver.Operation observed) throws IOException {
 		String header = route.policy().conventions().attemptHeader().orElse(null);
 		if (header != null) {
 			request = request.newBuilder().header(header, Integer.toString(proceed.attempt() - 1)).build();
 		}
+		if (observed == CallObserver.Operation.NONE) {
+			return proceed(chain, request, proceed);
+		}
+		Request.Builder traced = request.newBuilder();
+		CallObserver.Attempt attempt = observed.attempt(proceed.attempt(), traced::header);
+		try {
+			Response response = proceed(chain, traced.build(), proceed);
+			attempt.response(response.code());
+			return response;
+		}
+		catch (IOException | RuntimeException ex) {
+			attempt.failure(ex);
+			throw ex;
+		}
+		finally {
+			attempt.stop();
+		}
+	}
+
+	/** Sends {@code request} once down {@code chain}, its timeouts lowered to the attempt's. */
+	private static Response proceed(Interceptor.Chain chain, Request request, Permit.Proceed proceed)
+			throws IOException {
 		int millis = millis(proceed.timeout());
 		// each with*Timeout copies the chain: only a timeout the attempt actually lowers is set
 		int connect = lower(chain.connectTimeoutMillis(), millis);

@@ -81,12 +81,15 @@ public final class RetryAfterInterceptor implements Interceptor {
 
 	private final long maxDrain;
 
+	private final CallObserver observer;
+
 	private RetryAfterInterceptor(Builder builder, ProviderRoutes<?> routes) {
 		this.preparer = RequestPreparer.of(routes, UUID.randomUUID().toString());
 		this.ticker = routes.defaultRoute().engine().ticker();
 		this.sleeper = builder.sleeper;
 		this.maxReplayBody = builder.maxReplayBody;
 		this.maxDrain = builder.maxDrain;
+		this.observer = builder.observer;
 	}
 
 	/**
@@ -137,11 +140,29 @@ public final class RetryAfterInterceptor implements Interceptor {
 		if (chain.call().isCanceled()) {
 			operation.cancellation().cancel();
 		}
+		CallObserver.Operation observed = this.observer.start(prepared.route().name(), request);
+		if (observed == CallObserver.Operation.NONE) {
+			return send(chain, request, prepared.route(), operation, observed);
+		}
+		try {
+			return send(chain, request, prepared.route(), operation, observed);
+		}
+		finally {
+			if (operation.outcome().isPresent()) {
+				observed.ended(operation.outcome().get(), operation.attempts());
+			}
+			observed.stop();
+		}
+	}
+
+	/** Sends the first attempt when its permit allows, else hands the loop the permit. */
+	private Response send(Chain chain, Request request, ProviderRoute route, RetryOperation operation,
+			CallObserver.Operation observed) throws IOException {
 		Permit permit = operation.beforeAttempt();
 		if (permit instanceof Permit.Proceed proceed) {
-			return first(chain, request, prepared.route(), operation, proceed);
+			return first(chain, request, route, operation, proceed, observed);
 		}
-		return loop(chain.call()).resume(operation, exchange(chain, request, prepared.route(), operation), permit);
+		return loop(chain.call()).resume(operation, exchange(chain, request, route, operation, observed), permit);
 	}
 
 	/**
@@ -149,14 +170,14 @@ public final class RetryAfterInterceptor implements Interceptor {
 	 * as it is, and only a retry or a failure makes the call's exchange and loop.
 	 */
 	private Response first(Chain chain, Request request, ProviderRoute route, RetryOperation operation,
-			Permit.Proceed proceed) throws IOException {
+			Permit.Proceed proceed, CallObserver.Operation observed) throws IOException {
 		long sentAt = this.ticker.read();
 		Response response;
 		try {
-			response = CallExchange.proceed(chain, request, proceed, route);
+			response = CallExchange.proceed(chain, request, proceed, route, observed);
 		}
 		catch (IOException | RuntimeException ex) {
-			CallExchange exchange = exchange(chain, request, route, operation);
+			CallExchange exchange = exchange(chain, request, route, operation, observed);
 			Decision decision = operation.afterFailure(ex, exchange.classify(ex), sentAt, this.ticker.read());
 			return loop(chain.call()).resume(operation, exchange, decision, null, ex);
 		}
@@ -173,12 +194,14 @@ public final class RetryAfterInterceptor implements Interceptor {
 		if (decision instanceof Decision.Stop stop) {
 			return CallExchange.endedOn(stop, response, route.name(), operation);
 		}
-		return loop(chain.call()).resume(operation, exchange(chain, request, route, operation), decision, response,
-				null);
+		return loop(chain.call()).resume(operation, exchange(chain, request, route, operation, observed), decision,
+				response, null);
 	}
 
-	private CallExchange exchange(Chain chain, Request request, ProviderRoute route, RetryOperation operation) {
-		return new CallExchange(chain, request, operation, route, this.maxReplayBody, this.maxDrain);
+	private CallExchange exchange(Chain chain, Request request, ProviderRoute route, RetryOperation operation,
+			CallObserver.Operation observed) {
+		return new CallExchange(chain, request, operation, route, this.maxReplayBody, this.maxDrain, observed,
+				this.ticker);
 	}
 
 	/** The body's size as the preparer takes it: unknown lengths and one-shot bodies are never replayed. */
@@ -225,6 +248,8 @@ public final class RetryAfterInterceptor implements Interceptor {
 		private long maxReplayBody = DEFAULT_MAX_REPLAY_BODY;
 
 		private long maxDrain = DEFAULT_MAX_DRAIN;
+
+		private CallObserver observer = CallObserver.NONE;
 
 		private Builder() {
 		}
@@ -284,6 +309,16 @@ public final class RetryAfterInterceptor implements Interceptor {
 		 */
 		public Builder maxDrain(long bytes) {
 			this.maxDrain = requireNonNegative(bytes, "maxDrain");
+			return this;
+		}
+
+		/**
+		 * Observes each call's operation, attempts and waits (the starter's Micrometer observations); none by default.
+		 * @param observer the observer
+		 * @return this builder
+		 */
+		public Builder observer(CallObserver observer) {
+			this.observer = Objects.requireNonNull(observer, "observer");
 			return this;
 		}
 

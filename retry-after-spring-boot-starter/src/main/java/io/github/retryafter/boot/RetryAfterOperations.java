@@ -154,6 +154,15 @@ public final class RetryAfterOperations {
 	}
 
 	/**
+	 * Returns what opens each operation's and attempt's observation, for an adapter that starts its operations
+	 * itself (the OkHttp interceptor's observer).
+	 * @return the observations
+	 */
+	public RetryAfterObservations observations() {
+		return this.observations;
+	}
+
+	/**
 	 * Starts a prepared operation, and its observation nested in the registry's current observation. It is
 	 * registered for {@link #close()} only when it first has to wait ({@link Started#beforeWait()}), so an operation
 	 * that succeeds at once costs no registration.

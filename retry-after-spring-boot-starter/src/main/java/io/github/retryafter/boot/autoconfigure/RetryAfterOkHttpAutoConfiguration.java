@@ -11,7 +11,9 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 
 import io.github.retryafter.Sleeper;
+import io.github.retryafter.boot.RetryAfterOperations;
 import io.github.retryafter.boot.RetryAfterProviders;
+import io.github.retryafter.boot.observation.RetryAfterObservations;
 import io.github.retryafter.boot.okhttp.RetryAfterOkHttp;
 
 /**
@@ -28,8 +30,11 @@ public final class RetryAfterOkHttpAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RetryAfterOkHttp retryAfterOkHttp(RetryAfterProviders providers, Sleeper sleeper) {
-		return new RetryAfterOkHttp(providers, sleeper);
+	RetryAfterOkHttp retryAfterOkHttp(RetryAfterProviders providers, Sleeper sleeper,
+			ObjectProvider<RetryAfterOperations> operations) {
+		RetryAfterOperations shared = operations.getIfUnique();
+		return new RetryAfterOkHttp(providers, sleeper,
+				(shared != null) ? shared.observations() : RetryAfterObservations.NOOP);
 	}
 
 	/**

@@ -10,6 +10,7 @@ import okhttp3.OkHttpClient;
 
 import io.github.retryafter.Sleeper;
 import io.github.retryafter.boot.RetryAfterProviders;
+import io.github.retryafter.boot.observation.RetryAfterObservations;
 import io.github.retryafter.boot.RetryAfterProviders.Provider;
 import io.github.retryafter.engine.OperationSpec;
 import io.github.retryafter.okhttp.RetryAfterInterceptor;
@@ -39,6 +40,18 @@ public final class RetryAfterOkHttp {
 	 * @param sleeper how a call blocks between attempts (a fake clock's in tests)
 	 */
 	public RetryAfterOkHttp(RetryAfterProviders providers, Sleeper sleeper) {
+		this(providers, sleeper, RetryAfterObservations.NOOP);
+	}
+
+	/**
+	 * Creates the interceptors over {@code providers}, observing each call's operation and attempts as the Spring
+	 * adapters do ({@code retry.after.operation} and {@code retry.after.attempt}, an attempt's trace context in its
+	 * request's headers).
+	 * @param providers the configured providers and their engines
+	 * @param sleeper how a call blocks between attempts (a fake clock's in tests)
+	 * @param observations opens each operation's and attempt's observation
+	 */
+	public RetryAfterOkHttp(RetryAfterProviders providers, Sleeper sleeper, RetryAfterObservations observations) {
 		this.providers = Objects.requireNonNull(providers, "providers");
 		long maxReplayBody = providers.all().stream().mapToLong((p) -> p.settings().maxReplayBodyBytes()).max().orElse(0);
 		Provider fallback = providers.get(OperationSpec.DEFAULT_PROVIDER).orElseThrow();
@@ -47,6 +60,7 @@ public final class RetryAfterOkHttp {
 			.sleeper(Objects.requireNonNull(sleeper, "sleeper"))
 			.maxReplayBody(maxReplayBody)
 			.maxDrain(fallback.settings().maxDrainBytes())
+			.observer(new ObservedCalls(Objects.requireNonNull(observations, "observations")))
 			.build();
 	}
 

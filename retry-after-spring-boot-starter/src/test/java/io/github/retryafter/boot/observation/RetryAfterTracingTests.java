@@ -44,7 +44,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * With Boot's OpenTelemetry tracing and no tracing code, a call answered {@code 503 Retry-After: 1} then {@code 200}
  * is one {@code retry.after.operation} span holding two attempt spans, the server sees each attempt's own span id in
- * one trace, and the wait is an event on the operation's span: for RestClient and for WebClient.
+ * one trace, and the wait is an event on the operation's span: for RestClient, WebClient and an OkHttp client under
+ * the starter.
  */
 class RetryAfterTracingTests {
 
@@ -57,6 +58,7 @@ class RetryAfterTracingTests {
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(RetryAfterAutoConfiguration.class,
 				RetryAfterRestClientAutoConfiguration.class, RetryAfterWebClientAutoConfiguration.class,
+				io.github.retryafter.boot.autoconfigure.RetryAfterOkHttpAutoConfiguration.class,
 				HttpClientAutoConfiguration.class, ImperativeHttpClientAutoConfiguration.class,
 				ReactiveHttpClientAutoConfiguration.class, RestClientAutoConfiguration.class,
 				RestClientObservationAutoConfiguration.class, WebClientAutoConfiguration.class,
@@ -98,7 +100,33 @@ class RetryAfterTracingTests {
 		});
 	}
 
+	@Test
+	void okHttpSendsEachAttemptWithItsOwnSpanUnderOneOperationSpan() {
+		this.provider.script("/traced", Reply.status(503).retryAfter("1"), Reply.ok());
+		FakeClock clock = FakeClock.create();
+		this.contextRunner.withBean(Ticker.class, () -> clock)
+			.withBean(Sleeper.class, () -> clock::sleep)
+			.run((context) -> {
+				okhttp3.OkHttpClient client = context.getBean(io.github.retryafter.boot.okhttp.RetryAfterOkHttp.class)
+					.apply(new okhttp3.OkHttpClient.Builder())
+					.build();
+				try (okhttp3.Response response = client
+					.newCall(new okhttp3.Request.Builder().url(this.provider.baseUrl() + "/traced").build())
+					.execute()) {
+					assertThat(response.code()).isEqualTo(200);
+				}
+				assertAttemptsTraced();
+			});
+	}
+
 	private void assertTraced() {
+		SpanData operation = assertAttemptsTraced();
+		// the operation span sits inside Boot's own client span, in the same trace
+		List<SpanData> finished = this.spans.getFinishedSpanItems();
+		assertThat(finished).anySatisfy((span) -> assertThat(span.getSpanId()).isEqualTo(operation.getParentSpanId()));
+	}
+
+	private SpanData assertAttemptsTraced() {
 		List<RecordedRequest> requests = this.provider.recorded();
 		assertThat(requests).hasSize(2);
 		String[] first = traceparent(requests.get(0));
@@ -133,9 +161,8 @@ class RetryAfterTracingTests {
 		assertThat(operation.getEvents()).extracting(EventData::getName)
 			.startsWith("wait 1.000s (RETRY_AFTER)")
 			.allMatch((name) -> name.equals("wait 1.000s (RETRY_AFTER)") || name.endsWith("(GATE)"));
-		// the operation span sits inside Boot's own client span, in the same trace
 		assertThat(operation.getTraceId()).isEqualTo(first[1]);
-		assertThat(finished).anySatisfy((span) -> assertThat(span.getSpanId()).isEqualTo(operation.getParentSpanId()));
+		return operation;
 	}
 
 	private static String[] traceparent(RecordedRequest request) {
