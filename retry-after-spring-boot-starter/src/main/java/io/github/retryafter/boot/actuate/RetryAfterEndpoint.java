@@ -18,6 +18,7 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 import org.jspecify.annotations.Nullable;
 
+import io.github.retryafter.HintField;
 import io.github.retryafter.boot.ProviderSettings;
 import io.github.retryafter.boot.RetryAfterProviders;
 import io.github.retryafter.boot.StateScope;
@@ -393,11 +394,18 @@ public class RetryAfterEndpoint {
 	 * @param idempotencyKeyEnabled whether POST and PATCH get an idempotency key
 	 * @param idempotencyKeyHeader the header carrying it
 	 * @param maxReplayBodyBytes the largest body buffered for replay
+	 * @param hintFields the groups of response fields read (its profile's, or its {@code hint-fields}), as
+	 * {@code hint-fields} names them
+	 * @param retryRefusedRequests whether a refusal status is retried for any method
+	 * @param refusalStatuses the statuses that mean the provider refused a request before processing it
+	 * @param attemptHeader the header each attempt's retry count is sent in, or {@code null} for none
 	 */
 	public record SettingsDescriptor(List<String> hosts, int maxAttempts, String deadline, String attemptTimeout,
 			String totalWait, String maxWait, String hintMode, String hintCap, String jitter, String backoffBase,
 			String backoffMax, List<Integer> retryableStatuses, List<String> retryableMethods,
-			boolean idempotencyKeyEnabled, String idempotencyKeyHeader, long maxReplayBodyBytes) {
+			boolean idempotencyKeyEnabled, String idempotencyKeyHeader, long maxReplayBodyBytes,
+			List<String> hintFields, boolean retryRefusedRequests, List<Integer> refusalStatuses,
+			String attemptHeader) {
 
 		static SettingsDescriptor of(ProviderSettings settings) {
 			RetryPolicy policy = settings.policy();
@@ -408,7 +416,16 @@ public class RetryAfterEndpoint {
 					policy.planner().jitter().name(), text(policy.backoff().base()), text(policy.backoff().max()),
 					List.copyOf(new TreeSet<>(policy.retryableStatuses())),
 					List.copyOf(new TreeSet<>(policy.retryableMethods())), settings.idempotencyKeyEnabled(),
-					policy.idempotencyKeyHeader(), settings.maxReplayBodyBytes());
+					policy.idempotencyKeyHeader(), settings.maxReplayBodyBytes(),
+					policy.planner().fields().read().stream().sorted().map(SettingsDescriptor::propertyValue).toList(),
+					policy.conventions().retryRefusedRequests(),
+					List.copyOf(new TreeSet<>(policy.conventions().refusalStatuses())),
+					policy.conventions().attemptHeader().orElse(null));
+		}
+
+		/** A field group as {@code hint-fields} takes it: {@code RETRY_AFTER_MS} is {@code retry-after-ms}. */
+		private static String propertyValue(HintField field) {
+			return field.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
 		}
 
 	}

@@ -113,6 +113,11 @@ class RetryAfterEndpointTests {
 			assertThat(payments.settings().hintMode()).isEqualTo("FLOOR_PLUS_JITTER");
 			assertThat(payments.settings().jitter()).isEqualTo("RANDOM");
 			assertThat(payments.settings().retryableStatuses()).containsExactly(408, 429, 502, 503, 504);
+			// the standard profile: what is read and which refusals are repeated, as the properties name them
+			assertThat(payments.settings().hintFields()).containsExactly("retry-after", "rate-limit");
+			assertThat(payments.settings().retryRefusedRequests()).isFalse();
+			assertThat(payments.settings().refusalStatuses()).containsExactly(429);
+			assertThat(payments.settings().attemptHeader()).isNull();
 			assertThat(payments.budget().capacity()).isEqualTo(5);
 			// 3 retries taken, the successful one given back; the deposit of the successful first attempt found the
 			// bucket full
@@ -139,6 +144,20 @@ class RetryAfterEndpointTests {
 			assertThat(defaults.amplification().ratio()).isNull();
 			assertThat(defaults.lastSkew()).isNull();
 			assertThat(defaults.lastRetryAfter()).isNull();
+		});
+	}
+
+	@Test
+	void showsWhatAProfileMakesAProviderReadAndRepeat() {
+		this.contextRunner.withPropertyValues("retry.after.providers.openai.profile=openai").run((context) -> {
+			RetryAfterEndpoint.SettingsDescriptor openai = context.getBean(RetryAfterEndpoint.class)
+				.provider("openai")
+				.settings();
+			assertThat(openai.hintFields()).contains("retry-after", "retry-after-ms", "x-should-retry")
+				.doesNotContain("stripe-should-retry");
+			assertThat(openai.retryRefusedRequests()).isTrue();
+			assertThat(openai.refusalStatuses()).containsExactly(429, 503);
+			assertThat(openai.attemptHeader()).isEqualTo("x-stainless-retry-count");
 		});
 	}
 
