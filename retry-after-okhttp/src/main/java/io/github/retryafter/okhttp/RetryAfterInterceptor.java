@@ -84,7 +84,7 @@ public final class RetryAfterInterceptor implements Interceptor {
 	private final CallObserver observer;
 
 	private RetryAfterInterceptor(Builder builder, ProviderRoutes<?> routes) {
-		this.preparer = RequestPreparer.of(routes, UUID.randomUUID().toString());
+		this.preparer = preparer(routes, builder.instanceKey, builder.unmatchedHosts);
 		this.ticker = routes.defaultRoute().engine().ticker();
 		this.sleeper = builder.sleeper;
 		this.maxReplayBody = builder.maxReplayBody;
@@ -100,6 +100,11 @@ public final class RetryAfterInterceptor implements Interceptor {
 	 */
 	public static RetryAfterInterceptor of(RetryEngine engine) {
 		return builder().engine(engine).build();
+	}
+
+	private static <P extends ProviderRoute> RequestPreparer<P, PreparedRequest<P>> preparer(ProviderRoutes<P> routes,
+			String instanceKey, RequestPreparer.UnmatchedHostListener unmatchedHosts) {
+		return new RequestPreparer<>(routes, instanceKey, PreparedRequest::new, unmatchedHosts);
 	}
 
 	/**
@@ -251,6 +256,10 @@ public final class RetryAfterInterceptor implements Interceptor {
 
 		private CallObserver observer = CallObserver.NONE;
 
+		private String instanceKey = UUID.randomUUID().toString();
+
+		private RequestPreparer.UnmatchedHostListener unmatchedHosts = RequestPreparer.UnmatchedHostListener.NONE;
+
 		private Builder() {
 		}
 
@@ -309,6 +318,31 @@ public final class RetryAfterInterceptor implements Interceptor {
 		 */
 		public Builder maxDrain(long bytes) {
 			this.maxDrain = requireNonNegative(bytes, "maxDrain");
+			return this;
+		}
+
+		/**
+		 * Names this instance for keyed jitter (combined with each operation's key), so that instances sharing a
+		 * fleet spread their retries by a stable identity; a random one by default.
+		 * @param instanceKey the identity, not blank
+		 * @return this builder
+		 */
+		public Builder instanceKey(String instanceKey) {
+			if (Objects.requireNonNull(instanceKey, "instanceKey").isBlank()) {
+				throw new IllegalArgumentException("instanceKey must not be blank");
+			}
+			this.instanceKey = instanceKey;
+			return this;
+		}
+
+		/**
+		 * Tells {@code listener} of each host no provider names (its requests use {@code default}), when its route is
+		 * looked up, not on every request; none by default.
+		 * @param listener the listener; must not block
+		 * @return this builder
+		 */
+		public Builder unmatchedHosts(RequestPreparer.UnmatchedHostListener listener) {
+			this.unmatchedHosts = Objects.requireNonNull(listener, "listener");
 			return this;
 		}
 

@@ -54,6 +54,10 @@ public final class RetryAfterOperations {
 
 	private final RequestPreparer<Provider, Prepared> preparer;
 
+	private final String instanceKey;
+
+	private final RequestPreparer.UnmatchedHostListener unmatchedHosts;
+
 	private final RetryAfterObservations observations;
 
 	private final Set<Cancellation> pending = ConcurrentHashMap.newKeySet();
@@ -96,6 +100,8 @@ public final class RetryAfterOperations {
 				(provider, spec, header) -> new Prepared(provider, spec, header, RequestOptions.NONE, false),
 				unmatchedHosts);
 		this.observations = Objects.requireNonNull(observations, "observations");
+		this.instanceKey = instanceKey;
+		this.unmatchedHosts = unmatchedHosts;
 	}
 
 	/**
@@ -160,6 +166,22 @@ public final class RetryAfterOperations {
 	 */
 	public RetryAfterObservations observations() {
 		return this.observations;
+	}
+
+	/**
+	 * Returns this instance's identity for keyed jitter, for an adapter that prepares its requests itself.
+	 * @return the instance key
+	 */
+	public String instanceKey() {
+		return this.instanceKey;
+	}
+
+	/**
+	 * Returns what is told of the hosts no provider names, for an adapter that prepares its requests itself.
+	 * @return the listener
+	 */
+	public RequestPreparer.UnmatchedHostListener unmatchedHosts() {
+		return this.unmatchedHosts;
 	}
 
 	/**

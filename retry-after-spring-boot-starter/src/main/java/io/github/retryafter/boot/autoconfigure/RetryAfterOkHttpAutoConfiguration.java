@@ -13,7 +13,6 @@ import org.springframework.context.annotation.Bean;
 import io.github.retryafter.Sleeper;
 import io.github.retryafter.boot.RetryAfterOperations;
 import io.github.retryafter.boot.RetryAfterProviders;
-import io.github.retryafter.boot.observation.RetryAfterObservations;
 import io.github.retryafter.boot.okhttp.RetryAfterOkHttp;
 
 /**
@@ -33,8 +32,8 @@ public final class RetryAfterOkHttpAutoConfiguration {
 	RetryAfterOkHttp retryAfterOkHttp(RetryAfterProviders providers, Sleeper sleeper,
 			ObjectProvider<RetryAfterOperations> operations) {
 		RetryAfterOperations shared = operations.getIfUnique();
-		return new RetryAfterOkHttp(providers, sleeper,
-				(shared != null) ? shared.observations() : RetryAfterObservations.NOOP);
+		return (shared != null) ? new RetryAfterOkHttp(providers, sleeper, shared)
+				: new RetryAfterOkHttp(providers, sleeper);
 	}
 
 	/**

@@ -9,6 +9,7 @@ import okhttp3.Interceptor;
 import okhttp3.OkHttpClient;
 
 import io.github.retryafter.Sleeper;
+import io.github.retryafter.boot.RetryAfterOperations;
 import io.github.retryafter.boot.RetryAfterProviders;
 import io.github.retryafter.boot.observation.RetryAfterObservations;
 import io.github.retryafter.boot.RetryAfterProviders.Provider;
@@ -40,28 +41,37 @@ public final class RetryAfterOkHttp {
 	 * @param sleeper how a call blocks between attempts (a fake clock's in tests)
 	 */
 	public RetryAfterOkHttp(RetryAfterProviders providers, Sleeper sleeper) {
-		this(providers, sleeper, RetryAfterObservations.NOOP);
+		this(providers, sleeper, RetryAfterObservations.NOOP, null);
 	}
 
 	/**
-	 * Creates the interceptors over {@code providers}, observing each call's operation and attempts as the Spring
-	 * adapters do ({@code retry.after.operation} and {@code retry.after.attempt}, an attempt's trace context in its
-	 * request's headers).
+	 * Creates the interceptors over {@code providers} as the Spring adapters' {@code operations} run theirs:
+	 * observing each call's operation and attempts ({@code retry.after.operation} and {@code retry.after.attempt},
+	 * an attempt's trace context in its request's headers), with the same instance key for keyed jitter
+	 * ({@code retry.after.jitter-key}) and telling the same listener of hosts no provider names.
 	 * @param providers the configured providers and their engines
 	 * @param sleeper how a call blocks between attempts (a fake clock's in tests)
-	 * @param observations opens each operation's and attempt's observation
+	 * @param operations the Spring adapters' operations
 	 */
-	public RetryAfterOkHttp(RetryAfterProviders providers, Sleeper sleeper, RetryAfterObservations observations) {
+	public RetryAfterOkHttp(RetryAfterProviders providers, Sleeper sleeper, RetryAfterOperations operations) {
+		this(providers, sleeper, operations.observations(), operations);
+	}
+
+	private RetryAfterOkHttp(RetryAfterProviders providers, Sleeper sleeper, RetryAfterObservations observations,
+			RetryAfterOperations operations) {
 		this.providers = Objects.requireNonNull(providers, "providers");
 		long maxReplayBody = providers.all().stream().mapToLong((p) -> p.settings().maxReplayBodyBytes()).max().orElse(0);
 		Provider fallback = providers.get(OperationSpec.DEFAULT_PROVIDER).orElseThrow();
-		this.interceptor = RetryAfterInterceptor.builder()
+		RetryAfterInterceptor.Builder builder = RetryAfterInterceptor.builder()
 			.routes(providers.routes())
 			.sleeper(Objects.requireNonNull(sleeper, "sleeper"))
 			.maxReplayBody(maxReplayBody)
 			.maxDrain(fallback.settings().maxDrainBytes())
-			.observer(new ObservedCalls(Objects.requireNonNull(observations, "observations")))
-			.build();
+			.observer(new ObservedCalls(Objects.requireNonNull(observations, "observations")));
+		if (operations != null) {
+			builder.instanceKey(operations.instanceKey()).unmatchedHosts(operations.unmatchedHosts());
+		}
+		this.interceptor = builder.build();
 	}
 
 	/**
