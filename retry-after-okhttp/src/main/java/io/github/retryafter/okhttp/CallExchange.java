@@ -53,8 +53,14 @@ final class CallExchange implements RetryLoop.Exchange<Response, Response, IOExc
 
 	private final Ticker ticker;
 
+	private final WaitTracker waits;
+
+	// whether the call's cancellation was given to the tracker, to be taken back when the call ends
+	private boolean tracked;
+
 	CallExchange(Interceptor.Chain chain, Request request, RetryOperation operation, ProviderRoute route,
-			long maxReplayBody, long maxDrainBytes, CallObserver.Operation observed, Ticker ticker) {
+			long maxReplayBody, long maxDrainBytes, CallObserver.Operation observed, Ticker ticker,
+			WaitTracker waits) {
 		this.chain = chain;
 		this.request = request;
 		this.operation = operation;
@@ -63,6 +69,23 @@ final class CallExchange implements RetryLoop.Exchange<Response, Response, IOExc
 		this.maxDrainBytes = maxDrainBytes;
 		this.observed = observed;
 		this.ticker = ticker;
+		this.waits = waits;
+	}
+
+	@Override
+	public void beforeWait() {
+		if (!this.tracked) {
+			this.tracked = true;
+			this.waits.waiting(this.operation.cancellation());
+		}
+	}
+
+	/** Takes the call's cancellation back from the tracker, once, when the call ends whichever way. */
+	void untrack() {
+		if (this.tracked) {
+			this.tracked = false;
+			this.waits.ended(this.operation.cancellation());
+		}
 	}
 
 	@Override

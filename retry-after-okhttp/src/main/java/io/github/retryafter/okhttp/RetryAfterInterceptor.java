@@ -83,6 +83,8 @@ public final class RetryAfterInterceptor implements Interceptor {
 
 	private final CallObserver observer;
 
+	private final WaitTracker waits;
+
 	private RetryAfterInterceptor(Builder builder, ProviderRoutes<?> routes) {
 		this.preparer = preparer(routes, builder.instanceKey, builder.unmatchedHosts);
 		this.ticker = routes.defaultRoute().engine().ticker();
@@ -90,6 +92,7 @@ public final class RetryAfterInterceptor implements Interceptor {
 		this.maxReplayBody = builder.maxReplayBody;
 		this.maxDrain = builder.maxDrain;
 		this.observer = builder.observer;
+		this.waits = builder.waits;
 	}
 
 	/**
@@ -167,7 +170,13 @@ public final class RetryAfterInterceptor implements Interceptor {
 		if (permit instanceof Permit.Proceed proceed) {
 			return first(chain, request, route, operation, proceed, observed);
 		}
-		return loop(chain.call()).resume(operation, exchange(chain, request, route, operation, observed), permit);
+		CallExchange exchange = exchange(chain, request, route, operation, observed);
+		try {
+			return loop(chain.call()).resume(operation, exchange, permit);
+		}
+		finally {
+			exchange.untrack();
+		}
 	}
 
 	/**
@@ -184,7 +193,12 @@ public final class RetryAfterInterceptor implements Interceptor {
 		catch (IOException | RuntimeException ex) {
 			CallExchange exchange = exchange(chain, request, route, operation, observed);
 			Decision decision = operation.afterFailure(ex, exchange.classify(ex), sentAt, this.ticker.read());
-			return loop(chain.call()).resume(operation, exchange, decision, null, ex);
+			try {
+				return loop(chain.call()).resume(operation, exchange, decision, null, ex);
+			}
+			finally {
+				exchange.untrack();
+			}
 		}
 		Decision decision;
 		try {
@@ -199,14 +213,19 @@ public final class RetryAfterInterceptor implements Interceptor {
 		if (decision instanceof Decision.Stop stop) {
 			return CallExchange.endedOn(stop, response, route.name(), operation);
 		}
-		return loop(chain.call()).resume(operation, exchange(chain, request, route, operation, observed), decision,
-				response, null);
+		CallExchange exchange = exchange(chain, request, route, operation, observed);
+		try {
+			return loop(chain.call()).resume(operation, exchange, decision, response, null);
+		}
+		finally {
+			exchange.untrack();
+		}
 	}
 
 	private CallExchange exchange(Chain chain, Request request, ProviderRoute route, RetryOperation operation,
 			CallObserver.Operation observed) {
 		return new CallExchange(chain, request, operation, route, this.maxReplayBody, this.maxDrain, observed,
-				this.ticker);
+				this.ticker, this.waits);
 	}
 
 	/** The body's size as the preparer takes it: unknown lengths and one-shot bodies are never replayed. */
@@ -259,6 +278,8 @@ public final class RetryAfterInterceptor implements Interceptor {
 		private String instanceKey = UUID.randomUUID().toString();
 
 		private RequestPreparer.UnmatchedHostListener unmatchedHosts = RequestPreparer.UnmatchedHostListener.NONE;
+
+		private WaitTracker waits = WaitTracker.NONE;
 
 		private Builder() {
 		}
@@ -343,6 +364,16 @@ public final class RetryAfterInterceptor implements Interceptor {
 		 */
 		public Builder unmatchedHosts(RequestPreparer.UnmatchedHostListener listener) {
 			this.unmatchedHosts = Objects.requireNonNull(listener, "listener");
+			return this;
+		}
+
+		/**
+		 * Tracks the calls that wait between attempts, so that a shutdown can cancel their waits; none by default.
+		 * @param tracker the tracker
+		 * @return this builder
+		 */
+		public Builder waits(WaitTracker tracker) {
+			this.waits = Objects.requireNonNull(tracker, "tracker");
 			return this;
 		}
 

@@ -217,6 +217,26 @@ public final class RetryAfterOperations {
 	}
 
 	/**
+	 * Registers a waiting operation of an adapter that runs its operations itself (the OkHttp interceptor), so that
+	 * shutdown cancels its wait; if shutdown has begun, it is cancelled at once.
+	 * @param cancellation the operation's cancellation
+	 */
+	public void waiting(Cancellation cancellation) {
+		this.pending.add(cancellation);
+		if (this.closed) {
+			cancellation.cancel();
+		}
+	}
+
+	/**
+	 * Deregisters an operation {@link #waiting(Cancellation) registered} once it has ended.
+	 * @param cancellation the operation's cancellation
+	 */
+	public void ended(Cancellation cancellation) {
+		this.pending.remove(cancellation);
+	}
+
+	/**
 	 * Cancels every pending operation and stops retrying new ones: no retry leaves once shutdown began.
 	 */
 	public void close() {

@@ -8,6 +8,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import okhttp3.Interceptor;
 import okhttp3.OkHttpClient;
 
+import io.github.retryafter.Cancellation;
 import io.github.retryafter.Sleeper;
 import io.github.retryafter.boot.RetryAfterOperations;
 import io.github.retryafter.boot.RetryAfterProviders;
@@ -15,6 +16,7 @@ import io.github.retryafter.boot.observation.RetryAfterObservations;
 import io.github.retryafter.boot.RetryAfterProviders.Provider;
 import io.github.retryafter.engine.OperationSpec;
 import io.github.retryafter.okhttp.RetryAfterInterceptor;
+import io.github.retryafter.okhttp.WaitTracker;
 
 /**
  * Puts the starter's engine under OkHttp clients: one {@link RetryAfterInterceptor} over the starter's providers (the
@@ -48,7 +50,8 @@ public final class RetryAfterOkHttp {
 	 * Creates the interceptors over {@code providers} as the Spring adapters' {@code operations} run theirs:
 	 * observing each call's operation and attempts ({@code retry.after.operation} and {@code retry.after.attempt},
 	 * an attempt's trace context in its request's headers), with the same instance key for keyed jitter
-	 * ({@code retry.after.jitter-key}) and telling the same listener of hosts no provider names.
+	 * ({@code retry.after.jitter-key}), telling the same listener of hosts no provider names, and registering each
+	 * call that waits so that the context's shutdown cancels its wait.
 	 * @param providers the configured providers and their engines
 	 * @param sleeper how a call blocks between attempts (a fake clock's in tests)
 	 * @param operations the Spring adapters' operations
@@ -69,7 +72,21 @@ public final class RetryAfterOkHttp {
 			.maxDrain(fallback.settings().maxDrainBytes())
 			.observer(new ObservedCalls(Objects.requireNonNull(observations, "observations")));
 		if (operations != null) {
-			builder.instanceKey(operations.instanceKey()).unmatchedHosts(operations.unmatchedHosts());
+			builder.instanceKey(operations.instanceKey())
+				.unmatchedHosts(operations.unmatchedHosts())
+				.waits(new WaitTracker() {
+
+					@Override
+					public void waiting(Cancellation cancellation) {
+						operations.waiting(cancellation);
+					}
+
+					@Override
+					public void ended(Cancellation cancellation) {
+						operations.ended(cancellation);
+					}
+
+				});
 		}
 		this.interceptor = builder.build();
 	}
