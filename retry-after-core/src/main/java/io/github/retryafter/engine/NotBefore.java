@@ -61,6 +61,13 @@ public record NotBefore(long tickerNanos, Instant instant, Duration remaining) {
 	 * @return the first instant found, empty when none of them carries one
 	 */
 	public static Optional<NotBefore> find(Throwable failure) {
+		if (failure instanceof Carrier carrier && carrier.notBefore().isPresent()) {
+			return carrier.notBefore();
+		}
+		if (failure.getCause() == null && failure.getSuppressed().length == 0) {
+			// the common failure (an I/O exception of its own): no search, nothing allocated
+			return Optional.empty();
+		}
 		Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
 		Deque<Throwable> queue = new ArrayDeque<>();
 		queue.add(Objects.requireNonNull(failure, "failure"));

@@ -33,6 +33,7 @@ public final class RetryAfterOkHttp {
 
 	private final RetryAfterInterceptor interceptor;
 
+	// one pin per configured provider asked for (pin(...) refuses a name no provider has): bounded by configuration
 	private final Map<String, ProviderPin> pins = new ConcurrentHashMap<>();
 
 	/**
