@@ -7,7 +7,7 @@ def read = { side ->
     file.readLines().findAll { it.trim() }.collect { it.split('\t') }.collectEntries { r ->
         [(r[1] + ' ' + r[2]): [calls: r[3] as int, ok: r[4] as int, requests: r[5] as int, perCall: r[6] as int,
                                early: r[7] as int, types: (r[8] == '-') ? [] as Set : (r[8].split(',') as Set),
-                               lastMs: r[9] as long, attempts: r[10] as long]]
+                               lastMs: r[9] as long, attempts: r[10] as long, waiting: r[11] as int]]
     }
 }
 def with = read('with')
@@ -20,10 +20,12 @@ println String.format('%-32s %-22s %-22s %s', 'family scenario', 'with: ok/calls
 with.keySet().sort().each { key ->
     def w = with[key]
     def o = without[key]
-    println String.format('%-32s %3d/%-3d %4d %6d   %3d/%-3d %4d %6d   %s | %s', key, w.ok, w.calls, w.requests, w.lastMs,
-            o.ok, o.calls, o.requests, o.lastMs, w.types.collect { it.tokenize('.').last() }, o.types.collect { it.tokenize('.').last() })
+    println String.format('%-32s %3d/%-3d %4d %6d   %3d/%-3d %4d %6d%s   %s | %s', key, w.ok, w.calls, w.requests, w.lastMs,
+            o.ok, o.calls, o.requests, o.lastMs, (o.waiting > 0) ? " (${o.waiting} still waiting)" : '', w.types.collect { it.tokenize('.').last() }, o.types.collect { it.tokenize('.').last() })
     if (w.ok < o.ok) problems << "${key}: ${w.ok} successes with the starter, ${o.ok} without"
-    if (!o.types.containsAll(w.types)) problems << "${key}: the caller got ${w.types - o.types} with the starter, never without (${o.types})"
+    if (w.waiting > 0) problems << "${key}: ${w.waiting} calls still waiting with the starter"
+    // a call without the starter that never ended (an hour's hint waited out) has no type to compare with
+    if (o.waiting < o.calls && !o.types.containsAll(w.types)) problems << "${key}: the caller got ${w.types - o.types} with the starter, never without (${o.types})"
     if (w.perCall > maxAttempts) problems << "${key}: ${w.perCall} requests for one call, more than max-attempts ${maxAttempts}"
     if (w.early > 0) problems << "${key}: ${w.early} requests before the instant a refusal named"
     if (key.endsWith('refused-connection')) {

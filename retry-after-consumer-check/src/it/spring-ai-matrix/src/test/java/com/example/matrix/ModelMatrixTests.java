@@ -20,6 +20,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import java.util.stream.Collectors;
@@ -86,7 +87,7 @@ class ModelMatrixTests {
 	@Test
 	@Order(1)
 	void aShortOutageWithAHint() throws Exception {
-		scenario("outage", 5, context, (family) -> {
+		scenario("outage", 5, 60, context, (family) -> {
 			AtomicLong ends = new AtomicLong();
 			return (request) -> {
 				ends.compareAndSet(0, request.arrivedNanos() + TimeUnit.SECONDS.toNanos(2));
@@ -99,7 +100,7 @@ class ModelMatrixTests {
 	@Test
 	@Order(2)
 	void aLongRefusal() throws Exception {
-		scenario("long-refusal", 2, context,
+		scenario("long-refusal", 2, 45, context,
 				(family) -> (request) -> Answer.refuse(429, (family == Family.GEMINI) ? 52758 : 3600));
 	}
 
@@ -107,14 +108,14 @@ class ModelMatrixTests {
 	@Test
 	@Order(3)
 	void aSlowAnswer() throws Exception {
-		scenario("slow-35s", 1, context, (family) -> (request) -> Answer.slow(35_000));
+		scenario("slow-35s", 1, 60, context, (family) -> (request) -> Answer.slow(35_000));
 	}
 
 	/** 50 calls at once; the API admits 5 per sliding second and refuses the rest with {@code 429}, a 2 s hint. */
 	@Test
 	@Order(4)
 	void aWindowedBurst() throws Exception {
-		scenario("burst", 50, context, (family) -> {
+		scenario("burst", 50, 90, context, (family) -> {
 			SlidingWindow window = new SlidingWindow(5, TimeUnit.SECONDS.toNanos(1));
 			return (request) -> window.admit(request.arrivedNanos()) ? Answer.OK : Answer.refuse(429, 2);
 		});
@@ -131,15 +132,16 @@ class ModelMatrixTests {
 			}
 		}
 		try (ConfigurableApplicationContext refused = start(nowhere::get)) {
-			scenario("refused-connection", 1, refused, (family) -> (request) -> Answer.OK);
+			scenario("refused-connection", 1, 60, refused, (family) -> (request) -> Answer.OK);
 		}
 	}
 
 	/**
 	 * Runs {@code calls} calls of every family at once, each family's mock answering as {@code policy} says, and
-	 * records a row per family.
+	 * records a row per family; a call still waiting {@code limitSeconds} after the start is counted as waiting
+	 * (and cancelled).
 	 */
-	private static void scenario(String name, int calls, ConfigurableApplicationContext app,
+	private static void scenario(String name, int calls, int limitSeconds, ConfigurableApplicationContext app,
 			Function<Family, Function<Seen, Answer>> policy) throws Exception {
 		Map<Family, Double> attemptsBefore = new EnumMap<>(Family.class);
 		Map<Family, List<Future<Optional<Throwable>>>> futures = new EnumMap<>(Family.class);
@@ -171,10 +173,19 @@ class ModelMatrixTests {
 			}
 			futures.put(family, each);
 		}
+		long limit = started + TimeUnit.SECONDS.toNanos(limitSeconds);
 		for (Family family : Family.values()) {
 			List<Throwable> failures = new ArrayList<>();
+			int waiting = 0;
 			for (Future<Optional<Throwable>> future : futures.get(family)) {
-				future.get(150, TimeUnit.SECONDS).ifPresent(failures::add);
+				try {
+					future.get(Math.max(0, limit - System.nanoTime()), TimeUnit.NANOSECONDS).ifPresent(failures::add);
+				}
+				catch (TimeoutException ex) {
+					// the caller is still waiting (a client that waits out an hour's hint): not a success, no type
+					future.cancel(true);
+					waiting++;
+				}
 			}
 			ModelMock mock = mocks.get(family);
 			List<Seen> seen = mock.seen();
@@ -188,10 +199,10 @@ class ModelMatrixTests {
 			double attempts = attempts(app, family) - attemptsBefore.get(family);
 			String types = types(failures);
 			rows.add(String.join("\t", SIDE, family.name().toLowerCase(), name, Integer.toString(calls),
-					Integer.toString(calls - failures.size()), Integer.toString(seen.size()),
+					Integer.toString(calls - failures.size() - waiting), Integer.toString(seen.size()),
 					Integer.toString(maxPerCall), Integer.toString(mock.early()), types,
 					Long.toString(TimeUnit.NANOSECONDS.toMillis(lastDone.get(family).get())),
-					Long.toString(Math.round(attempts))));
+					Long.toString(Math.round(attempts)), Integer.toString(waiting)));
 		}
 	}
 
