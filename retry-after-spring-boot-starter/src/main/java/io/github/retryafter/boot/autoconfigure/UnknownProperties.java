@@ -48,8 +48,7 @@ final class UnknownProperties {
 	 * @throws InvalidConfigurationPropertyValueException naming the first unknown property (and listing the others)
 	 */
 	static void check(Environment environment) {
-		Map<String, String> unknown = new TreeMap<>();
-		Object firstValue = null;
+		Map<String, Unknown> unknown = new TreeMap<>();
 		for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
 			if (!(source instanceof IterableConfigurationPropertySource iterable)
 					|| source.getUnderlyingSource() instanceof SystemEnvironmentPropertySource) {
@@ -58,21 +57,28 @@ final class UnknownProperties {
 			for (ConfigurationPropertyName name : (Iterable<ConfigurationPropertyName>) iterable.stream()
 				.filter(PREFIX::isAncestorOf)::iterator) {
 				String nearest = nearestIfUnknown(name);
-				if (nearest != null && unknown.putIfAbsent(name.toString(), nearest) == null && firstValue == null) {
+				if (nearest != null && !unknown.containsKey(name.toString())) {
+					// the value of the source that wins for this name: the first that has it
 					ConfigurationProperty property = source.getConfigurationProperty(name);
-					firstValue = (property != null) ? property.getValue() : null;
+					unknown.put(name.toString(), new Unknown(nearest, (property != null) ? property.getValue() : null));
 				}
 			}
 		}
 		if (unknown.isEmpty()) {
 			return;
 		}
-		Map.Entry<String, String> first = unknown.entrySet().iterator().next();
+		Map.Entry<String, Unknown> first = unknown.entrySet().iterator().next();
 		StringBuilder reason = new StringBuilder("retry-after has no property '").append(first.getKey())
-			.append("'; did you mean '").append(first.getValue()).append("'?");
+			.append("'; did you mean '").append(first.getValue().nearest()).append("'?");
 		unknown.entrySet().stream().skip(1).forEach((entry) -> reason.append(" Nor '").append(entry.getKey())
-			.append("' (did you mean '").append(entry.getValue()).append("'?)."));
-		throw new InvalidConfigurationPropertyValueException(first.getKey(), firstValue, reason.toString());
+			.append("' (did you mean '").append(entry.getValue().nearest()).append("'?). That one is set to '")
+			.append(entry.getValue().value()).append("'."));
+		throw new InvalidConfigurationPropertyValueException(first.getKey(), first.getValue().value(),
+				reason.toString());
+	}
+
+	/** An unknown name's nearest valid one, and its own value. */
+	private record Unknown(String nearest, Object value) {
 	}
 
 	/**

@@ -55,6 +55,23 @@ class UnknownPropertiesTests {
 	}
 
 	@Test
+	void eachUnknownPropertyIsPrintedWithItsOwnValueWhateverOrderTheyAreListedIn() {
+		for (List<String> order : List.of(List.of("retry.after.max-attemps=3", "retry.after.dedline=5s"),
+				List.of("retry.after.dedline=5s", "retry.after.max-attemps=3"))) {
+			this.contextRunner.withPropertyValues(order.toArray(String[]::new))
+				.run((context) -> assertThat(context).getFailure()
+					.rootCause()
+					.isInstanceOfSatisfying(InvalidConfigurationPropertyValueException.class, (ex) -> {
+						assertThat(ex.getName()).isEqualTo("retry.after.dedline");
+						assertThat(ex.getValue()).isEqualTo("5s");
+					})
+					.hasMessageContaining("Property retry.after.dedline with value '5s' is invalid")
+					.hasMessageContaining("Nor 'retry.after.max-attemps' (did you mean 'retry.after.max-attempts'?)."
+							+ " That one is set to '3'."));
+		}
+	}
+
+	@Test
 	void anUnknownProfileFailsAtStartupNamingTheNearestProfile() {
 		this.contextRunner.withPropertyValues("retry.after.providers.openai.profile=opneai")
 			.run((context) -> assertThat(context).getFailure()
