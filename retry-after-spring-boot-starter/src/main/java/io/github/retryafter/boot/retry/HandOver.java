@@ -31,7 +31,17 @@ record HandOver(NotBefore notBefore, Optional<String> provider, boolean waitTooL
 	private static final boolean OKHTTP_PRESENT = ClassUtils.isPresent("okhttp3.Response",
 			HandOver.class.getClassLoader());
 
+	/**
+	 * Finds what a failure hands on.
+	 * @param failure the exception a call ended with
+	 * @return the first carrier's hand-over with an instant, empty when none carries one
+	 */
 	static Optional<HandOver> find(Throwable failure) {
+		if (!(failure instanceof NotBefore.Carrier) && failure.getCause() == null
+				&& failure.getSuppressed().length == 0) {
+			// the common failure (an I/O exception of its own): no search, nothing allocated
+			return Optional.empty();
+		}
 		Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
 		Deque<Throwable> queue = new ArrayDeque<>();
 		queue.add(failure);
