@@ -11,6 +11,7 @@ import io.github.retryafter.Sleeper;
 import io.github.retryafter.Ticker;
 import io.github.retryafter.boot.RetryAfterProviders;
 import io.github.retryafter.engine.NotBefore;
+import io.github.retryafter.engine.RetryPolicy;
 
 /**
  * How an outer retry layer waits for the instant a provider named: the wall clock the instant is read against, the
@@ -22,8 +23,8 @@ import io.github.retryafter.engine.NotBefore;
  */
 public final class NotBeforeWaits implements AutoCloseable {
 
-	/** The core's own default {@code max-wait}, for a layer that has no provider settings to read. */
-	public static final Duration DEFAULT_MAX_WAIT = Duration.ofSeconds(30);
+	/** The core's own default {@code max-wait} (30 s), for a layer that has no provider settings to read. */
+	public static final Duration DEFAULT_MAX_WAIT = RetryPolicy.builder().build().planner().maxWait().orElseThrow();
 
 	private final Ticker ticker;
 
