@@ -6,9 +6,11 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 
 import org.junit.jupiter.api.Test;
 
+import org.springframework.core.retry.RetryException;
 import org.springframework.core.retry.RetryPolicy;
 import org.springframework.core.retry.RetryTemplate;
 import org.springframework.http.HttpStatus;
@@ -23,6 +25,7 @@ import io.github.retryafter.engine.Outcome;
 import io.github.retryafter.test.FakeClock;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * Issue 30 item 4: Spring Framework 7's outer retry layers honour the instant retry-after hands on, read from the
@@ -33,12 +36,20 @@ class NotBeforeOuterLayersTests {
 
 	private final FakeClock clock = FakeClock.create();
 
+	private NotBeforeWaits waits() {
+		return NotBeforeWaits.of(this.clock, this.clock, this.clock, Duration.ofSeconds(30));
+	}
+
 	private HttpClientErrorException tooManyRequests(Duration remaining) {
+		return tooManyRequests(remaining, Outcome.ATTEMPTS_EXHAUSTED);
+	}
+
+	private HttpClientErrorException tooManyRequests(Duration remaining, Outcome outcome) {
 		HttpClientErrorException ex = HttpClientErrorException.create(HttpStatus.TOO_MANY_REQUESTS, "Too Many Requests",
 				null, null, null);
 		NotBefore notBefore = new NotBefore(0, this.clock.instant().plus(remaining), remaining);
-		ex.addSuppressed(new RetryAfterOutcomeException(new RetryOutcome("openai", Outcome.WAIT_TOO_LONG, 1,
-				"the server asked for a wait longer than 10 s", Optional.empty(), Optional.of(notBefore))));
+		ex.addSuppressed(new RetryAfterOutcomeException(new RetryOutcome("openai", outcome, 1,
+				"the provider refused", Optional.empty(), Optional.of(notBefore))));
 		return ex;
 	}
 
@@ -85,26 +96,89 @@ class NotBeforeOuterLayersTests {
 
 	@Test
 	void retryablePredicateWaitsOutTheProvidersInstantThenAllowsTheRetry() throws Exception {
-		NotBeforeRetryPredicate predicate = new NotBeforeRetryPredicate(this.clock, this.clock);
-		Method call = Annotated.class.getDeclaredMethod("call");
-		assertThat(predicate.shouldRetry(call, tooManyRequests(Duration.ofMillis(2500)))).isTrue();
+		NotBeforeRetryPredicate predicate = new NotBeforeRetryPredicate(waits());
+		Predicate<Throwable> call = predicate.forMethod(Annotated.class.getDeclaredMethod("call"));
+		assertThat(call.test(tooManyRequests(Duration.ofMillis(2500)))).isTrue();
 		assertThat(this.clock.sleeps()).containsExactly(Duration.ofMillis(2500));
-		assertThat(predicate.shouldRetry(call, new IllegalStateException("no instant"))).isTrue();
+		assertThat(call.test(new IllegalStateException("no instant"))).isTrue();
 		HttpClientErrorException past = tooManyRequests(Duration.ofSeconds(1));
 		this.clock.advance(Duration.ofSeconds(2));
-		assertThat(predicate.shouldRetry(call, past)).isTrue();
+		assertThat(call.test(past)).isTrue();
 		assertThat(this.clock.sleeps()).as("nothing more waited").hasSize(1);
 	}
 
 	@Test
+	void retryablePredicateLeavesRoomForTheDelaySpringWaitsAfterIt() throws Exception {
+		NotBeforeRetryPredicate predicate = new NotBeforeRetryPredicate(waits());
+		Method method = Annotated.class.getDeclaredMethod("delayedWithinFiveSeconds");
+		assertThat(predicate.forMethod(method).test(tooManyRequests(Duration.ofMillis(2500)))).isTrue();
+		assertThat(this.clock.sleeps()).containsExactly(Duration.ofMillis(2500));
+		assertThat(predicate.forMethod(method).test(tooManyRequests(Duration.ofMillis(3500))))
+			.as("3.5 s and Spring's 2 s delay reach the 5 s timeout")
+			.isFalse();
+		assertThat(this.clock.sleeps()).hasSize(1);
+	}
+
+	@Test
 	void retryablePredicateDeclinesAnEarlyRetryOfAMethodItMustNotBlock() throws Exception {
-		NotBeforeRetryPredicate predicate = new NotBeforeRetryPredicate(this.clock, this.clock);
+		NotBeforeRetryPredicate predicate = new NotBeforeRetryPredicate(waits());
 		for (String name : List.of("reactive", "future")) {
 			Method method = Annotated.class.getDeclaredMethod(name);
+			assertThat(predicate.forMethod(method).test(tooManyRequests(Duration.ofSeconds(3)))).as(name).isFalse();
 			assertThat(predicate.shouldRetry(method, tooManyRequests(Duration.ofSeconds(3)))).as(name).isFalse();
 			assertThat(predicate.shouldRetry(method, new IllegalStateException("no instant"))).as(name).isTrue();
 		}
 		assertThat(this.clock.sleeps()).isEmpty();
+	}
+
+	@Test
+	void retryablePredicateAskedWithoutItsCallDeclinesAnEarlyRetryRatherThanBlock() throws Exception {
+		// Spring's reactive retry asks shouldRetry directly: it cannot tell which retry of which call it decides
+		NotBeforeRetryPredicate predicate = new NotBeforeRetryPredicate(waits());
+		Method call = Annotated.class.getDeclaredMethod("call");
+		assertThat(predicate.shouldRetry(call, tooManyRequests(Duration.ofSeconds(3)))).isFalse();
+		assertThat(predicate.shouldRetry(call, tooManyRequests(Duration.ZERO))).isTrue();
+		assertThat(this.clock.sleeps()).isEmpty();
+	}
+
+	@Test
+	void retryablePredicateDeclinesForAMethodWithoutRetryable() throws Exception {
+		NotBeforeRetryPredicate predicate = new NotBeforeRetryPredicate(waits());
+		Predicate<Throwable> call = predicate.forMethod(Object.class.getDeclaredMethod("toString"));
+		assertThat(call.test(tooManyRequests(Duration.ofSeconds(3)))).isFalse();
+		assertThat(this.clock.sleeps()).isEmpty();
+	}
+
+	@Test
+	void templatePolicyDeclinesAnInstantBeyondTheMaxWaitInsteadOfBlockingForIt() {
+		RetryPolicy policy = NotBeforeRetryPolicy.of(RetryPolicy.builder().delay(Duration.ofMillis(200)).build(),
+				this.clock);
+		BackOffExecution execution = policy.getBackOff().start();
+		assertThat(policy.shouldRetry(tooManyRequests(Duration.ofSeconds(45)))).as("beyond the default 30 s")
+			.isFalse();
+		assertThat(policy.shouldRetry(tooManyRequests(Duration.ofSeconds(20), Outcome.WAIT_TOO_LONG)))
+			.as("handed over as WAIT_TOO_LONG")
+			.isFalse();
+		assertThat(policy.shouldRetry(new IllegalStateException("no instant"))).isTrue();
+		assertThat(execution.nextBackOff()).isEqualTo(200);
+		RetryPolicy patient = NotBeforeRetryPolicy.of(RetryPolicy.builder().delay(Duration.ofMillis(200)).build(),
+				NotBeforeWaits.of(this.clock, this.clock, this.clock, Duration.ofMinutes(1)));
+		assertThat(patient.shouldRetry(tooManyRequests(Duration.ofSeconds(45)))).isTrue();
+		assertThat(patient.getBackOff().start().nextBackOff()).isEqualTo(45_000);
+	}
+
+	@Test
+	void aTemplateDoesNotWaitForAnInstantPastItsTimeout() {
+		// the template refuses a back-off that would pass its timeout before it sleeps: nothing is slept here
+		RetryTemplate template = new RetryTemplate(NotBeforeRetryPolicy.of(
+				RetryPolicy.builder().maxRetries(3).delay(Duration.ofMillis(1)).timeout(Duration.ofSeconds(1)).build(),
+				this.clock));
+		AtomicInteger calls = new AtomicInteger();
+		assertThatExceptionOfType(RetryException.class).isThrownBy(() -> template.execute(() -> {
+			calls.incrementAndGet();
+			throw tooManyRequests(Duration.ofSeconds(3));
+		})).satisfies((ex) -> assertThat(NotBefore.find(ex.getCause())).isPresent());
+		assertThat(calls).hasValue(1);
 	}
 
 	@Test
@@ -120,6 +194,10 @@ class NotBeforeOuterLayersTests {
 
 		@Retryable(predicate = NotBeforeRetryPredicate.class)
 		void call() {
+		}
+
+		@Retryable(predicate = NotBeforeRetryPredicate.class, delay = 2000, timeout = 5000)
+		void delayedWithinFiveSeconds() {
 		}
 
 		@Retryable(predicate = NotBeforeRetryPredicate.class)
