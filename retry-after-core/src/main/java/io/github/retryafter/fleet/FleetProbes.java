@@ -15,7 +15,8 @@ import io.github.retryafter.pacing.ProbeArbiter;
  * The {@link SharedCooldown}'s probe side: one probe per fleet after a fleet cooldown. The first instance whose request
  * is ready claims the probe and sends it; the others follow its claim until it is removed on the probe's answer or
  * its lease ends; a probe the provider admitted opens the instances following it and those still holding that
- * instant. Runs on the store's thread.
+ * instant. A claim the store answers for an instant beyond the cap after its own now is no fleet cooldown's (a lying
+ * message, a clock that stepped back): the instance probes for itself. Runs on the store's thread.
  */
 final class FleetProbes {
 
