@@ -11,8 +11,10 @@ import io.github.retryafter.pacing.ProbeArbiter;
  * One configured provider's side of the {@link SharedCooldown}: its cap and probe lease, the fleet instants it has
  * exchanged (so a gate is pushed only when it closed until later than that), the probe it owns or follows, its
  * backlog reports, and whether its keys hold values the fleet did not write. Store instants are microseconds on the
- * store's clock, {@link Long#MIN_VALUE} for none. Written on the store's thread (and at attach, before it runs), but
- * for {@link #announce}, which the store's listener thread calls.
+ * store's clock, {@link Long#MIN_VALUE} for none: each came with the store's now it was read against, and two that
+ * came with different ones are never ordered against each other (a message may lie about the store's now, and the
+ * store's clock may step back); they are kept as identities, and ordered once converted to the ticker. Written on the
+ * store's thread (and at attach, before it runs), but for {@link #announce}, which the store's listener thread calls.
  */
 final class CooldownEntry {
 
@@ -28,16 +30,27 @@ final class CooldownEntry {
 
 	final long leaseMicros;
 
-	// the latest fleet cooldown instant learned, and the instant whose probe this instance owns or follows
+	// the fleet cooldown this instance holds (the store instant whose probe it claims), and when it ends on the
+	// ticker: the one that ends last of those learned, ordered on the ticker
 	volatile long fleetUntil = NONE;
 
+	volatile long fleetEnds;
+
+	// the instant whose probe this instance owns, and the one it follows, with when that one ends on the ticker and
+	// the fleet cooldown held when it began to follow
 	volatile long owned = NONE;
 
 	volatile long following = NONE;
 
-	// the latest fleet instant that closed the gate, and the latest whose probe the provider admitted
+	volatile long followingEnds;
+
+	volatile long followedFrom = NONE;
+
+	// the fleet instant that never closes the gate again, read again: the one this instance's own push was answered
+	// with, or one whose probe the provider admitted
 	volatile long closedFor = NONE;
 
+	// the latest fleet instant whose probe the provider admitted
 	volatile long openedFor = NONE;
 
 	// the last fleet instant read beyond the cap, as read: kept only to recognise it when it is read again
@@ -84,8 +97,31 @@ final class CooldownEntry {
 	 */
 	void announce(long storeNow, long until, long received) {
 		Announced next = new Announced(storeNow, until, received);
-		this.announced.accumulateAndGet(next,
-				(waiting, wanted) -> (waiting == null || wanted.until() > waiting.until()) ? wanted : waiting);
+		this.announced.accumulateAndGet(next, (waiting, wanted) -> (waiting == null
+				|| ends(wanted.storeNow(), wanted.until(), wanted.received())
+						- ends(waiting.storeNow(), waiting.until(), waiting.received()) > 0) ? wanted : waiting);
+	}
+
+	/**
+	 * How far {@code until} lies after {@code storeNow}, cut to the cap: never negative, and never more than the cap
+	 * whatever the two say.
+	 */
+	long remainingMicros(long storeNow, long until) {
+		if (until <= storeNow) {
+			return 0;
+		}
+		long remaining = until - storeNow;
+		// an overflow (instants of either sign far apart) is beyond the cap too
+		return (remaining < 0) ? this.capMicros : Math.min(remaining, this.capMicros);
+	}
+
+	/**
+	 * When the store instant {@code until}, read against {@code storeNow} and received at {@code received} on the
+	 * ticker, ends on the ticker: never earlier than the store's (it answered before {@code received}), never later
+	 * than the cap after {@code received}.
+	 */
+	long ends(long storeNow, long until, long received) {
+		return received + remainingMicros(storeNow, until) * 1000;
 	}
 
 	void raise(long instant) {

@@ -15,7 +15,8 @@ import io.github.retryafter.pacing.ProbeArbiter;
  * The {@link SharedCooldown}'s probe side: one probe per fleet after a fleet cooldown. The first instance whose request
  * is ready claims the probe and sends it; the others follow its claim until it is removed on the probe's answer or
  * its lease ends; a probe the provider admitted opens the instances following it and those still holding that
- * instant. Runs on the store's thread.
+ * instant. A claim the store answers for an instant beyond the cap after its own now is no fleet cooldown's (a lying
+ * message, a clock that stepped back): the instance probes for itself. Runs on the store's thread.
  */
 final class FleetProbes {
 
@@ -82,6 +83,15 @@ final class FleetProbes {
 		Optional<FleetStore.ProbeClaim> reply = this.store.claimProbe(entry.provider, until, entry.lease);
 		long received = this.ticker.read();
 		FleetStore.Claimant claimant = reply.map(FleetStore.ProbeClaim::claimant).orElse(FleetStore.Claimant.INVALID);
+		if (claimant != FleetStore.Claimant.INVALID && beyondCap(entry, reply.get())) {
+			// a claim for an instant beyond the cap on the store's own clock is no fleet cooldown's (a message that lied
+			// about the store's now, or a clock that stepped back): this gate probes for itself, and a claim of its own
+			// is withdrawn, or its long life would answer every later claim of the fleet
+			if (claimant == FleetStore.Claimant.THIS_INSTANCE) {
+				this.store.endProbe(entry.provider, reply.get().instant(), false);
+			}
+			claimant = FleetStore.Claimant.INVALID;
+		}
 		if (claimant == FleetStore.Claimant.INVALID || claimant == FleetStore.Claimant.THIS_INSTANCE) {
 			if (claimant == FleetStore.Claimant.THIS_INSTANCE) {
 				entry.owned = reply.get().instant();
@@ -90,15 +100,24 @@ final class FleetProbes {
 			return;
 		}
 		FleetStore.ProbeClaim claim = reply.get();
-		long expires = received + Math.min(claim.instant() - claim.storeNow() + entry.leaseMicros,
-				entry.capMicros + entry.leaseMicros) * 1000;
+		long remainingMicros = entry.remainingMicros(claim.storeNow(), claim.instant());
 		if (claimant == FleetStore.Claimant.ADMITTED) {
-			// that cooldown's probe has its answer already, and the provider admitted it: this gate opens
-			admitted(entry, gate, claim.instant());
+			// that cooldown's probe has its answer already, and the provider admitted it (the store holds no claim for
+			// an earlier instant than this gate's): this gate opens
+			admitted(entry, gate, claim.instant(), false);
 		}
-		else if (gate.followProbe(expires)) {
+		else if (gate.followProbe(received + (remainingMicros + entry.leaseMicros) * 1000)) {
 			entry.following = claim.instant();
+			entry.followingEnds = received + remainingMicros * 1000;
+			entry.followedFrom = entry.fleetUntil;
 		}
+	}
+
+	/** Whether a claim's instant lies beyond the cap after the store's now it was answered with. */
+	private static boolean beyondCap(CooldownEntry entry, FleetStore.ProbeClaim claim) {
+		long ahead = claim.instant() - claim.storeNow();
+		// an overflow (instants of either sign far apart) is beyond the cap too
+		return (claim.instant() > claim.storeNow()) && (ahead < 0 || ahead > entry.capMicros);
 	}
 
 	/** Removes the claims of probes this instance sent that have their answer, so the fleet's other instances go. */
@@ -114,7 +133,10 @@ final class FleetProbes {
 				// instant is over for every instance
 				entry.owned = NONE;
 				this.store.endProbe(entry.provider, owned, gate.isPresent());
-				entry.closedFor = Math.max(entry.closedFor, owned);
+				if (owned == entry.fleetUntil) {
+					// that instant, read again, never closes the gate again (a later one, learned since, still does)
+					entry.closedFor = owned;
+				}
 			}
 		}
 	}
@@ -142,7 +164,10 @@ final class FleetProbes {
 			FleetStore.ProbeState claim = (i < reply.get().size()) ? reply.get().get(i) : FleetStore.ProbeState.NONE;
 			if (claim.admitted() && (claim.instant() == following
 					|| (following == NONE && claim.instant() == entry.fleetUntil))) {
-				this.cooldown.gate(entry).ifPresent((gate) -> admitted(entry, gate, claim.instant()));
+				// a cooldown learned since this gate began to follow, ending later than the probe's, stands
+				boolean laterStands = claim.instant() != entry.fleetUntil && entry.fleetUntil != entry.followedFrom
+						&& entry.fleetEnds - entry.followingEnds > 0;
+				this.cooldown.gate(entry).ifPresent((gate) -> admitted(entry, gate, claim.instant(), laterStands));
 				continue;
 			}
 			if (following == NONE) {
@@ -158,27 +183,27 @@ final class FleetProbes {
 
 	/** Whether {@code entry}'s gate holds a fleet cooldown whose probe's answer this instance has not heard yet. */
 	private boolean coolingForTheFleet(CooldownEntry entry) {
-		return entry.fleetUntil != NONE && entry.fleetUntil > entry.openedFor
+		return entry.fleetUntil != NONE && entry.fleetUntil != entry.openedFor
 				&& this.cooldown.gate(entry).map((gate) -> !gate.cooldownRemaining().isZero()).orElse(false);
 	}
 
 	/**
 	 * The provider admitted the fleet's probe after the cooldown instant {@code instant}: the gate opens, as after a
-	 * probe of its own that succeeded (unless it learned of a later refusal meanwhile), and that instant never closes
-	 * it again.
+	 * probe of its own that succeeded (unless {@code laterStands}: it learned of a later refusal meanwhile), and that
+	 * instant never closes it again.
 	 */
-	private void admitted(CooldownEntry entry, FleetGate gate, long instant) {
+	private void admitted(CooldownEntry entry, FleetGate gate, long instant, boolean laterStands) {
 		boolean following = entry.following != NONE;
 		entry.following = NONE;
-		entry.openedFor = Math.max(entry.openedFor, instant);
-		entry.closedFor = Math.max(entry.closedFor, instant);
-		if (instant < entry.fleetUntil) {
+		entry.openedFor = instant;
+		if (laterStands) {
 			// a later refusal reached the fleet since: its cooldown stands, and its own probe decides
 			if (following) {
 				gate.fleetProbeAnswered();
 			}
 			return;
 		}
+		entry.closedFor = instant;
 		// a gate that was not following joins the answered probe for a moment, so it opens as a follower does (a
 		// refusal it learned while following keeps it closed)
 		if (following || gate.followProbe(this.ticker.read() + 1)) {

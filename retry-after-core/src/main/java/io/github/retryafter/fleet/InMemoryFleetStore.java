@@ -118,6 +118,19 @@ public final class InMemoryFleetStore {
 	}
 
 	/**
+	 * Publishes a cooldown announcement as any client of the Redis store's channel could, whatever its instants say (a
+	 * peer whose clock runs ahead, or a hostile one): every member is told, as a task on its executor, and nothing is
+	 * stored.
+	 * @param provider the provider the message names
+	 * @param storeNow the store's now the message claims, microseconds
+	 * @param until the cooldown instant the message claims, microseconds
+	 */
+	public void publish(String provider, long storeNow, long until) {
+		Objects.requireNonNull(provider, "provider");
+		announce(null, provider, storeNow, until);
+	}
+
+	/**
 	 * Deletes {@code bucket}'s key: the bucket is full (and valid) again.
 	 * @param bucket the bucket
 	 */
@@ -242,8 +255,10 @@ public final class InMemoryFleetStore {
 	 * as a subscription outlives a command's timeout).
 	 */
 	private void announce(Member from, String provider, FleetStore.Cooldown cooldown) {
-		long storeNow = cooldown.storeNow();
-		long until = cooldown.until().orElseThrow();
+		announce(from, provider, cooldown.storeNow(), cooldown.until().orElseThrow());
+	}
+
+	private void announce(Member from, String provider, long storeNow, long until) {
 		List<Member> others = locked(() -> this.members.values().stream().filter((member) -> member != from).toList());
 		for (Member other : others) {
 			other.background.execute(() -> other.cooldownListeners

@@ -31,6 +31,13 @@ public final class SharedCooldown implements FleetStore.Participant {
 	/** How long the other instances wait for a probe's answer when the provider's attempt timeout is not given. */
 	public static final Duration DEFAULT_PROBE_LEASE = Duration.ofSeconds(10);
 
+	/**
+	 * How much later the same fleet instant may end when read again and still count as a round trip's jitter rather
+	 * than as moved (the store's clock stepped back): far more than a store answers within (its command timeout is
+	 * milliseconds), so a read delayed on a busy machine never closes a gate again.
+	 */
+	private static final long JITTER_NANOS = Duration.ofSeconds(1).toNanos();
+
 	private final FleetStore store;
 
 	private final Ticker ticker;
@@ -198,7 +205,7 @@ public final class SharedCooldown implements FleetStore.Participant {
 		for (CooldownEntry entry : this.order) {
 			CooldownEntry.Announced announced = entry.announced.getAndSet(null);
 			if (announced != null) {
-				learn(entry, announced.storeNow(), announced.until(), announced.received());
+				learn(entry, announced.storeNow(), announced.until(), announced.received(), Source.ANNOUNCEMENT);
 			}
 		}
 	}
@@ -223,7 +230,7 @@ public final class SharedCooldown implements FleetStore.Participant {
 			}
 			valid(entry);
 			if (cooldown.until().getAsLong() != 0) {
-				learn(entry, cooldown.storeNow(), cooldown.until().getAsLong(), received);
+				learn(entry, cooldown.storeNow(), cooldown.until().getAsLong(), received, Source.READ);
 			}
 		}
 	}
@@ -260,16 +267,21 @@ public final class SharedCooldown implements FleetStore.Participant {
 		}
 		valid(entry);
 		long received = this.ticker.read();
-		learn(entry, reply.get().storeNow(), reply.get().until().getAsLong(), received);
+		learn(entry, reply.get().storeNow(), reply.get().until().getAsLong(), received, Source.PUSH);
 	}
 
 	/**
 	 * Converts the fleet's instant to this instance's clock (never earlier than the fleet's: the store answered before
-	 * {@code received}), cut to the provider's cap, and closes the gate until then, unless this instance already
-	 * knew of a later one. The instant is kept cut too, so a value beyond the cap closes the gate once, for the cap,
-	 * and a later genuine cooldown still closes it.
+	 * {@code received}), cut to the provider's cap, and closes the gate until then, unless it is closed until then or
+	 * later already. Store instants read against different store nows are never ordered against each other: a message
+	 * may lie about the store's now, and the store's clock may step back. So "the same cooldown read again" is known by
+	 * its value (an instant beyond the cap, the answer to this instance's own push, one whose probe was admitted, the
+	 * fleet's cooldown heard again), and everything else is ordered on the ticker once converted: whatever a message
+	 * said, a later genuine cooldown still closes the gate. The fleet's cooldown read again is news only when it now
+	 * ends more than {@link #JITTER_NANOS} later: the store's clock stepped back, and the gate holds it as an instance
+	 * reading it for the first time would.
 	 */
-	private void learn(CooldownEntry entry, long storeNow, long until, long received) {
+	private void learn(CooldownEntry entry, long storeNow, long until, long received, Source source) {
 		Optional<FleetGate> gate = gate(entry);
 		if (gate.isEmpty()) {
 			// not attached yet (a sync that ran before attach): learn nothing, or the instant would count as known
@@ -281,27 +293,38 @@ public final class SharedCooldown implements FleetStore.Participant {
 			// now, it would keep the gate closed for as long as the key holds it)
 			return;
 		}
-		// kept as the store's now plus the cap at most: kept whole, an instant beyond the cap would outrank, and so
-		// hide, every genuine cooldown after it for the life of the process
-		long bounded = Math.min(until,
-				(storeNow > Long.MAX_VALUE - entry.capMicros) ? Long.MAX_VALUE : storeNow + entry.capMicros);
-		long remainingMicros = bounded - storeNow;
+		long remainingMicros = entry.remainingMicros(storeNow, until);
 		if (remainingMicros <= 0) {
 			return;
 		}
-		if (bounded < until) {
+		// the instant as this instance knows it (and claims its probe): cut to the store's now plus the cap at most
+		long bounded = (storeNow > Long.MAX_VALUE - remainingMicros) ? Long.MAX_VALUE : storeNow + remainingMicros;
+		if (bounded != until) {
 			entry.cutFrom = until;
 		}
-		entry.fleetUntil = Math.max(entry.fleetUntil, bounded);
-		if (bounded <= entry.closedFor) {
-			// this fleet instant closed the gate already (or a probe since opened it): read again, it changes nothing,
-			// whatever the round trip's jitter makes of it on this clock
+		if (bounded == entry.closedFor) {
+			// this instance's own cooldown read back, or one whose probe was admitted: it changes nothing, even against
+			// a clock that moved on while the store's did not (a test's fake clock)
 			return;
 		}
-		long instant = received + remainingMicros * 1000;
-		if (instant - entry.known.get() > 0) {
+		long ends = received + remainingMicros * 1000;
+		if (bounded == entry.fleetUntil) {
+			if (source == Source.ANNOUNCEMENT || ends - entry.fleetEnds <= JITTER_NANOS) {
+				// the same cooldown heard again, or read again: whatever the round trip's jitter (or a message's
+				// delay) makes of it, it changes nothing
+				return;
+			}
+			// read again, it ends later than it did by more than a round trip: the store's clock stepped back, and the
+			// fleet holds it until then on the store's clock, as an instance that reads it for the first time does
+			entry.fleetEnds = ends;
+		}
+		else if (entry.fleetUntil == CooldownEntry.NONE || ends - entry.fleetEnds > 0) {
+			entry.fleetUntil = bounded;
+			entry.fleetEnds = ends;
+		}
+		if (ends - entry.known.get() > 0) {
 			FleetGate learning = gate.get();
-			learning.closeUntil(instant);
+			learning.closeUntil(ends);
 			if (learning.rate().isEmpty()) {
 				// the provider throttled the fleet: this gate paces after the cooldown as the throttled gates do,
 				// instead of sending its whole backlog the instant it opens
@@ -310,10 +333,10 @@ public final class SharedCooldown implements FleetStore.Participant {
 			}
 			entry.raise(learning.cooldownUntilNanos());
 		}
-		// closed until then or later already (this instance's own push, read back): covered either way, so a later
-		// read of the same fleet instant changes nothing, even against a clock that moved on while the store's did
-		// not (a test's fake clock)
-		entry.closedFor = bounded;
+		if (source == Source.PUSH) {
+			// closed until then or later already: the answer to this instance's own push is never news to it
+			entry.closedFor = bounded;
+		}
 	}
 
 	private void invalid(CooldownEntry entry) {
@@ -326,6 +349,20 @@ public final class SharedCooldown implements FleetStore.Participant {
 		if (entry.bad.compareAndSet(true, false)) {
 			this.store.keyValid(FleetStore.ProviderKey.COOLDOWN, entry.provider);
 		}
+	}
+
+	/** Where a fleet instant was learned from. */
+	private enum Source {
+
+		/** A read of the store: the store's now is the store's, answered just before it arrived. */
+		READ,
+
+		/** The store's answer to this instance's own push: a read, of a cooldown this instance holds already. */
+		PUSH,
+
+		/** A message on the store's channel: its "store now" may be stale (delivered late) or a lie. */
+		ANNOUNCEMENT
+
 	}
 
 	@Override
