@@ -190,6 +190,20 @@ class GeminiSpringAiLoopbackTests {
 	}
 
 	@Test
+	void anOwnClientThroughGeminiClientsSendsUnderTheProvidersSettingsAsConfigured() {
+		this.server.script(GeminiServer.unavailable());
+		this.contextRunner.withUserConfiguration(OwnClientThroughTheStarter.class)
+			.withBean(FakeClock.class, FakeClock::create)
+			.withPropertyValues("retry.after.providers.gemini.max-attempts=2")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(catchThrowable(() -> context.getBean(ChatModel.class).call("ping"))).isNotNull();
+				assertThat(this.server.seen()).as("the gemini provider's max-attempts, as configured")
+					.hasSize(2);
+			});
+	}
+
+	@Test
 	void anApplicationsOwnPlainClientStartsAndIsReportedAsNotUnderTheStarter(CapturedOutput output) {
 		this.contextRunner.withUserConfiguration(OwnPlainClient.class).run((context) -> {
 			assertThat(context).hasNotFailed().hasSingleBean(Client.class).hasBean("ownClient");
