@@ -4,8 +4,9 @@ import java.util.List;
 
 /**
  * A group of response fields the hint room can read, named so that which fields a provider's responses are read for is
- * data ({@link HintFields}): a field outside the set is never read, however the response spells it. Field names are
- * matched case-insensitively, as HTTP does.
+ * data ({@link HintFields}): a field outside the set is never read, however the response spells it. Header field names
+ * are matched case-insensitively, as HTTP does; a body field ({@link #inBody()}) is read from a bounded prefix of a
+ * refusal's body.
  */
 public enum HintField {
 
@@ -23,6 +24,14 @@ public enum HintField {
 
 	/** {@code Stripe-Should-Retry}: {@code true} or {@code false}, overriding the status (Stripe). */
 	STRIPE_SHOULD_RETRY("Stripe-Should-Retry"),
+
+	/**
+	 * Google's {@code google.rpc.RetryInfo} in a refusal's JSON body (Gemini, Google Cloud APIs): the detail of
+	 * {@code error.details[]} whose {@code @type} is {@code type.googleapis.com/google.rpc.RetryInfo}, its
+	 * {@code retryDelay} a protobuf duration ({@code "27s"}, {@code "3.700s"}). The one group read from the body
+	 * ({@link #inBody()}), through a {@link BodySource}.
+	 */
+	GOOGLE_RETRY_INFO("google.rpc.RetryInfo"),
 
 	/**
 	 * The rate-limit families read today: {@code RateLimit}/{@code RateLimit-Policy}, the draft's trio and the
@@ -50,11 +59,20 @@ public enum HintField {
 	}
 
 	/**
-	 * Returns the names of the response fields this group reads, as providers spell them.
+	 * Returns the names of the response fields this group reads, as providers spell them (a body field's is the
+	 * message type it reads).
 	 * @return the names
 	 */
 	public List<String> names() {
 		return this.names;
+	}
+
+	/**
+	 * Returns whether the group is read from the response's body rather than its header fields.
+	 * @return {@code true} for {@link #GOOGLE_RETRY_INFO}
+	 */
+	public boolean inBody() {
+		return this == GOOGLE_RETRY_INFO;
 	}
 
 }

@@ -54,6 +54,17 @@ public record HintFields(Set<HintField> read) {
 	}
 
 	/**
+	 * Returns whether a body field is read for a response of this status: only when a group of the set is read from
+	 * the body ({@link HintField#inBody()}) and the status is a refusal ({@code 429}, or {@code 5xx}). A transport
+	 * hands a {@link BodySource} over only then, so a success's body is never touched.
+	 * @param status the response's status
+	 * @return {@code true} when the body's first bytes are to be read
+	 */
+	public boolean readsBodyOf(int status) {
+		return (status == 429 || status >= 500) && this.read.stream().anyMatch(HintField::inBody);
+	}
+
+	/**
 	 * Returns whether a group is read.
 	 * @param field the group
 	 * @return {@code true} when it is in the set

@@ -1,8 +1,9 @@
 package io.github.retryafter;
 
 /**
- * Which field, and which form of it, a plan was computed from: {@code Retry-After} in one of its forms, or one of the
- * millisecond fields some providers send beside it (the later instant of those read wins).
+ * Which field, and which form of it, a plan was computed from: {@code Retry-After} in one of its forms, one of the
+ * millisecond fields some providers send beside it, or Google's {@code RetryInfo} in the body (the later instant of
+ * those read wins).
  */
 public enum PlanSource {
 
@@ -22,7 +23,10 @@ public enum PlanSource {
 	RETRY_AFTER_MS,
 
 	/** {@code x-ms-retry-after-ms}: milliseconds, measured from receipt of the response. */
-	X_MS_RETRY_AFTER_MS;
+	X_MS_RETRY_AFTER_MS,
+
+	/** Google's {@code RetryInfo.retryDelay} in a refusal's body: a protobuf duration, measured from receipt. */
+	RETRY_INFO;
 
 	/**
 	 * Returns the field this source is a form of.
@@ -32,6 +36,7 @@ public enum PlanSource {
 		return switch (this) {
 			case RETRY_AFTER_MS -> HintField.RETRY_AFTER_MS;
 			case X_MS_RETRY_AFTER_MS -> HintField.X_MS_RETRY_AFTER_MS;
+			case RETRY_INFO -> HintField.GOOGLE_RETRY_INFO;
 			case DELAY_SECONDS, HTTP_DATE, HTTP_DATE_CLIENT_CLOCK -> HintField.RETRY_AFTER;
 		};
 	}

@@ -55,6 +55,19 @@ public enum RetryAfterError {
 	 * {@code x-should-retry} or {@code Stripe-Should-Retry} is empty, repeated, or neither {@code true} nor
 	 * {@code false}; it is treated as absent, so the status decides.
 	 */
-	INVALID_SHOULD_RETRY
+	INVALID_SHOULD_RETRY,
+
+	/**
+	 * A refusal's body names Google's {@code RetryInfo} (or a {@code retryDelay}) but is not the error Google sends:
+	 * not JSON, the {@code RetryInfo} outside {@code error.details[]}, without a {@code retryDelay}, nested too deep,
+	 * or unreadable. Treated as absent.
+	 */
+	MALFORMED_BODY,
+
+	/**
+	 * A refusal's body names Google's {@code RetryInfo} but is longer than the bound read
+	 * ({@link BodySource#MAX_BYTES}), so its JSON is cut before it closes. Treated as absent.
+	 */
+	BODY_TRUNCATED
 
 }

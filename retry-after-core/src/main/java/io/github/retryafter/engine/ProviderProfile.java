@@ -78,8 +78,18 @@ public record ProviderProfile(String name, HintFields fields, Set<Integer> added
 	public static final ProviderProfile GITHUB = new ProviderProfile("github", HintFields.STANDARD, Set.of(403),
 			refusals(Set.of(403, 429), null));
 
+	/**
+	 * Google Gemini (the Gemini API and Vertex AI): {@code Retry-After} and the {@code google.rpc.RetryInfo} of a
+	 * refusal's JSON body; {@code 429 RESOURCE_EXHAUSTED} and {@code 503 UNAVAILABLE} retried for any method, since
+	 * model calls are POSTs and Google's APIs answer both before the request is processed (its guidance names
+	 * {@code UNAVAILABLE} as the code to retry); {@code 500} and {@code 504} may have been processed and are not.
+	 */
+	public static final ProviderProfile GEMINI = new ProviderProfile("gemini",
+			HintFields.of(HintField.RETRY_AFTER, HintField.GOOGLE_RETRY_INFO), Set.of(), refusals(Set.of(429, 503), null));
+
 	/** Every profile, {@link #STANDARD} first: the table. */
-	public static final List<ProviderProfile> ALL = List.of(STANDARD, OPENAI, ANTHROPIC, AZURE, STRIPE, GITHUB);
+	public static final List<ProviderProfile> ALL = List.of(STANDARD, OPENAI, ANTHROPIC, AZURE, STRIPE, GITHUB,
+			GEMINI);
 
 	/**
 	 * Checks and copies the arguments.

@@ -7,6 +7,7 @@ import java.util.Optional;
 import io.github.retryafter.Sleeper;
 import io.github.retryafter.Ticker;
 import io.github.retryafter.Waiter;
+import io.github.retryafter.hint.ResponseHints;
 
 /**
  * The blocking attempt loop, written once: {@code beforeAttempt} → wait → send → {@code afterAttempt} → release, for
@@ -198,7 +199,7 @@ public final class RetryLoop {
 	private <T> Decision decide(RetryOperation operation, Exchange<T, ?, ?> exchange, T received, long sentAt) {
 		try {
 			return operation.afterAttempt(new AttemptOutcome.Response(exchange.status(received),
-					exchange.headers(received), sentAt, this.ticker.read()));
+					ResponseHints.of(exchange.headers(received), exchange.body(received)), sentAt, this.ticker.read()));
 		}
 		catch (RuntimeException | Error ex) {
 			exchange.discard(received, Duration.ZERO);

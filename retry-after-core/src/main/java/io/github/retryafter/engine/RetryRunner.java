@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
+import io.github.retryafter.BodySource;
 import io.github.retryafter.Cancellation;
 import io.github.retryafter.HeaderSource;
 import io.github.retryafter.Sleeper;
@@ -150,6 +151,11 @@ public final class RetryRunner {
 		}
 
 		@Override
+		public BodySource body(T response) {
+			return this.adapter.body(response);
+		}
+
+		@Override
 		public void discard(T response) {
 			this.adapter.discard(response);
 		}
@@ -208,6 +214,18 @@ public final class RetryRunner {
 		 * @return the fields
 		 */
 		HeaderSource headers(T response);
+
+		/**
+		 * Returns the first bytes of a response's body, for a body hint field: an adapter gives a source only when
+		 * the provider's fields read one for the response's status ({@link io.github.retryafter.HintFields#readsBodyOf}),
+		 * and the source must leave the body whole for the caller (a peek, not a read). Read at most once, and only
+		 * when the field is asked for.
+		 * @param response the response
+		 * @return the body's source; {@link BodySource#none()} by default
+		 */
+		default BodySource body(T response) {
+			return BodySource.none();
+		}
 
 		/**
 		 * Releases a failed response the runner retries, before it waits: by default closes it when it is

@@ -4,6 +4,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 
+import io.github.retryafter.BodySource;
 import io.github.retryafter.HeaderSource;
 import io.github.retryafter.HintField;
 import io.github.retryafter.HintFields;
@@ -11,8 +12,9 @@ import io.github.retryafter.RetryAfterException;
 
 /**
  * One response's hint fields ({@code Retry-After} and the millisecond wait fields, {@code Date}, {@code Age}, the
- * should-retry fields and the rate-limit fields), each read
- * from the response's {@link HeaderSource} once and parsed once, when first asked for. The planner, the engine, the
+ * should-retry fields and the rate-limit fields, and Google's {@code RetryInfo} in a refusal's body), each read
+ * from the response's {@link HeaderSource} (or its {@link BodySource}, at most once and at most
+ * {@link BodySource#MAX_BYTES}) once and parsed once, when first asked for. The planner, the engine, the
  * gate's feed and the endpoint read a response through this object, never through its headers.
  * <p>
  * Thread-safe: reads and parses happen under the object's lock, so a field is read once even when a listener hands
@@ -28,24 +30,40 @@ public final class ResponseHints {
 
 	/** The fields that give a wait, in the order they are read (and win a tie). */
 	static final List<HintField> WAIT_FIELDS = List.of(HintField.RETRY_AFTER, HintField.RETRY_AFTER_MS,
-			HintField.X_MS_RETRY_AFTER_MS);
+			HintField.X_MS_RETRY_AFTER_MS, HintField.GOOGLE_RETRY_INFO);
+
+	private static final Long ABSENT = -1L;
 
 	private final HeaderSource headers;
+
+	private final BodySource body;
 
 	/** Made on the first read: a response nobody asks about costs this object only. */
 	private Memo memo;
 
-	private ResponseHints(HeaderSource headers) {
+	private ResponseHints(HeaderSource headers, BodySource body) {
 		this.headers = Objects.requireNonNull(headers, "headers");
+		this.body = Objects.requireNonNull(body, "body");
 	}
 
 	/**
-	 * Wraps a response's header fields; nothing is read until a hint is asked for.
+	 * Wraps a response's header fields; nothing is read until a hint is asked for. A body field is absent.
 	 * @param headers the response's header fields
 	 * @return the response's hints
 	 */
 	public static ResponseHints of(HeaderSource headers) {
-		return new ResponseHints(headers);
+		return new ResponseHints(headers, BodySource.none());
+	}
+
+	/**
+	 * Wraps a response's header fields and the first bytes of its body; nothing is read until a hint is asked for,
+	 * and the body only when a body field ({@link HintField#GOOGLE_RETRY_INFO}) is, once.
+	 * @param headers the response's header fields
+	 * @param body the response's body, {@link BodySource#none()} when the transport reads none
+	 * @return the response's hints
+	 */
+	public static ResponseHints of(HeaderSource headers, BodySource body) {
+		return new ResponseHints(headers, body);
 	}
 
 	/**
@@ -76,17 +94,41 @@ public final class ResponseHints {
 
 	/**
 	 * Returns whether the response carries a wait field of those {@code fields} reads ({@code Retry-After},
-	 * {@code retry-after-ms}, {@code x-ms-retry-after-ms}), usable or not.
+	 * {@code retry-after-ms}, {@code x-ms-retry-after-ms}, Google's {@code RetryInfo} in the body), usable or not.
 	 * @param fields the field groups read
-	 * @return {@code true} when at least one line of such a field was received
+	 * @return {@code true} when at least one line of such a field was received, or the body names a
+	 * {@code RetryInfo}
 	 */
 	public boolean hasWaitField(HintFields fields) {
 		for (HintField field : WAIT_FIELDS) {
-			if (fields.reads(field) && !lines(field.names().get(0)).isEmpty()) {
+			if (fields.reads(field) && present(field)) {
 				return true;
 			}
 		}
 		return false;
+	}
+
+	/** Whether a wait field is present, usable or not: a header's lines, or a body that names a RetryInfo. */
+	boolean present(HintField field) {
+		if (field.inBody()) {
+			return retryInfoReading() != ABSENT;
+		}
+		return !lines(field.names().get(0)).isEmpty();
+	}
+
+	/** The body's RetryInfo, read and parsed on the first ask: a wait, {@link #ABSENT}, or the refusal. */
+	private synchronized Object retryInfoReading() {
+		Memo memo = memo();
+		if (memo.retryInfo == null) {
+			try {
+				long millis = RetryInfoField.read(this.body);
+				memo.retryInfo = (millis < 0) ? ABSENT : Long.valueOf(millis);
+			}
+			catch (RetryAfterException ex) {
+				memo.retryInfo = ex;
+			}
+		}
+		return memo.retryInfo;
 	}
 
 	/**
@@ -178,11 +220,20 @@ public final class ResponseHints {
 	}
 
 	/**
-	 * A millisecond wait field ({@code retry-after-ms} or {@code x-ms-retry-after-ms}), parsed once.
-	 * @param field {@link HintField#RETRY_AFTER_MS} or {@link HintField#X_MS_RETRY_AFTER_MS}
+	 * A millisecond wait field ({@code retry-after-ms} or {@code x-ms-retry-after-ms}), or the body's
+	 * {@code RetryInfo} in milliseconds, parsed once.
+	 * @param field {@link HintField#RETRY_AFTER_MS}, {@link HintField#X_MS_RETRY_AFTER_MS} or
+	 * {@link HintField#GOOGLE_RETRY_INFO} (present)
 	 * @throws RetryAfterException with the field's refusal
 	 */
 	synchronized long millis(HintField field) {
+		if (field.inBody()) {
+			Object reading = retryInfoReading();
+			if (reading instanceof RetryAfterException ex) {
+				throw ex;
+			}
+			return (Long) reading;
+		}
 		Memo memo = memo();
 		int slot = (field == HintField.RETRY_AFTER_MS) ? 0 : 1;
 		if (memo.millis[slot] == null) {
@@ -286,6 +337,9 @@ public final class ResponseHints {
 
 		/** Per millisecond field: a {@code Long} or the {@link RetryAfterException} refusing it. */
 		private final Object[] millis = new Object[2];
+
+		/** The body's RetryInfo: a {@code Long} (the wait, or {@link #ABSENT}) or the refusal. */
+		private Object retryInfo;
 
 		private ShouldRetry shouldRetry;
 

@@ -39,7 +39,8 @@ import io.github.retryafter.internal.Saturating;
  * {@link RetryAfterError#STALE_DATE}. An RFC 850 two-digit year is judged against {@code Date} (against the client's
  * wall clock when {@code Date} is unusable, which only matters for the error then reported).</li>
  * <li><b>Millisecond fields</b>: when {@link PlannerOptions#fields()} reads them, {@code retry-after-ms} and
- * {@code x-ms-retry-after-ms} are read beside {@code Retry-After} (milliseconds from receipt, like delay-seconds);
+ * {@code x-ms-retry-after-ms} are read beside {@code Retry-After} (milliseconds from receipt, like delay-seconds), and
+ * so is Google's {@code RetryInfo.retryDelay} in a refusal's body;
  * the longest instruction, the later instant, wins and {@link RetryPlan#passedOver()} reports the others (a refused
  * one included). Only when every wait field present is refused is the first refusal thrown.</li>
  * <li><b>Age</b>: the {@code Age} field (delta-seconds; anything else, including two {@code Age} fields, is ignored and
@@ -194,11 +195,10 @@ public final class RetryAfterPlanner {
 	private Choice choose(ResponseHints hints, ServerDate date, Receipt receipt) {
 		List<Object> read = new ArrayList<>(3);
 		for (HintField field : ResponseHints.WAIT_FIELDS) {
-			if (this.options.fields().reads(field) && !hints.lines(field.names().get(0)).isEmpty()) {
+			if (this.options.fields().reads(field) && hints.present(field)) {
 				try {
 					read.add((field == HintField.RETRY_AFTER) ? instruction(hints, hints.retryAfter(), date, receipt)
-							: new Instruction(source(field), hints.millis(field), field.names().get(0) + " "
-									+ FieldText.quote(hints.lines(field.names().get(0)).get(0).strip())));
+							: new Instruction(source(field), hints.millis(field), label(hints, field)));
 				}
 				catch (RetryAfterException ex) {
 					read.add(new Refused(field, ex));
@@ -229,7 +229,18 @@ public final class RetryAfterPlanner {
 	}
 
 	private static PlanSource source(HintField field) {
+		if (field.inBody()) {
+			return PlanSource.RETRY_INFO;
+		}
 		return (field == HintField.RETRY_AFTER_MS) ? PlanSource.RETRY_AFTER_MS : PlanSource.X_MS_RETRY_AFTER_MS;
+	}
+
+	/** How a field other than {@code Retry-After} is named in messages: a header with its value, the body's hint. */
+	private static String label(ResponseHints hints, HintField field) {
+		if (field.inBody()) {
+			return field.names().get(0) + "'s retryDelay (" + hints.millis(field) + " ms)";
+		}
+		return field.names().get(0) + " " + FieldText.quote(hints.lines(field.names().get(0)).get(0).strip());
 	}
 
 	/**

@@ -13,6 +13,7 @@ import okhttp3.RequestBody;
 import okhttp3.Response;
 import okhttp3.ResponseBody;
 
+import io.github.retryafter.BodySource;
 import io.github.retryafter.Cancellation;
 import io.github.retryafter.HeaderSource;
 import io.github.retryafter.Ticker;
@@ -165,6 +166,22 @@ final class CallExchange implements RetryLoop.Exchange<Response, Response, IOExc
 	/** A response's header fields as the engine reads them: OkHttp's own lists, no copy. */
 	static HeaderSource headerSource(Response response) {
 		return response.headers()::values;
+	}
+
+	@Override
+	public BodySource body(Response response) {
+		return bodySource(response, this.route);
+	}
+
+	/**
+	 * A response's body as the engine reads it for a body hint field: a peek at its first bytes, leaving the body
+	 * whole for the caller, and only for a refusal of a provider whose fields read the body.
+	 */
+	static BodySource bodySource(Response response, ProviderRoute route) {
+		if (response.body() == null || !route.policy().planner().fields().readsBodyOf(response.code())) {
+			return BodySource.none();
+		}
+		return (maxBytes) -> response.peekBody(maxBytes).bytes();
 	}
 
 	@Override

@@ -23,6 +23,7 @@ import io.github.retryafter.engine.Permit;
 import io.github.retryafter.engine.RetryEngine;
 import io.github.retryafter.engine.RetryLoop;
 import io.github.retryafter.engine.RetryOperation;
+import io.github.retryafter.hint.ResponseHints;
 import io.github.retryafter.request.OperationOptions;
 import io.github.retryafter.request.PreparedRequest;
 import io.github.retryafter.request.ProviderRoute;
@@ -203,7 +204,8 @@ public final class RetryAfterInterceptor implements Interceptor {
 		Decision decision;
 		try {
 			decision = operation.afterAttempt(new AttemptOutcome.Response(response.code(),
-					CallExchange.headerSource(response), sentAt, this.ticker.read()));
+					ResponseHints.of(CallExchange.headerSource(response), CallExchange.bodySource(response, route)),
+					sentAt, this.ticker.read()));
 		}
 		catch (RuntimeException | Error ex) {
 			// the engine or a listener threw: the response is nobody's, so it is closed, as the loop does

@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 
 import okhttp3.Interceptor;
 import okhttp3.OkHttpClient;
@@ -110,6 +111,19 @@ public final class RetryAfterOkHttp {
 	 */
 	public List<Interceptor> interceptors(String provider) {
 		return List.of(pin(provider), this.interceptor);
+	}
+
+	/**
+	 * Returns the interceptors that send every request to {@code provider}, as {@link #interceptors(String)} does, but
+	 * look the starter up at the client's first request: for a client built while the application context is still
+	 * parsing its configuration (Spring AI builds its Google GenAI chat model inside a condition), when the starter's
+	 * providers must not be created yet. An unknown provider fails the first request instead of the build.
+	 * @param provider a provider's name
+	 * @param okHttp where the starter's interceptors are found at the first request (a bean lookup)
+	 * @return the two interceptors, in the order to add them
+	 */
+	public static List<Interceptor> deferred(String provider, Supplier<RetryAfterOkHttp> okHttp) {
+		return List.of(new ProviderPin(provider), new DeferredInterceptor(provider, okHttp));
 	}
 
 	/**

@@ -9,8 +9,8 @@ import io.github.retryafter.engine.ProviderProfile;
 
 /**
  * A model vendor whose Spring AI clients send through an SDK over OkHttp: the provider its requests belong to, the
- * customizer Spring AI offers, and where its SDK's retry count is set. Each reads the retry count in force as Spring
- * AI 2.0.1 resolves it.
+ * class whose presence says its module is there (the customizer Spring AI offers, or the model), and where its SDK's
+ * retry count is set, if anywhere. Each reads the retry count in force as Spring AI 2.0.1 resolves it.
  */
 public enum ModelVendor {
 
@@ -25,7 +25,18 @@ public enum ModelVendor {
 
 	/** Anthropic ({@code anthropic-java}, 2 retries unless set): {@code spring.ai.anthropic.max-retries}. */
 	ANTHROPIC("anthropic", "org.springframework.ai.anthropic.http.okhttp.AnthropicHttpClientBuilderCustomizer",
-			"spring.ai.anthropic.max-retries", 2, List.of(), ProviderProfile.ANTHROPIC);
+			"spring.ai.anthropic.max-retries", 2, List.of(), ProviderProfile.ANTHROPIC),
+
+	/**
+	 * Google GenAI ({@code com.google.genai}, 5 attempts unless set): no Spring AI property sets its retries; the
+	 * starter builds the SDK's {@code Client} with its retries off ({@link GeminiClients}), so the count in force is 0
+	 * for every client built that way.
+	 */
+	GEMINI("gemini", "org.springframework.ai.google.genai.GoogleGenAiChatModel", null, 0, List.of(),
+			ProviderProfile.GEMINI);
+
+	/** What the endpoint and the log name as Gemini's retry setting: the SDK option the starter sets. */
+	static final String GEMINI_RETRIES = "HttpRetryOptions.attempts=1 (GeminiClients)";
 
 	/** The header the vendors' SDKs send each attempt's retry count in. */
 	public static final String STAINLESS_RETRY_COUNT = ProviderProfile.STAINLESS_RETRY_COUNT;
@@ -61,8 +72,9 @@ public enum ModelVendor {
 	}
 
 	/**
-	 * Returns the class name of the customizer Spring AI calls for each of the vendor's HTTP clients.
-	 * @return the customizer's class name
+	 * Returns the class name whose presence says the vendor's module is there: the customizer Spring AI calls for
+	 * each of the vendor's HTTP clients, or (Gemini, which has none) its chat model.
+	 * @return the class name
 	 */
 	public String customizer() {
 		return this.customizer;
@@ -70,7 +82,7 @@ public enum ModelVendor {
 
 	/**
 	 * Returns the property that sets the SDK's retry count for every model of the vendor.
-	 * @return the property's name
+	 * @return the property's name; {@code null} for a vendor Spring AI has no such property for (Gemini)
 	 */
 	public String retriesProperty() {
 		return this.retriesProperty;
@@ -86,7 +98,7 @@ public enum ModelVendor {
 
 	/**
 	 * Returns the profile that says what the vendor's API means ({@link ProviderProfile#OPENAI},
-	 * {@link ProviderProfile#ANTHROPIC}): the one place a vendor's fields, statuses, refusals and attempt header are
+	 * {@link ProviderProfile#ANTHROPIC}, {@link ProviderProfile#GEMINI}): the one place a vendor's fields, statuses, refusals and attempt header are
 	 * written down.
 	 * @return the profile
 	 */
@@ -110,6 +122,9 @@ public enum ModelVendor {
 	 * @return the count and its property
 	 */
 	public Map.Entry<String, Integer> sdkRetries(PropertyResolver environment) {
+		if (this.retriesProperty == null) {
+			return Map.entry(GEMINI_RETRIES, this.sdkDefault);
+		}
 		int common = environment.getProperty(this.retriesProperty, Integer.class, this.sdkDefault);
 		Map.Entry<String, Integer> largest = Map.entry(this.retriesProperty, common);
 		for (String model : this.models) {

@@ -13,8 +13,10 @@ import org.springframework.util.ClassUtils;
 /**
  * One retry layer under Spring AI: for each model vendor whose module is on the classpath, adds the lowest-precedence
  * defaults that turn its SDK's own retries off ({@code spring.ai.openai.max-retries=0},
- * {@code spring.ai.anthropic.max-retries=0}) and set its provider's profile ({@link ModelVendor#preset()}:
- * {@code retry.after.providers.openai.profile=openai}, {@code ...anthropic.profile=anthropic}). Every value is a
+ * {@code spring.ai.anthropic.max-retries=0}; Gemini's have no property and are turned off where its {@code Client} is
+ * built, {@link GeminiClients}) and set its provider's profile ({@link ModelVendor#preset()}:
+ * {@code retry.after.providers.openai.profile=openai}, {@code ...anthropic.profile=anthropic},
+ * {@code ...gemini.profile=gemini}). Every value is a
  * default in a property source of its own ({@value #PROPERTY_SOURCE_NAME}), after every other: whatever the
  * application sets wins, key by key. Adds nothing when {@code retry.after.enabled}, {@code retry.after.ok-http.enabled}
  * or {@code retry.after.spring-ai.enabled} is {@code false}, or OkHttp is absent (the starter is then not under the
@@ -42,7 +44,9 @@ public final class SpringAiRetryDefaults implements EnvironmentPostProcessor, Or
 		Map<String, Object> defaults = new LinkedHashMap<>();
 		for (ModelVendor vendor : ModelVendor.values()) {
 			if (ClassUtils.isPresent(vendor.customizer(), classLoader)) {
-				defaults.put(vendor.retriesProperty(), 0);
+				if (vendor.retriesProperty() != null) {
+					defaults.put(vendor.retriesProperty(), 0);
+				}
 				defaults.putAll(vendor.preset());
 			}
 		}

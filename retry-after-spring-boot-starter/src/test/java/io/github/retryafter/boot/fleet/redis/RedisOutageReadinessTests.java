@@ -81,7 +81,9 @@ class RedisOutageReadinessTests {
 					"management.endpoint.health.show-details=always",
 					// the test classpath's OpenTelemetry starter would export to a collector that is not there
 					"management.defaults.metrics.export.enabled=false", "management.tracing.export.enabled=false",
-					"management.logging.export.otlp.enabled=false", "spring.main.banner-mode=off")
+					"management.logging.export.otlp.enabled=false", "spring.main.banner-mode=off",
+					// the test classpath's Spring AI Google GenAI chat model would need an API key
+					"spring.ai.model.chat=none")
 			.properties(configuration)
 			.run();
 		// the fleet noticed: Redis refused its first connection
