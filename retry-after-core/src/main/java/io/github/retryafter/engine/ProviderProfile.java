@@ -78,8 +78,17 @@ public record ProviderProfile(String name, HintFields fields, Set<Integer> added
 	public static final ProviderProfile GITHUB = new ProviderProfile("github", HintFields.STANDARD, Set.of(403),
 			refusals(Set.of(403, 429), null));
 
+	/**
+	 * Ollama, a model server the application runs itself: the standard fields (Ollama sends none, a proxy in front of
+	 * it may); {@code 503} (busy: its queue is full, or a model is loading) and {@code 429} (a rate-limiting proxy or
+	 * Ollama's cloud) retried for any method, because both refuse the request before it runs; no attempt header.
+	 */
+	public static final ProviderProfile OLLAMA = new ProviderProfile("ollama", HintFields.STANDARD, Set.of(),
+			refusals(Set.of(429, 503), null));
+
 	/** Every profile, {@link #STANDARD} first: the table. */
-	public static final List<ProviderProfile> ALL = List.of(STANDARD, OPENAI, ANTHROPIC, AZURE, STRIPE, GITHUB);
+	public static final List<ProviderProfile> ALL = List.of(STANDARD, OPENAI, ANTHROPIC, AZURE, STRIPE, GITHUB,
+			OLLAMA);
 
 	/**
 	 * Checks and copies the arguments.
