@@ -39,9 +39,10 @@ import io.github.retryafter.boot.springai.ModelVendor;
  * builders (Ollama), the origin of its base URL is pinned to its provider ({@code ollama}). The layers above are off by
  * default ({@link io.github.retryafter.boot.springai.SpringAiRetryDefaults}); a startup line names the clients under
  * the starter and the retry count kept above it, and warns once per vendor or family that still retries above it.
- * Unless {@code retry.after.spring-ai.enabled=false}.
+ * Only with Spring AI on the classpath, and unless {@code retry.after.spring-ai.enabled=false}.
  */
 @AutoConfiguration(after = { RetryAfterAutoConfiguration.class, RetryAfterOkHttpAutoConfiguration.class })
+@ConditionalOnClass(name = "org.springframework.ai.model.Model")
 @ConditionalOnBean(RetryAfterOperations.class)
 @ConditionalOnBooleanProperty(name = "retry.after.spring-ai.enabled", matchIfMissing = true)
 public final class RetryAfterSpringAiAutoConfiguration {
