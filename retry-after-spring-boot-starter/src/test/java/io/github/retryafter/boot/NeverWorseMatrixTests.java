@@ -69,8 +69,9 @@ class NeverWorseMatrixTests {
 	private final ApplicationContextRunner without = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(HttpClientAutoConfiguration.class,
 				ImperativeHttpClientAutoConfiguration.class, ReactiveHttpClientAutoConfiguration.class,
-				RestClientAutoConfiguration.class, WebClientAutoConfiguration.class, SpringAiRetryAutoConfiguration.class,
-				OllamaApiAutoConfiguration.class, OllamaChatAutoConfiguration.class))
+				RestClientAutoConfiguration.class, WebClientAutoConfiguration.class,
+				SpringAiRetryAutoConfiguration.class, OllamaApiAutoConfiguration.class,
+				OllamaChatAutoConfiguration.class))
 		.withBean(ToolCallingManager.class, () -> ToolCallingManager.builder().build())
 		.withBean(OkHttpClient.Builder.class, OkHttpClient.Builder::new)
 		.withPropertyValues("spring.http.clients.imperative.factory=jdk", "spring.ai.ollama.chat.model=m");

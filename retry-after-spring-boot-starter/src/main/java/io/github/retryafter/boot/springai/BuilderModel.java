@@ -16,7 +16,9 @@ import io.github.retryafter.engine.ProviderProfile;
  */
 public enum BuilderModel {
 
-	/** Ollama ({@code spring-ai-ollama}): {@code spring.ai.ollama.base-url}, {@code http://localhost:11434} unless set. */
+	/**
+	 * Ollama ({@code spring-ai-ollama}): {@code spring.ai.ollama.base-url}, {@code http://localhost:11434} unless set.
+	 */
 	OLLAMA("ollama", "org.springframework.ai.ollama.api.OllamaApi", "spring.ai.ollama.base-url",
 			"http://localhost:11434", ProviderProfile.OLLAMA);
 

@@ -114,11 +114,12 @@ public final class ModelClients {
 		for (ModelClient client : all()) {
 			if (client.stacked() && client.onBootBuilders()) {
 				int attempts = maxAttempts.applyAsInt(client.provider());
+				String property = client.sdkRetriesProperty();
 				warnings.add("two retry layers are stacked under Spring AI's " + client.provider() + " model: Spring"
-						+ " AI's RetryTemplate retries " + client.sdkMaxRetries() + " times (" + client.sdkRetriesProperty()
-						+ "=" + client.sdkMaxRetries() + ") above retry-after's " + attempts + " attempts, so one call"
-						+ " may send up to " + ((client.sdkMaxRetries() + 1) * attempts) + " requests; set "
-						+ client.sdkRetriesProperty() + "=0 to keep one layer");
+						+ " AI's RetryTemplate retries " + client.sdkMaxRetries() + " times (" + property + "="
+						+ client.sdkMaxRetries() + ") above retry-after's " + attempts + " attempts, so one call may"
+						+ " send up to " + ((client.sdkMaxRetries() + 1) * attempts) + " requests; set " + property
+						+ "=0 to keep one layer");
 			}
 			else if (client.stacked() && client.httpClients() > 0) {
 				int attempts = maxAttempts.applyAsInt(client.provider());

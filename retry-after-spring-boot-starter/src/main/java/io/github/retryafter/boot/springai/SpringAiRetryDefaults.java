@@ -45,7 +45,8 @@ public final class SpringAiRetryDefaults implements EnvironmentPostProcessor, Or
 			return;
 		}
 		Map<String, Object> defaults = new LinkedHashMap<>();
-		if (on(environment, "retry.after.ok-http.enabled") && ClassUtils.isPresent("okhttp3.OkHttpClient", classLoader)) {
+		if (on(environment, "retry.after.ok-http.enabled")
+				&& ClassUtils.isPresent("okhttp3.OkHttpClient", classLoader)) {
 			for (ModelVendor vendor : ModelVendor.values()) {
 				if (ClassUtils.isPresent(vendor.customizer(), classLoader)) {
 					defaults.put(vendor.retriesProperty(), 0);

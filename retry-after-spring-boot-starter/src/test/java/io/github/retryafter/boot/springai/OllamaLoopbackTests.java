@@ -74,8 +74,9 @@ class OllamaLoopbackTests {
 				new SpringApplication()))
 		.withConfiguration(AutoConfigurations.of(HttpClientAutoConfiguration.class,
 				ImperativeHttpClientAutoConfiguration.class, ReactiveHttpClientAutoConfiguration.class,
-				RestClientAutoConfiguration.class, WebClientAutoConfiguration.class, SpringAiRetryAutoConfiguration.class,
-				OllamaApiAutoConfiguration.class, OllamaChatAutoConfiguration.class, RetryAfterAutoConfiguration.class,
+				RestClientAutoConfiguration.class, WebClientAutoConfiguration.class,
+				SpringAiRetryAutoConfiguration.class, OllamaApiAutoConfiguration.class,
+				OllamaChatAutoConfiguration.class, RetryAfterAutoConfiguration.class,
 				RetryAfterRestClientAutoConfiguration.class, RetryAfterWebClientAutoConfiguration.class,
 				RetryAfterSpringAiAutoConfiguration.class))
 		.withBean(ToolCallingManager.class, () -> ToolCallingManager.builder().build())
@@ -125,7 +126,8 @@ class OllamaLoopbackTests {
 			for (int i = 1; i < requests.size(); i++) {
 				long gap = requests.get(i).arrivedAt() - requests.get(i - 1).arrivedAt();
 				// Retry-After: 1 is whole seconds, so the next request leaves no sooner than 1 s after the refusal
-				assertThat(Duration.ofNanos(gap)).as(call + " retry " + i).isGreaterThanOrEqualTo(Duration.ofMillis(950));
+				assertThat(Duration.ofNanos(gap)).as(call + " retry " + i)
+					.isGreaterThanOrEqualTo(Duration.ofMillis(950));
 			}
 		});
 	}
@@ -140,7 +142,8 @@ class OllamaLoopbackTests {
 			assertThat(thrown).isInstanceOf(TransientAiException.class).hasMessageContaining("503")
 				.hasMessageContaining("loading model");
 			NotBefore notBefore = NotBefore.find(thrown).orElseThrow();
-			assertThat(notBefore.instant()).isCloseTo(before.plusSeconds(120), within(5, java.time.temporal.ChronoUnit.SECONDS));
+			assertThat(notBefore.instant()).isCloseTo(before.plusSeconds(120),
+					within(5, java.time.temporal.ChronoUnit.SECONDS));
 			assertThat(thrown.getSuppressed()).singleElement()
 				.isInstanceOfSatisfying(RetryAfterOutcomeException.class, (outcome) -> {
 					assertThat(outcome.outcome().outcome()).isEqualTo(Outcome.WAIT_TOO_LONG);
@@ -180,8 +183,8 @@ class OllamaLoopbackTests {
 						"spring.ai.retry.max-attempts", true, ModelClients.ModelClient.BOOT_BUILDERS));
 				assertThat(clients.stackedWarnings((provider) -> 4)).containsExactly("two retry layers are stacked"
 						+ " under Spring AI's ollama model: Spring AI's RetryTemplate retries 1 times"
-						+ " (spring.ai.retry.max-attempts=1) above retry-after's 4 attempts, so one call may send up to 8"
-						+ " requests; set spring.ai.retry.max-attempts=0 to keep one layer");
+						+ " (spring.ai.retry.max-attempts=1) above retry-after's 4 attempts, so one call may send up"
+						+ " to 8 requests; set spring.ai.retry.max-attempts=0 to keep one layer");
 			});
 	}
 

@@ -176,9 +176,9 @@ class RetryAfterSpringAiAutoConfigurationTests {
 				clients.wrapped(ModelVendor.ANTHROPIC);
 				assertThat(clients.summary()).contains("retry-after is the retry layer under Spring AI's model clients: "
 						+ "openai (1 OkHttp clients, provider 'openai', SDK retries 2 from spring.ai.openai.chat.max-retries), "
-						+ "anthropic (1 OkHttp clients, provider 'anthropic', SDK retries 0 from spring.ai.anthropic.max-retries), "
-						+ "ollama (Spring Boot's RestClient and WebClient builders, provider 'ollama', Spring AI retries 0 "
-						+ "from spring.ai.retry.max-attempts)");
+						+ "anthropic (1 OkHttp clients, provider 'anthropic', SDK retries 0 from "
+						+ "spring.ai.anthropic.max-retries), ollama (Spring Boot's RestClient and WebClient builders, "
+						+ "provider 'ollama', Spring AI retries 0 from spring.ai.retry.max-attempts)");
 				assertThat(clients.stackedWarnings((provider) -> RetryPolicy.DEFAULTS.maxAttempts())).containsExactly(
 						"two retry layers are stacked under Spring AI's openai clients: the SDK retries 2 times "
 								+ "(spring.ai.openai.chat.max-retries=2) above retry-after's 4 attempts, so one call may "
@@ -207,7 +207,8 @@ class RetryAfterSpringAiAutoConfigurationTests {
 	void ollamasProviderIsPresetAndSpringAisRetryIsOffByDefaults() {
 		this.contextRunner.run((context) -> {
 			assertThat(context.getEnvironment().getProperty("spring.ai.retry.max-attempts")).isEqualTo("0");
-			assertThat(context.getEnvironment().getProperty("retry.after.providers.ollama.profile")).isEqualTo("ollama");
+			assertThat(context.getEnvironment().getProperty("retry.after.providers.ollama.profile"))
+				.isEqualTo("ollama");
 			RetryAfterProviders providers = context.getBean(RetryAfterProviders.class);
 			assertThat(conventions(providers, "ollama")).isEqualTo(new ProviderConventions(true,
 					java.util.Set.of(429, 503), java.util.Optional.empty()));
@@ -235,8 +236,8 @@ class RetryAfterSpringAiAutoConfigurationTests {
 						"spring.ai.retry.max-attempts", true, ModelClients.ModelClient.BOOT_BUILDERS));
 				assertThat(clients.stackedWarnings((provider) -> 2)).containsExactly("two retry layers are stacked"
 						+ " under Spring AI's ollama model: Spring AI's RetryTemplate retries 3 times"
-						+ " (spring.ai.retry.max-attempts=3) above retry-after's 2 attempts, so one call may send up to 8"
-						+ " requests; set spring.ai.retry.max-attempts=0 to keep one layer");
+						+ " (spring.ai.retry.max-attempts=3) above retry-after's 2 attempts, so one call may send up"
+						+ " to 8 requests; set spring.ai.retry.max-attempts=0 to keep one layer");
 			});
 		this.contextRunner.withPropertyValues("retry.after.providers.ollama.profile=standard").run((context) -> {
 			assertThat(conventions(context.getBean(RetryAfterProviders.class), "ollama"))
