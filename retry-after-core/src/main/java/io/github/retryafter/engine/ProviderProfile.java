@@ -79,6 +79,14 @@ public record ProviderProfile(String name, HintFields fields, Set<Integer> added
 			refusals(Set.of(403, 429), null));
 
 	/**
+	 * Ollama, a model server the application runs itself: the standard fields (Ollama sends none, a proxy in front of
+	 * it may); {@code 503} (busy: its queue is full, or a model is loading) and {@code 429} (a rate-limiting proxy or
+	 * Ollama's cloud) retried for any method, because both refuse the request before it runs; no attempt header.
+	 */
+	public static final ProviderProfile OLLAMA = new ProviderProfile("ollama", HintFields.STANDARD, Set.of(),
+			refusals(Set.of(429, 503), null));
+
+	/**
 	 * Google Gemini (the Gemini API and Vertex AI): {@code Retry-After} and the {@code google.rpc.RetryInfo} of a
 	 * refusal's JSON body; {@code 429 RESOURCE_EXHAUSTED} and {@code 503 UNAVAILABLE} retried for any method, since
 	 * model calls are POSTs and Google's APIs answer both before the request is processed (its guidance names
@@ -89,7 +97,7 @@ public record ProviderProfile(String name, HintFields fields, Set<Integer> added
 
 	/** Every profile, {@link #STANDARD} first: the table. */
 	public static final List<ProviderProfile> ALL = List.of(STANDARD, OPENAI, ANTHROPIC, AZURE, STRIPE, GITHUB,
-			GEMINI);
+			OLLAMA, GEMINI);
 
 	/**
 	 * Checks and copies the arguments.

@@ -21,7 +21,7 @@ class ProviderProfileTests {
 	@Test
 	void theTableNamesEachProfileOnceWithStandardFirst() {
 		assertThat(ProviderProfile.names()).containsExactly("standard", "openai", "anthropic", "azure", "stripe",
-				"github", "gemini");
+				"github", "ollama", "gemini");
 		assertThat(new HashSet<>(ProviderProfile.names())).hasSameSizeAs(ProviderProfile.ALL);
 		assertThat(ProviderProfile.named(" OpenAI ")).contains(ProviderProfile.OPENAI);
 		assertThat(ProviderProfile.named("openia")).isEmpty();

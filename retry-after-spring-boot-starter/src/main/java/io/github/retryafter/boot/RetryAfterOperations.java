@@ -60,6 +60,8 @@ public final class RetryAfterOperations {
 
 	private final RetryAfterObservations observations;
 
+	private final ProviderOrigins origins;
+
 	private final Set<Cancellation> pending = ConcurrentHashMap.newKeySet();
 
 	private volatile boolean closed;
@@ -94,6 +96,23 @@ public final class RetryAfterOperations {
 	 */
 	public RetryAfterOperations(RetryAfterProviders providers, String instanceKey,
 			RetryAfterObservations observations, RequestPreparer.UnmatchedHostListener unmatchedHosts) {
+		this(providers, instanceKey, observations, unmatchedHosts, ProviderOrigins.NONE);
+	}
+
+	/**
+	 * Creates the factory, as {@link #RetryAfterOperations(RetryAfterProviders, String, RetryAfterObservations,
+	 * RequestPreparer.UnmatchedHostListener)} does, routing a request that names no provider to the provider its
+	 * origin is pinned to before its host is looked at.
+	 * @param providers the configured providers
+	 * @param instanceKey this instance's identity for keyed jitter
+	 * @param observations opens each operation's and attempt's observation
+	 * @param unmatchedHosts told of each host whose requests fall to {@code default}; must not block
+	 * @param origins origins pinned to a provider; those pinned to a provider not configured are ignored
+	 */
+	public RetryAfterOperations(RetryAfterProviders providers, String instanceKey,
+			RetryAfterObservations observations, RequestPreparer.UnmatchedHostListener unmatchedHosts,
+			ProviderOrigins origins) {
+		this.origins = origins.configuredIn(providers);
 		this.providers = Objects.requireNonNull(providers, "providers");
 		// a request prepared with no options and retries on is what the adapters run as it is
 		this.preparer = new RequestPreparer<>(providers.routes(), instanceKey,
@@ -150,13 +169,32 @@ public final class RetryAfterOperations {
 	 */
 	public <H> Prepared prepare(String method, URI uri, H headers, BiFunction<? super H, String, String> header,
 			Map<String, Object> attributes, long bodySize) {
-		RequestOptions options = RetryAfterAttributes.read(attributes);
+		RequestOptions options = pinned(RetryAfterAttributes.read(attributes), uri);
 		Prepared prepared = this.preparer.prepare(method, uri, headers, header, options, bodySize);
 		boolean disabled = options.disabled() || this.closed;
 		if (!disabled && options == RequestOptions.NONE) {
 			return prepared;
 		}
 		return new Prepared(prepared.provider(), prepared.spec(), prepared.headerToAdd(), options, disabled);
+	}
+
+	/** The options with the provider the request's origin is pinned to, when the request names none. */
+	private RequestOptions pinned(RequestOptions options, URI uri) {
+		if (this.origins.isEmpty() || options.provider().isPresent()) {
+			return options;
+		}
+		return this.origins.provider(uri)
+			.map((provider) -> new RequestOptions(Optional.of(provider), options.idempotencyKey(), options.deadline(),
+					options.disabled(), options.outcomeListener()))
+			.orElse(options);
+	}
+
+	/**
+	 * Returns the origins pinned to a provider.
+	 * @return the origins
+	 */
+	public ProviderOrigins origins() {
+		return this.origins;
 	}
 
 	/**

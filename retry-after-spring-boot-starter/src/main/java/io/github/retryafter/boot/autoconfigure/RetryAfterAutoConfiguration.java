@@ -19,6 +19,7 @@ import io.github.retryafter.RandomSource;
 import io.github.retryafter.Sleeper;
 import io.github.retryafter.Ticker;
 import io.github.retryafter.boot.RetryAfterLogging;
+import io.github.retryafter.boot.ProviderOrigins;
 import io.github.retryafter.boot.RetryAfterOperations;
 import io.github.retryafter.boot.RetryAfterProviders;
 import io.github.retryafter.boot.RetryAfterSettings;
@@ -111,13 +112,14 @@ public final class RetryAfterAutoConfiguration {
 			Environment environment, ObjectProvider<ObservationRegistry> observationRegistry,
 			ObjectProvider<RetryAfterOperationObservationConvention> operationConvention,
 			ObjectProvider<RetryAfterAttemptObservationConvention> attemptConvention,
-			ObjectProvider<UnmatchedHostListener> unmatchedHosts) {
+			ObjectProvider<UnmatchedHostListener> unmatchedHosts, ObjectProvider<ProviderOrigins> origins) {
 		RetryAfterObservations observations = new RetryAfterObservations(
 				observationRegistry.getIfUnique(() -> ObservationRegistry.NOOP), operationConvention.getIfUnique(),
 				attemptConvention.getIfUnique());
 		// a fleet's recorder of the hosts it does not share; none (and no cost) without a fleet store
 		return new RetryAfterOperations(providers, instanceKey(settings, environment), observations,
-				unmatchedHosts.getIfUnique(() -> UnmatchedHostListener.NONE));
+				unmatchedHosts.getIfUnique(() -> UnmatchedHostListener.NONE),
+				origins.getIfUnique(() -> ProviderOrigins.NONE));
 	}
 
 	@Bean

@@ -231,9 +231,9 @@ public class RetryAfterProperties extends PolicyProperties {
 		private List<String> serviceGroups = new ArrayList<>();
 
 		/**
-		 * What the provider's API means: 'standard', 'openai', 'anthropic', 'azure', 'stripe' or 'github'. Picks the
-		 * hint fields read, the statuses retried, the refusals retried for any method and the attempt header; each
-		 * of those set under this provider wins over its profile.
+		 * What the provider's API means: 'standard', 'openai', 'anthropic', 'azure', 'stripe', 'github' or 'ollama'.
+		 * Picks the hint fields read, the statuses retried, the refusals retried for any method and the attempt
+		 * header; each of those set under this provider wins over its profile.
 		 */
 		private String profile;
 
@@ -303,7 +303,7 @@ public class RetryAfterProperties extends PolicyProperties {
 
 		/**
 		 * Sets the {@code profile} setting.
-		 * @param profile 'standard', 'openai', 'anthropic', 'azure', 'stripe' or 'github'
+		 * @param profile 'standard', 'openai', 'anthropic', 'azure', 'stripe', 'github' or 'ollama'
 		 */
 		public void setProfile(String profile) {
 			this.profile = profile;

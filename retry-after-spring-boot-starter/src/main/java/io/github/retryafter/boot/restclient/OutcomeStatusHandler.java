@@ -15,15 +15,14 @@ import org.springframework.web.client.RestClientResponseException;
 import io.github.retryafter.boot.RetryAfterOutcomeException;
 
 /**
- * A {@code RestClient} default status handler for the failed responses retry-after ends an operation on (attempts
- * exhausted, a wait too long, a budget refusal...): it throws the exception Spring's default handling throws for the
- * status ({@code HttpClientErrorException.TooManyRequests} for a {@code 429}, with the body readable by
+ * The last default status handler of every {@code RestClient} built under {@link HandOverRestClientBuilder}, for the
+ * failed responses retry-after ends an operation on (attempts exhausted, a wait too long, a budget refusal...) that no
+ * handler before it matched: it throws the exception Spring's default handling throws for the status
+ * ({@code HttpClientErrorException.TooManyRequests} for a {@code 429}, with the body readable by
  * {@code getResponseBodyAs}), carrying the operation's {@link RetryAfterOutcomeException} as a suppressed exception,
  * so that whoever catches it can read the outcome and the instant the provider named
- * ({@link io.github.retryafter.engine.NotBefore#find(Throwable)}). Every other response is left to the handlers after
- * it. Per-request {@code onStatus} handlers run before it; a default status handler of the application's own that
- * must see these responses too belongs in a {@code RestClientCustomizer} ordered before retry-after's.
- * Thread-safe.
+ * ({@link io.github.retryafter.engine.NotBefore#find(Throwable)}). Every other response is left to Spring's default
+ * handling. Thread-safe.
  */
 public final class OutcomeStatusHandler extends DefaultResponseErrorHandler {
 

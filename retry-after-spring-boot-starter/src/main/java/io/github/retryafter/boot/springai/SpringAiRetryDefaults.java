@@ -11,16 +11,23 @@ import org.springframework.core.env.MapPropertySource;
 import org.springframework.util.ClassUtils;
 
 /**
- * One retry layer under Spring AI: for each model vendor whose module is on the classpath, adds the lowest-precedence
- * defaults that turn its SDK's own retries off ({@code spring.ai.openai.max-retries=0},
- * {@code spring.ai.anthropic.max-retries=0}; Gemini's have no property and are turned off where its {@code Client} is
- * built, {@link GeminiClients}) and set its provider's profile ({@link ModelVendor#preset()}:
- * {@code retry.after.providers.openai.profile=openai}, {@code ...anthropic.profile=anthropic},
- * {@code ...gemini.profile=gemini}). Every value is a
- * default in a property source of its own ({@value #PROPERTY_SOURCE_NAME}), after every other: whatever the
- * application sets wins, key by key. Adds nothing when {@code retry.after.enabled}, {@code retry.after.ok-http.enabled}
- * or {@code retry.after.spring-ai.enabled} is {@code false}, or OkHttp is absent (the starter is then not under the
- * model clients, and their SDKs keep their own retries).
+ * One retry layer under Spring AI, as the lowest-precedence defaults of the application's environment (a property
+ * source of its own, {@value #PROPERTY_SOURCE_NAME}, after every other: whatever the application sets wins, key by
+ * key):
+ * <ul>
+ * <li>for each model vendor whose module is on the classpath and whose SDK sends over OkHttp ({@link ModelVendor}),
+ * its SDK's own retries off ({@code spring.ai.openai.max-retries=0}, {@code spring.ai.anthropic.max-retries=0};
+ * Gemini's have no property and are turned off where its {@code Client} is built, {@link GeminiClients}) and its
+ * provider's profile ({@code retry.after.providers.openai.profile=openai}, ..., {@code ...gemini.profile=gemini});
+ * unless
+ * {@code retry.after.ok-http.enabled} is {@code false} or OkHttp is absent;</li>
+ * <li>when a model family on Spring Boot's builders is on the classpath ({@link BuilderModel}: Ollama), Spring AI's
+ * own {@code RetryTemplate} off ({@code spring.ai.retry.max-attempts=0}: one attempt, the starter's retries inside
+ * it) and the family's provider's profile ({@code retry.after.providers.ollama.profile=ollama}); unless
+ * {@code retry.after.rest-client.enabled} is {@code false} or Spring's {@code RestClient} is absent.</li>
+ * </ul>
+ * Adds nothing when {@code retry.after.enabled} or {@code retry.after.spring-ai.enabled} is {@code false}: the
+ * starter is then not under the model clients, and they keep their own retries.
  */
 public final class SpringAiRetryDefaults implements EnvironmentPostProcessor, Ordered {
 
@@ -36,18 +43,28 @@ public final class SpringAiRetryDefaults implements EnvironmentPostProcessor, Or
 	@Override
 	public void postProcessEnvironment(ConfigurableEnvironment environment, SpringApplication application) {
 		ClassLoader classLoader = (application != null) ? application.getClassLoader() : getClass().getClassLoader();
-		if (!on(environment, "retry.after.enabled") || !on(environment, "retry.after.ok-http.enabled")
-				|| !on(environment, "retry.after.spring-ai.enabled")
-				|| !ClassUtils.isPresent("okhttp3.OkHttpClient", classLoader)) {
+		if (!on(environment, "retry.after.enabled") || !on(environment, "retry.after.spring-ai.enabled")) {
 			return;
 		}
 		Map<String, Object> defaults = new LinkedHashMap<>();
-		for (ModelVendor vendor : ModelVendor.values()) {
-			if (ClassUtils.isPresent(vendor.customizer(), classLoader)) {
-				if (vendor.retriesProperty() != null) {
-					defaults.put(vendor.retriesProperty(), 0);
+		if (on(environment, "retry.after.ok-http.enabled")
+				&& ClassUtils.isPresent("okhttp3.OkHttpClient", classLoader)) {
+			for (ModelVendor vendor : ModelVendor.values()) {
+				if (ClassUtils.isPresent(vendor.customizer(), classLoader)) {
+					if (vendor.retriesProperty() != null) {
+						defaults.put(vendor.retriesProperty(), 0);
+					}
+					defaults.putAll(vendor.preset());
 				}
-				defaults.putAll(vendor.preset());
+			}
+		}
+		if (on(environment, "retry.after.rest-client.enabled")
+				&& ClassUtils.isPresent("org.springframework.web.client.RestClient", classLoader)) {
+			for (BuilderModel model : BuilderModel.values()) {
+				if (ClassUtils.isPresent(model.apiClass(), classLoader)) {
+					defaults.put(BuilderModel.SPRING_AI_RETRIES_PROPERTY, 0);
+					defaults.putAll(model.preset());
+				}
 			}
 		}
 		if (!defaults.isEmpty() && !environment.getPropertySources().contains(PROPERTY_SOURCE_NAME)) {

@@ -108,7 +108,7 @@ class ProviderProfileMappingTests {
 			.satisfies((ex) -> assertThat(ex.getName()).isEqualTo("retry.after.providers.openai.profile"))
 			.satisfies((ex) -> assertThat(ex.getValue()).isEqualTo("opneai"))
 			.withMessageContaining("did you mean 'openai'?")
-			.withMessageContaining("standard, openai, anthropic, azure, stripe, github");
+			.withMessageContaining("standard, openai, anthropic, azure, stripe, github, ollama");
 	}
 
 	private RetryPolicy policy(String name) {

@@ -60,7 +60,9 @@ class RetryAfterSpringAiAutoConfigurationTests {
 			assertThat(tail(anthropicClient, 2)).isEqualTo(okHttp.interceptors("anthropic"));
 			assertThat(context.getBean(ModelClients.class).all()).containsExactly(
 					new ModelClients.ModelClient("openai", 1, 0, "spring.ai.openai.max-retries", false),
-					new ModelClients.ModelClient("anthropic", 1, 0, "spring.ai.anthropic.max-retries", false));
+					new ModelClients.ModelClient("anthropic", 1, 0, "spring.ai.anthropic.max-retries", false),
+					new ModelClients.ModelClient("ollama", 0, 0, "spring.ai.retry.max-attempts", false,
+							ModelClients.ModelClient.BOOT_BUILDERS));
 		});
 	}
 
@@ -124,7 +126,13 @@ class RetryAfterSpringAiAutoConfigurationTests {
 			environment.getPropertySources().addFirst(new MapPropertySource("application", Map.of(off, "false")));
 			new SpringAiRetryDefaults().postProcessEnvironment(environment, new SpringApplication());
 			assertThat(environment.getProperty("spring.ai.openai.max-retries")).as(off).isNull();
-			assertThat(environment.getPropertySources().contains(SpringAiRetryDefaults.PROPERTY_SOURCE_NAME)).isFalse();
+			assertThat(environment.getProperty("spring.ai.anthropic.max-retries")).as(off).isNull();
+			// Ollama sends through Boot's RestClient, not OkHttp: only the switches of all of Spring AI turn it off
+			boolean ollamaUnder = off.equals("retry.after.ok-http.enabled");
+			assertThat(environment.getProperty("spring.ai.retry.max-attempts")).as(off)
+				.isEqualTo(ollamaUnder ? "0" : null);
+			assertThat(environment.getPropertySources().contains(SpringAiRetryDefaults.PROPERTY_SOURCE_NAME)).as(off)
+				.isEqualTo(ollamaUnder);
 		}
 	}
 
@@ -168,7 +176,9 @@ class RetryAfterSpringAiAutoConfigurationTests {
 				clients.wrapped(ModelVendor.ANTHROPIC);
 				assertThat(clients.summary()).contains("retry-after is the retry layer under Spring AI's model clients: "
 						+ "openai (1 OkHttp clients, provider 'openai', SDK retries 2 from spring.ai.openai.chat.max-retries), "
-						+ "anthropic (1 OkHttp clients, provider 'anthropic', SDK retries 0 from spring.ai.anthropic.max-retries)");
+						+ "anthropic (1 OkHttp clients, provider 'anthropic', SDK retries 0 from "
+						+ "spring.ai.anthropic.max-retries), ollama (Spring Boot's RestClient and WebClient builders, "
+						+ "provider 'ollama', Spring AI retries 0 from spring.ai.retry.max-attempts)");
 				assertThat(clients.stackedWarnings((provider) -> RetryPolicy.DEFAULTS.maxAttempts())).containsExactly(
 						"two retry layers are stacked under Spring AI's openai clients: the SDK retries 2 times "
 								+ "(spring.ai.openai.chat.max-retries=2) above retry-after's 4 attempts, so one call may "
@@ -186,9 +196,72 @@ class RetryAfterSpringAiAutoConfigurationTests {
 					null, null, clients);
 			assertThat(endpoint.retryAfter().modelClients()).containsExactly(
 					new ModelClients.ModelClient("openai", 0, 0, "spring.ai.openai.max-retries", false),
-					new ModelClients.ModelClient("anthropic", 1, 2, "spring.ai.anthropic.max-retries", true));
+					new ModelClients.ModelClient("anthropic", 1, 2, "spring.ai.anthropic.max-retries", true),
+					new ModelClients.ModelClient("ollama", 0, 0, "spring.ai.retry.max-attempts", false,
+							ModelClients.ModelClient.BOOT_BUILDERS));
 			assertThat(endpoint.retryAfter().modelClients().get(1).stacked()).isTrue();
 		});
+	}
+
+	@Test
+	void ollamasProviderIsPresetAndSpringAisRetryIsOffByDefaults() {
+		this.contextRunner.run((context) -> {
+			assertThat(context.getEnvironment().getProperty("spring.ai.retry.max-attempts")).isEqualTo("0");
+			assertThat(context.getEnvironment().getProperty("retry.after.providers.ollama.profile"))
+				.isEqualTo("ollama");
+			RetryAfterProviders providers = context.getBean(RetryAfterProviders.class);
+			assertThat(conventions(providers, "ollama")).isEqualTo(new ProviderConventions(true,
+					java.util.Set.of(429, 503), java.util.Optional.empty()));
+			assertThat(context.getBean(io.github.retryafter.boot.ProviderOrigins.class).asMap())
+				.containsExactly(Map.entry("http://localhost:11434", "ollama"));
+		});
+	}
+
+	@Test
+	void theApplicationsOwnSpringAiRetryAndOllamaValuesWinKeyByKey() {
+		this.contextRunner
+			.withPropertyValues("spring.ai.retry.max-attempts=3", "retry.after.providers.ollama.max-attempts=2",
+					"retry.after.providers.ollama.refusal-statuses=503",
+					"spring.ai.ollama.base-url=http://models.internal:8080/ollama")
+			.run((context) -> {
+				assertThat(context.getEnvironment().getProperty("spring.ai.retry.max-attempts")).isEqualTo("3");
+				RetryAfterProviders providers = context.getBean(RetryAfterProviders.class);
+				assertThat(providers.get("ollama").orElseThrow().policy().maxAttempts()).isEqualTo(2);
+				assertThat(conventions(providers, "ollama").refusalStatuses()).containsExactly(503);
+				assertThat(conventions(providers, "ollama").retryRefusedRequests()).isTrue();
+				assertThat(context.getBean(io.github.retryafter.boot.ProviderOrigins.class).asMap())
+					.containsExactly(Map.entry("http://models.internal:8080", "ollama"));
+				ModelClients clients = context.getBean(ModelClients.class);
+				assertThat(clients.all()).contains(new ModelClients.ModelClient("ollama", 0, 3,
+						"spring.ai.retry.max-attempts", true, ModelClients.ModelClient.BOOT_BUILDERS));
+				assertThat(clients.stackedWarnings((provider) -> 2)).containsExactly("two retry layers are stacked"
+						+ " under Spring AI's ollama model: Spring AI's RetryTemplate retries 3 times"
+						+ " (spring.ai.retry.max-attempts=3) above retry-after's 2 attempts, so one call may send up"
+						+ " to 8 requests; set spring.ai.retry.max-attempts=0 to keep one layer");
+			});
+		this.contextRunner.withPropertyValues("retry.after.providers.ollama.profile=standard").run((context) -> {
+			assertThat(conventions(context.getBean(RetryAfterProviders.class), "ollama"))
+				.isEqualTo(ProviderConventions.NONE);
+			assertThat(context.getEnvironment().getProperty("spring.ai.retry.max-attempts")).isEqualTo("0");
+		});
+	}
+
+	@Test
+	void springAisRetryIsLeftAloneWhenNoModelOnBootsBuildersIsPresentOrRestClientIsOff() {
+		StandardEnvironment environment = new StandardEnvironment();
+		new SpringAiRetryDefaults().postProcessEnvironment(environment, new SpringApplication(
+				new org.springframework.core.io.DefaultResourceLoader(new FilteredClassLoader(
+						org.springframework.ai.ollama.api.OllamaApi.class))));
+		assertThat(environment.getProperty("spring.ai.retry.max-attempts")).isNull();
+		assertThat(environment.getProperty("retry.after.providers.ollama.profile")).isNull();
+		assertThat(environment.getProperty("spring.ai.openai.max-retries")).isEqualTo("0");
+
+		StandardEnvironment restClientOff = new StandardEnvironment();
+		restClientOff.getPropertySources()
+			.addFirst(new MapPropertySource("application", Map.of("retry.after.rest-client.enabled", "false")));
+		new SpringAiRetryDefaults().postProcessEnvironment(restClientOff, new SpringApplication());
+		assertThat(restClientOff.getProperty("spring.ai.retry.max-attempts")).isNull();
+		assertThat(restClientOff.getProperty("spring.ai.openai.max-retries")).isEqualTo("0");
 	}
 
 	private static ProviderConventions conventions(RetryAfterProviders providers, String name) {
