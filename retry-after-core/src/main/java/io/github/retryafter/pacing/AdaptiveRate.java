@@ -20,9 +20,6 @@ import io.github.retryafter.internal.Saturating;
  */
 final class AdaptiveRate {
 
-	/** The longest {@code Retry-After} on a 429 that {@link #absorbs} treats as a rate signal: one second. */
-	static final Duration RATE_REFUSAL_HINT = Duration.ofSeconds(1);
-
 	/** Responses a measurement of the provider's admissions needs, unless it spans {@link #SAMPLE_SPAN} first. */
 	static final int SAMPLE_RESPONSES = 32;
 
@@ -54,8 +51,8 @@ final class AdaptiveRate {
 	// what the provider admitted lately and of the first throttle's burst, guarded by lock
 	private final AdmissionCounts counts = new AdmissionCounts();
 
-	// what a provider refusing with waits longer than a second admits, guarded by lock
-	private final LongWaitRefusals longWaits;
+	// what a provider refusing with a wait while it admits others admits, guarded by lock
+	private final HintedRefusals hinted;
 
 	AdaptiveRate(PacingSettings settings, Ticker ticker, GateShare share, SlotBook book, Cooldown cooldown,
 			AtomicReference<Pace> state, AtomicInteger queued, Object lock) {
@@ -67,7 +64,7 @@ final class AdaptiveRate {
 		this.state = state;
 		this.queued = queued;
 		this.lock = lock;
-		this.longWaits = new LongWaitRefusals(state.get().rate().lastDecreaseNanos());
+		this.hinted = new HintedRefusals(state.get().rate().lastDecreaseNanos());
 	}
 
 	/** See {@link ProviderGate#absorbs}: reads without a lock. */
@@ -126,12 +123,12 @@ final class AdaptiveRate {
 
 	/**
 	 * A throttle while the provider is admitting: start a measurement, count a refusal, or set the measured rate. A
-	 * first refusal whose wait is longer than {@link #RATE_REFUSAL_HINT} also caps the rate at what the provider
-	 * admitted over that wait ({@link LongWaitRefusals#cap}), unless the rate sits at a measured capacity.
+	 * first refusal that asked for a wait longer than a second also caps the rate at what the provider admitted over
+	 * that wait ({@link HintedRefusals#cap}), unless the rate sits at a measured capacity.
 	 */
 	private void onRefusal(Pace current, long sentAtNanos, long nowNanos, long waitNanos) {
 		long wait = Math.min(waitNanos, Saturating.toNanos(this.settings.maxCooldown()));
-		this.longWaits.refused(nowNanos, wait);
+		this.hinted.refused(nowNanos, wait);
 		Rate rate = current.rate();
 		Sample sample = rate.sample();
 		if (sample == null) {
@@ -141,14 +138,14 @@ final class AdaptiveRate {
 			// at a measured capacity (a window's cycle measured it) a refusal is the spacing's jitter: the measurement
 			// it starts trims the rate by the share refused
 			double cap = atCapacity ? Double.POSITIVE_INFINITY
-					: this.longWaits.cap(rate.lastDecreaseNanos(), nowNanos, wait);
+					: this.hinted.cap(rate.lastDecreaseNanos(), nowNanos, wait);
 			if (cap < next) {
 				double capped = Math.max(this.share.minRate(), cap);
-				this.longWaits.capped(capped, nowNanos, wait);
+				this.hinted.capped(capped, nowNanos, wait);
 				this.state.set(restarted(current, capped, capped, true, nowNanos, started));
 				return;
 			}
-			this.longWaits.forgetFloor();
+			this.hinted.forgetFloor();
 			this.state.set(atCapacity ? current.with(rate.measuring(started, nowNanos))
 					: restarted(current, Math.max(this.share.minRate(), next), rate.perSecond(),
 							rate.curve().measured(), nowNanos, started));
@@ -185,7 +182,7 @@ final class AdaptiveRate {
 	 */
 	private Pace concluded(Pace current, Sample sample, long nowNanos) {
 		Rate rate = current.rate();
-		double floor = this.longWaits.concludeFloor();
+		double floor = this.hinted.concludeFloor();
 		if (sample.refused() == 0) {
 			return current.with(rate.afterSample(rate.perSecond(), rate.curve().measured(), nowNanos));
 		}
@@ -237,7 +234,7 @@ final class AdaptiveRate {
 				return;
 			}
 			this.counts.meter(nowNanos);
-			double cycle = this.longWaits.admitted(sentAtNanos, nowNanos, current.rate().lastDecreaseNanos(),
+			double cycle = this.hinted.admitted(sentAtNanos, nowNanos, current.rate().lastDecreaseNanos(),
 					this.cooldown.until());
 			if (cycle * HEADROOM > current.perSecond()) {
 				current = cycled(current, cycle * HEADROOM, nowNanos);
@@ -263,7 +260,7 @@ final class AdaptiveRate {
 	}
 
 	/**
-	 * The rate raised to what a window that refuses with a long wait admitted over its last whole cycle, from the
+	 * The rate raised to what a window that refuses with a wait admitted over its last whole cycle, from the
 	 * first success after such refusals to the first after the next (under the lock): sent faster than it admits, a
 	 * window admits its count per cycle, which a count over the refusal's wait reads low when the window is shorter
 	 * than the wait. Slots ahead move with it; a measurement under way concludes no lower.
@@ -274,7 +271,7 @@ final class AdaptiveRate {
 		Pace moved = current.movedTo(next, nowNanos);
 		moved = moved.with(new Rate(true, Curve.at(next, next, true, nowNanos), moved.rate().lastDecreaseNanos(),
 				moved.rate().admittedSinceDecrease(), moved.rate().sample(), moved.rate().quota(), moved.rate().quotaPaced()));
-		this.longWaits.cycled(next, nowNanos);
+		this.hinted.cycled(next, nowNanos);
 		this.state.set(moved);
 		return moved;
 	}
@@ -326,11 +323,11 @@ final class AdaptiveRate {
 
 	/**
 	 * The rate along its curve since the first success after the last change, or the end of a cooldown since (the
-	 * rate does not grow while the gate is closed), or the end of a long wait's hold; never below the floor.
+	 * rate does not grow while the gate is closed), or the end of the hold after a hinted refusal; never below the floor.
 	 */
 	private double grown(Rate rate, long nowNanos) {
 		long from = later(later(rate.curve().growthStartNanos(), this.cooldown.until()),
-				this.longWaits.holdUntilNanos());
+				this.hinted.holdUntilNanos());
 		return Math.max(this.share.minRate(), rate.curve().grown(this.settings.growthScale(), from, nowNanos));
 	}
 

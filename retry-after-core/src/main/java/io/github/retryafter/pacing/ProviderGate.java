@@ -22,13 +22,6 @@ import io.github.retryafter.internal.Saturating;
  */
 public final class ProviderGate {
 
-	/**
-	 * The longest {@code Retry-After} on a 429 that only lowers the rate as any refusal does: one second. A longer one
-	 * from a provider that is admitting also caps the rate at what it admitted over that wait
-	 * ({@link #onThrottle(long, long, Optional)}).
-	 */
-	public static final Duration RATE_REFUSAL_HINT = AdaptiveRate.RATE_REFUSAL_HINT;
-
 	private final Scope scope;
 
 	private final PacingSettings settings;
@@ -212,11 +205,11 @@ public final class ProviderGate {
 
 	/**
 	 * Records a throttle (a 429 or 503) of a request sent at {@code sentAtNanos} that asked it to wait {@code wait}, as
-	 * {@link #onThrottle(long, long)}; and when the provider is admitting and the wait is longer than
-	 * {@link #RATE_REFUSAL_HINT}, the rate drops no higher than {@code 0.95 ×} the requests the provider admitted
-	 * since the rate last changed, spread over that wait (or the time since that change, if longer), and grows from
-	 * there while the provider admits it: a window that admits its share at once and asks the rest to wait is paced
-	 * at what it admits, not refused again and again.
+	 * {@link #onThrottle(long, long)}; and when the provider is admitting and the wait is longer than a second, the rate
+	 * drops no higher than {@code 0.95 ×} what the provider admitted over that wait (since the rate last changed, or
+	 * just past), a whole cycle of refusals measures what it admits, and the rate holds there a while: a window that
+	 * admits its share at once and asks the rest to wait is paced at what it admits, not refused again and again
+	 * (docs/pacing.md). Takes the gate's lock.
 	 * @param sentAtNanos when the throttled request was sent
 	 * @param nowNanos when the throttle arrived
 	 * @param wait the hint's skew-free wait, empty without a usable hint

@@ -6,15 +6,16 @@ import static io.github.retryafter.pacing.Ticks.later;
 import java.util.Arrays;
 
 /**
- * What a provider that admits some requests and refuses others with a wait longer than a second is known to admit:
- * a window (sliding or fixed) that admits its share at once and asks every refused request to come back after a
- * {@code Retry-After} as long as itself or longer. Such a refusal caps the rate at what the provider admitted over
- * that wait ({@link #cap}), a whole cycle of the window, from the first success after such refusals to the first
- * success of a request sent after the next, measures it ({@link #cycle}), and the rate does not grow for a while
- * after either ({@link #holdUntil}): above what the window admits, every request sent buys a refusal that costs it
- * the whole wait. docs/pacing.md has the figures. Not thread-safe: guarded by the gate's lock.
+ * What a provider that admits some requests and refuses others with a wait longer than a second ({@code Retry-After}
+ * or a vendor's wait field) is known to admit, such as a window (sliding or fixed) that admits its share at once and
+ * asks every refused request to come back after a wait as long as the window or longer. Such a refusal caps the rate
+ * at what the provider admitted over that wait ({@link #cap}); a whole cycle of the window, from the first success
+ * after such refusals to the first success of a request sent after the next, measures it ({@link #admitted}); and the
+ * rate does not grow for a while after either ({@link #holdUntilNanos}): above what the window admits, every request
+ * sent buys a refusal that costs it the whole wait. docs/pacing.md has the figures. Not thread-safe: guarded by the
+ * gate's lock.
  */
-final class LongWaitRefusals {
+final class HintedRefusals {
 
 	/** The width of one bucket of the recent successes' count. */
 	static final long BUCKET_NANOS = 100_000_000L;
@@ -35,7 +36,7 @@ final class LongWaitRefusals {
 
 	private int sinceChange;
 
-	// the cycle: its first success, the successes since, and whether (and when first) a long-wait refusal came since
+	// the cycle: its first success, the successes since, and whether (and when first) a hinted refusal came since
 	private long cycleStartNanos;
 
 	private int cycleAdmitted;
@@ -44,7 +45,7 @@ final class LongWaitRefusals {
 
 	private long cycleRefusedNanos;
 
-	// the last long wait asked for, the floor a cap sets for the measurement it starts (0 when none), and until when
+	// the last wait a refusal asked for, the floor a cap sets for the measurement it starts (0 when none), and until when
 	// the rate does not grow
 	private long waitNanos;
 
@@ -52,15 +53,22 @@ final class LongWaitRefusals {
 
 	private long holdUntilNanos;
 
-	LongWaitRefusals(long nowNanos) {
+	HintedRefusals(long nowNanos) {
 		this.holdUntilNanos = nowNanos;
 		this.changeNanos = nowNanos;
 		this.cycleStartNanos = nowNanos;
 	}
 
-	/** Whether a refusal asked for a wait longer than {@link AdaptiveRate#RATE_REFUSAL_HINT}. */
-	static boolean isLong(long waitNanos) {
-		return waitNanos > AdaptiveRate.RATE_REFUSAL_HINT.toNanos();
+	/**
+	 * The longest wait a refusal may ask for and still be read as the shortest the field can say (one second, in
+	 * {@code Retry-After}'s whole seconds): such a refusal only lowers the rate, as any refusal of a provider that is
+	 * admitting does, and the measurement it starts sets it. A longer wait is the window's.
+	 */
+	static final long SHORT_WAIT_NANOS = 1_000_000_000L;
+
+	/** Whether a refusal asked for a wait longer than {@link #SHORT_WAIT_NANOS}. */
+	static boolean hinted(long waitNanos) {
+		return waitNanos > SHORT_WAIT_NANOS;
 	}
 
 	/**
@@ -89,11 +97,11 @@ final class LongWaitRefusals {
 	}
 
 	/**
-	 * A refusal that asked for {@code waitNanos}, arriving at {@code nowNanos} from a provider that is admitting: a
-	 * long one ends the cycle in progress at the next success of a request sent after it.
+	 * A refusal that asked for {@code waitNanos}, arriving at {@code nowNanos} from a provider that is admitting: one
+	 * with a wait longer than a second ends the cycle in progress at the next success of a request sent after it.
 	 */
 	void refused(long nowNanos, long waitNanos) {
-		if (!isLong(waitNanos)) {
+		if (!hinted(waitNanos)) {
 			return;
 		}
 		this.waitNanos = waitNanos;
@@ -109,7 +117,7 @@ final class LongWaitRefusals {
 	 * at least the wait, or over the wait just past; infinite for a wait of a second or less.
 	 */
 	double cap(long changeNanos, long nowNanos, long waitNanos) {
-		if (!isLong(waitNanos)) {
+		if (!hinted(waitNanos)) {
 			return Double.POSITIVE_INFINITY;
 		}
 		int sinceChange = (changeNanos == this.changeNanos) ? this.sinceChange : 0;
@@ -128,7 +136,7 @@ final class LongWaitRefusals {
 
 	/**
 	 * The rate was raised to {@code rate} by a cycle: a measurement under way concludes no lower, and the rate does
-	 * not grow for {@link #CYCLE_HOLD} of the last long wait.
+	 * not grow for {@link #CYCLE_HOLD} of the last wait a refusal asked for.
 	 */
 	void cycled(double rate, long nowNanos) {
 		if (this.floor > 0) {
