@@ -166,7 +166,8 @@ public record ProviderModel(Duration outageMin, Duration outageMax, Duration hin
 	 * @return a new model
 	 */
 	public static ProviderModel slidingWindow(SlidingWindow limit) {
-		return new ProviderModel(Duration.ZERO, Duration.ZERO, limit.retryAfter(), HintForm.DELAY_SECONDS,
+		Duration cap = Duration.ofSeconds(Math.max(1, (limit.retryAfter().toMillis() + 999) / 1000));
+		return new ProviderModel(Duration.ZERO, Duration.ZERO, cap, HintForm.DELAY_SECONDS,
 				Optional.empty(), Duration.ZERO, Optional.empty(), Optional.of(limit));
 	}
 

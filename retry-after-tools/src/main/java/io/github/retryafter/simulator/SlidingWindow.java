@@ -6,14 +6,14 @@ import java.util.Objects;
 /**
  * A provider's sliding-window limit: it admits at most {@code requests} requests in any {@code window} (a request is
  * admitted when fewer than {@code requests} were admitted in the {@code window} before it) and refuses the rest with
- * {@code 429} and {@code Retry-After} of {@code retryAfter} in delay-seconds, whatever the window would allow; no field
- * describes the window. Refused requests do not count against it.
+ * {@code 429}, {@code retry-after-ms} of {@code retryAfter} and {@code Retry-After} in delay-seconds (rounded up),
+ * whatever the window would allow; no field describes the window. Refused requests do not count against it.
  * <p>
  * Immutable and thread-safe.
  *
  * @param requests the requests any window admits
  * @param window the window's length
- * @param retryAfter what every refusal asks for, a whole number of seconds
+ * @param retryAfter what every refusal asks for, at least 1 ms
  */
 public record SlidingWindow(int requests, Duration window, Duration retryAfter) {
 
@@ -22,7 +22,7 @@ public record SlidingWindow(int requests, Duration window, Duration retryAfter) 
 	 * @throws IllegalArgumentException naming the bad value
 	 * @param requests the requests any window admits
 	 * @param window the window's length
-	 * @param retryAfter what every refusal asks for, a whole number of seconds
+	 * @param retryAfter what every refusal asks for, at least 1 ms
 	 */
 	public SlidingWindow {
 		Objects.requireNonNull(window, "window");
@@ -33,9 +33,9 @@ public record SlidingWindow(int requests, Duration window, Duration retryAfter) 
 		if (window.toMillis() < 1) {
 			throw new IllegalArgumentException("the window must last at least 1 ms but was " + window);
 		}
-		if (retryAfter.toSeconds() < 1 || retryAfter.toNanosPart() != 0) {
-			throw new IllegalArgumentException(
-					"retryAfter must be a whole number of seconds, at least 1, but was " + retryAfter);
+		if (retryAfter.toMillis() < 1 || retryAfter.toNanosPart() % 1_000_000 != 0) {
+			throw new IllegalArgumentException("retryAfter must be a whole number of milliseconds, at least 1, but was "
+					+ retryAfter);
 		}
 	}
 

@@ -1,14 +1,16 @@
 package io.github.retryafter.simulator;
 
 import java.util.ArrayDeque;
+import java.util.Map;
 
 import io.github.retryafter.hint.HttpDate;
 import io.github.retryafter.test.FakeClock;
 
 /**
  * A running {@link SlidingWindow} provider: it keeps the arrival of each request it admitted within the last window,
- * admits a request while fewer than the window's count are kept, and refuses the rest with {@code 429} and the
- * window's {@code Retry-After} (delay-seconds), its {@code Date} on true time and no other field. The instruction it
+ * admits a request while fewer than the window's count are kept, and refuses the rest with {@code 429}, the window's
+ * wait as {@code retry-after-ms} and as {@code Retry-After} (delay-seconds, rounded up), its {@code Date} on true time
+ * and no other field. The instruction it
  * remembers for a refusal is its arrival plus the {@code Retry-After}. Not thread-safe: a run is confined to one thread.
  */
 final class SlidingWindowProvider implements SimulatedProvider {
@@ -41,7 +43,8 @@ final class SlidingWindowProvider implements SimulatedProvider {
 			this.admitted.addLast(now);
 			return new Answer(200, null, date, Answer.NONE);
 		}
-		return new Answer(429, Long.toString(this.limit.retryAfter().toSeconds()), date, now + this.retryAfter);
+		return new Answer(429, Long.toString(Math.floorDiv(this.retryAfter + SECOND - 1, SECOND)), date,
+				now + this.retryAfter, Map.of("retry-after-ms", Long.toString(this.limit.retryAfter().toMillis())));
 	}
 
 }

@@ -33,6 +33,7 @@ class SlidingWindowWorkloadTests {
 		Answer refused = provider.answer(900_000_000L);
 		assertThat(refused.status()).isEqualTo(429);
 		assertThat(refused.field("Retry-After")).containsExactly("2");
+		assertThat(refused.field("retry-after-ms")).containsExactly("2000");
 		assertThat(refused.field("x-ratelimit-remaining-requests")).isEmpty();
 		assertThat(refused.instructedNanos()).isEqualTo(2_900_000_000L);
 		assertThat(provider.answer(999_999_999L).status()).as("the first admission is still in the window").isEqualTo(429);
