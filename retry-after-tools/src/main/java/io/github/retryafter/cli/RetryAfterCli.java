@@ -84,7 +84,8 @@ public final class RetryAfterCli {
 
 	static final String SIMULATE_USAGE = """
 			Usage: java -jar retry-after-tools-cli.jar simulate
-			           [--workload episodes|shared|outage-rate-limit|announced-quota|openai] [--clients N] [--seed S]
+			           [--workload episodes|shared|outage-rate-limit|announced-quota|openai|sliding-window]
+			           [--clients N] [--seed S]
 
 			Runs the deterministic fleet simulation (virtual time, no threads, no network) and prints a markdown
 			table comparing every retry policy, then a text histogram of retries reaching the provider per
@@ -98,7 +99,9 @@ public final class RetryAfterCli {
 			                 arriving at 500/s (for 6 s with 3000 clients) at a provider admitting 250/s
 			                 that announces its quota in RateLimit fields; openai: a backlog of N
 			                 requests at once against request and token windows announced in
-			                 OpenAI's fields (default: episodes)
+			                 OpenAI's fields; sliding-window: N model calls at once against a provider
+			                 admitting 5 in any second, 429 with Retry-After: 2 to the rest
+			                 (default: episodes)
 			  --clients N    episodes or clients, at least 1 (default: 1000)
 			  --seed S       the seed every random draw derives from (default: 1)
 			  --help         print this help
@@ -355,8 +358,8 @@ public final class RetryAfterCli {
 		private static String workload(String value) {
 			if (!Workload.names().contains(value)) {
 				throw new IllegalArgumentException(
-						"--workload must be episodes, shared, outage-rate-limit, announced-quota or openai, not \"" + value
-								+ "\"");
+						"--workload must be episodes, shared, outage-rate-limit, announced-quota, openai or sliding-window, "
+								+ "not \"" + value + "\"");
 			}
 			return value;
 		}

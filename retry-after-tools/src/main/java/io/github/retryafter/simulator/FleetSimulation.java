@@ -147,8 +147,14 @@ public final class FleetSimulation {
 
 	}
 
-	/** A running provider for the model: its windows when it has them, else its outage and rate limit. */
+	/**
+	 * A running provider for the model: its sliding window or its windows when it has them, else its outage and rate
+	 * limit.
+	 */
 	private static SimulatedProvider provider(ProviderModel model, long outageEnd) {
+		if (model.slidingWindow().isPresent()) {
+			return new SlidingWindowProvider(model);
+		}
 		return model.windows().isPresent() ? new WindowedProvider(model) : new Provider(model, outageEnd);
 	}
 

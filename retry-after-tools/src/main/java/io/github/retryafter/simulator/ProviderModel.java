@@ -28,10 +28,12 @@ import io.github.retryafter.HintFields;
  * @param rateLimit the rate limit after the outage, if any
  * @param clockOffset the provider's wall clock minus true time
  * @param windows an OpenAI-style provider's request and token windows, in place of an outage and a rate limit
+ * @param slidingWindow a sliding-window limit, in place of an outage, a rate limit and windows
  * @see <a href="https://www.rfc-editor.org/rfc/rfc9110#section-10.2.3">RFC 9110 §10.2.3</a>
  */
 public record ProviderModel(Duration outageMin, Duration outageMax, Duration hintCap, HintForm hintForm,
-		Optional<RateLimit> rateLimit, Duration clockOffset, Optional<RequestTokenWindows> windows) {
+		Optional<RateLimit> rateLimit, Duration clockOffset, Optional<RequestTokenWindows> windows,
+		Optional<SlidingWindow> slidingWindow) {
 
 	/** What a client of an OpenAI-style provider reads: the standard fields, its wait and verdict fields, its windows. */
 	public static final HintFields OPENAI_FIELDS = HintFields.STANDARD.with(HintField.RETRY_AFTER_MS,
@@ -99,6 +101,7 @@ public record ProviderModel(Duration outageMin, Duration outageMax, Duration hin
 	 * @param rateLimit the rate limit after the outage, if any
 	 * @param clockOffset the provider's wall clock minus true time
 	 * @param windows an OpenAI-style provider's request and token windows, in place of an outage and a rate limit
+	 * @param slidingWindow a sliding-window limit, in place of an outage, a rate limit and windows
 	 */
 	public ProviderModel {
 		Objects.requireNonNull(outageMin, "outageMin");
@@ -108,6 +111,11 @@ public record ProviderModel(Duration outageMin, Duration outageMax, Duration hin
 		Objects.requireNonNull(rateLimit, "rateLimit");
 		Objects.requireNonNull(clockOffset, "clockOffset");
 		Objects.requireNonNull(windows, "windows");
+		Objects.requireNonNull(slidingWindow, "slidingWindow");
+		if (slidingWindow.isPresent() && (!outageMax.isZero() || rateLimit.isPresent() || windows.isPresent())) {
+			throw new IllegalArgumentException("a provider with a sliding window has no outage, no rate limit and no "
+					+ "windows: use one or the other");
+		}
 		if (windows.isPresent() && (!outageMax.isZero() || rateLimit.isPresent())) {
 			throw new IllegalArgumentException("a provider with request and token windows has no outage and no other "
 					+ "rate limit: use one or the other");
@@ -136,6 +144,34 @@ public record ProviderModel(Duration outageMin, Duration outageMax, Duration hin
 	}
 
 	/**
+	 * A provider without a sliding window.
+	 * @param outageMin the shortest outage
+	 * @param outageMax the longest outage; equal to {@code outageMin} for a fixed outage
+	 * @param hintCap the longest wait the provider asks for, a whole number of seconds
+	 * @param hintForm how the {@code Retry-After} of a {@code 503} is written
+	 * @param rateLimit the rate limit after the outage, if any
+	 * @param clockOffset the provider's wall clock minus true time
+	 * @param windows an OpenAI-style provider's request and token windows, in place of an outage and a rate limit
+	 */
+	public ProviderModel(Duration outageMin, Duration outageMax, Duration hintCap, HintForm hintForm,
+			Optional<RateLimit> rateLimit, Duration clockOffset, Optional<RequestTokenWindows> windows) {
+		this(outageMin, outageMax, hintCap, hintForm, rateLimit, clockOffset, windows, Optional.empty());
+	}
+
+	/**
+	 * Returns a provider behind a sliding window ({@link SlidingWindow}): no outage, a {@code 429} with the window's
+	 * {@code Retry-After} to every request the window cannot admit, its {@code Date} on true time, read by a client
+	 * configured as the {@code openai} profile is ({@link #OPENAI_FIELDS}).
+	 * @param limit the window
+	 * @return a new model
+	 */
+	public static ProviderModel slidingWindow(SlidingWindow limit) {
+		Duration cap = Duration.ofSeconds(Math.max(1, (limit.retryAfter().toMillis() + 999) / 1000));
+		return new ProviderModel(Duration.ZERO, Duration.ZERO, cap, HintForm.DELAY_SECONDS,
+				Optional.empty(), Duration.ZERO, Optional.empty(), Optional.of(limit));
+	}
+
+	/**
 	 * Returns an OpenAI-style provider: no outage, the given request and token windows, answering with the OpenAI
 	 * fields ({@link RequestTokenWindows}), its {@code Date} on true time.
 	 * @param windows the windows
@@ -149,11 +185,11 @@ public record ProviderModel(Duration outageMin, Duration outageMax, Duration hin
 
 	/**
 	 * Returns the fields a client configured for this provider reads: {@link #OPENAI_FIELDS} for a provider with
-	 * windows, else {@link HintFields#STANDARD}.
+	 * windows or a sliding window, else {@link HintFields#STANDARD}.
 	 * @return the field set
 	 */
 	public HintFields fields() {
-		return this.windows.isPresent() ? OPENAI_FIELDS : HintFields.STANDARD;
+		return (this.windows.isPresent() || this.slidingWindow.isPresent()) ? OPENAI_FIELDS : HintFields.STANDARD;
 	}
 
 	/**
@@ -174,7 +210,7 @@ public record ProviderModel(Duration outageMin, Duration outageMax, Duration hin
 	 */
 	public ProviderModel withHintForm(HintForm form) {
 		return new ProviderModel(this.outageMin, this.outageMax, this.hintCap, form, this.rateLimit, this.clockOffset,
-				this.windows);
+				this.windows, this.slidingWindow);
 	}
 
 	/**
@@ -184,7 +220,7 @@ public record ProviderModel(Duration outageMin, Duration outageMax, Duration hin
 	 */
 	public ProviderModel withRateLimit(RateLimit limit) {
 		return new ProviderModel(this.outageMin, this.outageMax, this.hintCap, this.hintForm, Optional.ofNullable(limit),
-				this.clockOffset, this.windows);
+				this.clockOffset, this.windows, this.slidingWindow);
 	}
 
 	/**
@@ -194,7 +230,7 @@ public record ProviderModel(Duration outageMin, Duration outageMax, Duration hin
 	 */
 	public ProviderModel withClockOffset(Duration offset) {
 		return new ProviderModel(this.outageMin, this.outageMax, this.hintCap, this.hintForm, this.rateLimit, offset,
-				this.windows);
+				this.windows, this.slidingWindow);
 	}
 
 }

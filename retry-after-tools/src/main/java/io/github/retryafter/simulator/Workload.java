@@ -34,10 +34,16 @@ public record Workload(String name, int clients, boolean isolated, ProviderModel
 	public static final RequestTokenWindows OPENAI_WINDOWS = new RequestTokenWindows(100, Duration.ofSeconds(1), 40_000,
 			Duration.ofSeconds(1), 500);
 
-	/** The workloads by name, for {@link #named}: fixed, five entries. */
+	/**
+	 * The sliding window of {@link #slidingWindow}: 5 requests in any second, every refusal a {@code 429} with
+	 * {@code Retry-After: 2}.
+	 */
+	public static final SlidingWindow FIVE_A_SECOND = new SlidingWindow(5, Duration.ofSeconds(1), Duration.ofSeconds(2));
+
+	/** The workloads by name, for {@link #named}: fixed, six entries. */
 	private static final Map<String, IntFunction<Workload>> NAMED = Map.of("episodes", Workload::episodes, "shared",
 			Workload::shared, "outage-rate-limit", Workload::outageThenRateLimit, "announced-quota",
-			Workload::announcedQuota, "openai", Workload::openAi);
+			Workload::announcedQuota, "openai", Workload::openAi, "sliding-window", Workload::slidingWindow);
 
 	/**
 	 * Validates eagerly.
@@ -133,9 +139,23 @@ public record Workload(String name, int clients, boolean isolated, ProviderModel
 	}
 
 	/**
+	 * Returns a model provider's windowed burst: {@code clients} calls of one application started together (the
+	 * starter's defaults: 4 attempts, a 30 s deadline) against a provider that admits {@link #FIVE_A_SECOND} and
+	 * refuses the rest with {@code 429} and {@code Retry-After: 2}, no field describing its window; the clients read
+	 * the {@code openai} profile's fields, latency 1 to 5 ms each way, one clock. 50 calls need 10 windows: 10 s.
+	 * @param clients the calls (the measure's: 50)
+	 * @return the workload
+	 */
+	public static Workload slidingWindow(int clients) {
+		ClientModel client = new ClientModel(4, Duration.ofSeconds(30), Duration.ZERO,
+				List.of(ClientModel.SkewBand.exactly(Duration.ZERO)), Duration.ofMillis(1), Duration.ofMillis(5));
+		return new Workload("sliding-window", clients, false, ProviderModel.slidingWindow(FIVE_A_SECOND), client);
+	}
+
+	/**
 	 * Returns the named workload with the given number of clients.
-	 * @param name {@code episodes}, {@code shared}, {@code outage-rate-limit}, {@code announced-quota} or
-	 * {@code openai}
+	 * @param name {@code episodes}, {@code shared}, {@code outage-rate-limit}, {@code announced-quota},
+	 * {@code openai} or {@code sliding-window}
 	 * @param clients the number of clients
 	 * @return the workload
 	 * @throws IllegalArgumentException for any other name
@@ -144,14 +164,16 @@ public record Workload(String name, int clients, boolean isolated, ProviderModel
 		IntFunction<Workload> workload = NAMED.get(name.toLowerCase(Locale.ROOT));
 		if (workload == null) {
 			throw new IllegalArgumentException(
-					"workload must be episodes, shared, outage-rate-limit, announced-quota or openai, not \"" + name + "\"");
+					"workload must be episodes, shared, outage-rate-limit, announced-quota, openai or sliding-window, not \""
+							+ name + "\"");
 		}
 		return workload.apply(clients);
 	}
 
 	/**
 	 * Returns the names {@link #named} knows, in lower case as the command line spells them.
-	 * @return {@code episodes}, {@code shared}, {@code outage-rate-limit}, {@code announced-quota} and {@code openai}
+	 * @return {@code episodes}, {@code shared}, {@code outage-rate-limit}, {@code announced-quota}, {@code openai} and
+	 * {@code sliding-window}
 	 */
 	public static Set<String> names() {
 		return NAMED.keySet();
@@ -193,6 +215,14 @@ public record Workload(String name, int clients, boolean isolated, ProviderModel
 		ClientModel c = this.client;
 		String outage = p.outageMin().equals(p.outageMax()) ? "one " + seconds(p.outageMin()) + " outage"
 				: "outages of " + seconds(p.outageMin()) + " to " + seconds(p.outageMax());
+		if (p.slidingWindow().isPresent()) {
+			SlidingWindow w = p.slidingWindow().get();
+			return this.clients + " calls of one application started together against a provider admitting " + w.requests()
+					+ " requests in any " + seconds(w.window()) + " (429 with Retry-After " + seconds(w.retryAfter())
+					+ " to the rest, no field describing the window; bound " + seconds(w.bound(this.clients))
+					+ "); clients: " + c.maxAttempts() + " attempts, " + seconds(c.deadline()) + " deadline, latency "
+					+ c.latencyMin().toMillis() + "-" + c.latencyMax().toMillis() + " ms each way";
+		}
 		if (p.windows().isPresent()) {
 			RequestTokenWindows w = p.windows().get();
 			return "a backlog of " + this.clients + " requests started together against one OpenAI-style provider ("

@@ -185,8 +185,8 @@ class RetryAfterCliTests {
 			explain --help --bogus                  | unknown option "--bogus"
 			explain --help --jitter keyed           | --jitter keyed needs --key K, the client's identity
 			explain --round-trip 99999999999999     | --round-trip is too large: 99999999999999
-			simulate --workload storm               | --workload must be episodes, shared, outage-rate-limit, announced-quota or openai, not "storm"
-			simulate --workload Shared              | --workload must be episodes, shared, outage-rate-limit, announced-quota or openai, not "Shared"
+			simulate --workload storm               | --workload must be episodes, shared, outage-rate-limit, announced-quota, openai or sliding-window, not "storm"
+			simulate --workload Shared              | --workload must be episodes, shared, outage-rate-limit, announced-quota, openai or sliding-window, not "Shared"
 			simulate --clients=0                    | --clients must be at least 1, not 0
 			simulate --clients 1000001              | --clients must be at most 1000000, not 1000001
 			simulate --seed                         | --seed needs a value

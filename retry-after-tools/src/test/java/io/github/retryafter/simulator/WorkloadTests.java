@@ -10,7 +10,7 @@ class WorkloadTests {
 	@Test
 	void everyNameGivesItsWorkloadWithTheClientsAskedFor() {
 		assertThat(Workload.names()).containsExactlyInAnyOrder("episodes", "shared", "outage-rate-limit",
-				"announced-quota", "openai");
+				"announced-quota", "openai", "sliding-window");
 		for (String name : Workload.names()) {
 			Workload workload = Workload.named(name, 7);
 			assertThat(workload.name()).isEqualTo(name);
@@ -22,7 +22,7 @@ class WorkloadTests {
 	@Test
 	void anUnknownNameIsRefusedWithTheNamesThatExist() {
 		assertThatIllegalArgumentException().isThrownBy(() -> Workload.named("burst", 10))
-			.withMessage("workload must be episodes, shared, outage-rate-limit, announced-quota or openai, not \"burst\"");
+			.withMessage("workload must be episodes, shared, outage-rate-limit, announced-quota, openai or sliding-window, not \"burst\"");
 	}
 
 }
