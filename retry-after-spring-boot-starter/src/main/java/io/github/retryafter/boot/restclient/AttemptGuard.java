@@ -10,12 +10,12 @@ import io.github.retryafter.boot.AttemptTimeouts;
  * Bounds one RestClient attempt on the real clock: from sending it until its headers arrive, then each wait for the
  * body's next bytes and the close (a read timeout's bound, so a streamed body is never cut as a whole), until the
  * response is closed or read to the end. An attempt the client's own timeouts alone bound has no bound of its own
- * (only a failed response's drain is bounded). At the bound, fired by the {@link Watchdog}, it aborts the response's body if headers arrived (closing the raw
- * stream, so the connection is dropped rather than pooled) and interrupts the thread blocked in a guarded call, if
- * any; the interrupt is cleared when that call returns, so the caller's thread carries no trace of it. What unblocks
- * depends on the request factory: the JDK {@code HttpClient} and Reactor Netty answer an interrupt while waiting for
- * headers and a closed stream while reading a body; Apache HttpClient 5 and {@code HttpURLConnection} answer only
- * an aborted body, and wait for headers until their own read timeout.
+ * (only a failed response's drain is bounded). At the bound, fired by the {@link Watchdog}, it aborts the response's
+ * body if headers arrived (closing the raw stream, so the connection is dropped rather than pooled) and interrupts the
+ * thread blocked in a guarded call, if any; the interrupt is cleared when that call returns, so the caller's thread
+ * carries no trace of it. What unblocks depends on the request factory: the JDK {@code HttpClient} and Reactor Netty
+ * answer an interrupt while waiting for headers and a closed stream while reading a body; Apache HttpClient 5 and
+ * {@code HttpURLConnection} answer only an aborted body, and wait for headers until their own read timeout.
  * <p>
  * Thread-safe: the calling thread and the watchdog's meet under the guard's lock; the interrupt is sent under it, so
  * a call that has left the guard is never interrupted by it.
