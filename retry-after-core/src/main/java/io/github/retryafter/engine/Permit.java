@@ -2,6 +2,7 @@ package io.github.retryafter.engine;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 
 import io.github.retryafter.pacing.GateHold;
 
@@ -12,22 +13,46 @@ import io.github.retryafter.pacing.GateHold;
 public sealed interface Permit {
 
 	/**
-	 * Send the attempt.
+	 * Send the attempt. A transport bounds it by {@code timeout} (lowering the client's own timeouts to it, or
+	 * ending it itself) unless {@code clientTimeouts} says the client's own timeouts alone bound it.
 	 * @param attempt the attempt number, from 1
-	 * @param timeout the time the attempt is given: {@code min(attemptTimeout, remaining deadline - reserve)}
+	 * @param timeout the time the attempt is given: {@code min(attemptTimeout, remaining deadline - reserve)}, or,
+	 * when the engine keeps the client's own timeouts ({@link RetryEngine#clientTimeouts()}), what is left of the
+	 * deadline
+	 * @param clientTimeouts whether the client's own timeouts alone bound this attempt: the transport neither lowers
+	 * them nor ends the attempt itself (the first attempt, when the engine keeps the client's own timeouts)
 	 */
-	record Proceed(int attempt, Duration timeout) implements Permit {
+	record Proceed(int attempt, Duration timeout, boolean clientTimeouts) implements Permit {
 
 		/**
 		 * Checks the arguments.
 		 * @param attempt the attempt number, from 1
-		 * @param timeout the time the attempt is given: {@code min(attemptTimeout, remaining deadline - reserve)}
+		 * @param timeout the time the attempt is given
+		 * @param clientTimeouts whether the client's own timeouts alone bound this attempt
 		 */
 		public Proceed {
 			Objects.requireNonNull(timeout, "timeout");
 			if (attempt < 1) {
 				throw new IllegalArgumentException("attempt must be at least 1 but was " + attempt);
 			}
+		}
+
+		/**
+		 * A permit bounded by {@code timeout}.
+		 * @param attempt the attempt number, from 1
+		 * @param timeout the time the attempt is given: {@code min(attemptTimeout, remaining deadline - reserve)}
+		 */
+		public Proceed(int attempt, Duration timeout) {
+			this(attempt, timeout, false);
+		}
+
+		/**
+		 * Returns the bound the transport puts on the attempt: {@link #timeout()}, or none when the client's own
+		 * timeouts alone bound it.
+		 * @return the bound, empty for none
+		 */
+		public Optional<Duration> bound() {
+			return this.clientTimeouts ? Optional.empty() : Optional.of(this.timeout);
 		}
 
 	}

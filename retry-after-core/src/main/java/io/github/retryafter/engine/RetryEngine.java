@@ -95,6 +95,8 @@ public final class RetryEngine {
 	/** The permit of every first attempt with the whole attempt timeout to spare: one, shared. */
 	private final Permit.Proceed firstProceed;
 
+	private final boolean clientTimeouts;
+
 	// one per provider name: bounded by configuration (names never come from URLs)
 	private final ConcurrentHashMap<String, ProviderGate> gates = new ConcurrentHashMap<>();
 
@@ -113,6 +115,7 @@ public final class RetryEngine {
 		this.originGates = new BoundedLru<>(builder.maxOrigins,
 				(scope) -> new ProviderGate(scope, this.policy.pacing(), this.ticker));
 		this.firstProceed = new Permit.Proceed(1, this.policy.attemptTimeout());
+		this.clientTimeouts = builder.clientTimeouts;
 		this.gateFeed = new GateFeed(this.policy, this.planner, this.listener);
 	}
 
@@ -131,6 +134,18 @@ public final class RetryEngine {
 	 */
 	public RetryPolicy policy() {
 		return this.policy;
+	}
+
+	/**
+	 * Returns whether the client's own timeouts bound each attempt rather than the policy's attempt timeout, for
+	 * calls long by nature (model completions): the first attempt is given no bound of the engine's, neither the
+	 * attempt timeout nor the deadline ({@link Permit.Proceed#clientTimeouts()}), and a retry what is left of the
+	 * deadline; {@link RetryPolicy#attemptTimeout()} then only says how long the provider's gate waits for a probe's
+	 * answer before another request may probe. Off unless set on the builder.
+	 * @return whether the client's own timeouts bound each attempt
+	 */
+	public boolean clientTimeouts() {
+		return this.clientTimeouts;
 	}
 
 	/**
@@ -260,9 +275,24 @@ public final class RetryEngine {
 		return this.listener;
 	}
 
-	/** The permit of a first attempt given the policy's whole attempt timeout, shared by every operation. */
-	Permit.Proceed firstProceed() {
-		return this.firstProceed;
+	/**
+	 * The permit of an attempt starting at {@code nowNanos}: {@code timeout} ({@code min(attemptTimeout, left of the
+	 * deadline)}), the first attempt's shared when that is the whole attempt timeout; with the client's own timeouts,
+	 * what is left of the deadline, which bounds a retry only.
+	 */
+	Permit.Proceed proceed(int attempt, Duration timeout, long deadlineNanos, long nowNanos) {
+		if (this.clientTimeouts) {
+			return new Permit.Proceed(attempt, attemptTime(this.policy.availableNanos(deadlineNanos, nowNanos)),
+					attempt == 1);
+		}
+		return (attempt == 1 && timeout == this.policy.attemptTimeout()) ? this.firstProceed
+				: new Permit.Proceed(attempt, timeout);
+	}
+
+	/** The time an attempt is given, as its permit says, when {@code availableNanos} were left of the deadline. */
+	Duration attemptTime(long availableNanos) {
+		return this.clientTimeouts ? Duration.ofNanos(Math.max(0, availableNanos))
+				: this.policy.attemptTimeout(availableNanos);
 	}
 
 	/** Whether any listener wants events: without one, operations build none. */
@@ -303,7 +333,20 @@ public final class RetryEngine {
 
 		private int maxOrigins = DEFAULT_MAX_ORIGINS;
 
+		private boolean clientTimeouts;
+
 		private Builder() {
+		}
+
+		/**
+		 * Sets whether the client's own timeouts bound each attempt rather than the policy's attempt timeout: see
+		 * {@link RetryEngine#clientTimeouts()}. Off by default.
+		 * @param clientTimeouts whether they do
+		 * @return this builder
+		 */
+		public Builder clientTimeouts(boolean clientTimeouts) {
+			this.clientTimeouts = clientTimeouts;
+			return this;
 		}
 
 		/**

@@ -246,7 +246,8 @@ public final class RetryLoop {
 	public interface Exchange<T, R, X extends Exception> extends RetryRunner.ResponseAdapter<T> {
 
 		/**
-		 * Sends the request once, giving up after {@code proceed.timeout()}.
+		 * Sends the request once, giving up after {@code proceed.bound()} when it names one (otherwise the client's
+		 * own timeouts alone bound the attempt).
 		 * @param proceed the attempt's number and timeout
 		 * @return the response, whatever its status
 		 * @throws Exception an I/O failure ({@link #classify classified}), an interrupt, or anything else (which

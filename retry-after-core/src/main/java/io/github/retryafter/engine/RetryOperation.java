@@ -232,9 +232,9 @@ public final class RetryOperation {
 		this.latestStartedAtNanos = now;
 		this.latestTokensBefore = before;
 		this.latestDecision = null;
-		OperationEvents.attempt(this, timeout, now, before, (next == 1) ? before : this.extra.tokensAfter);
-		return (next == 1 && timeout == this.engine.policy().attemptTimeout()) ? this.engine.firstProceed()
-				: new Permit.Proceed(next, timeout);
+		Permit.Proceed proceed = this.engine.proceed(next, timeout, deadlineNanos(), now);
+		OperationEvents.attempt(this, proceed.timeout(), now, before, (next == 1) ? before : this.extra.tokensAfter);
+		return proceed;
 	}
 
 	/** The gate already holds max-queued requests: this one ends at once, unsent, rather than wait in memory. */
@@ -509,7 +509,7 @@ public final class RetryOperation {
 		RetryPolicy policy = this.engine.policy();
 		long deadline = deadlineNanos();
 		long started = this.latestStartedAtNanos;
-		Duration timeout = policy.attemptTimeout(deadline - started - policy.deadlineReserve().toNanos());
+		Duration timeout = this.engine.attemptTime(deadline - started - policy.deadlineReserve().toNanos());
 		return new AttemptRecord(this.attempts, first ? AttemptKind.FIRST : AttemptKind.RETRY,
 				elapsedAt(this.latestStartedAtNanos), timeout,
 				Duration.ofNanos(deadline - this.latestStartedAtNanos), this.latestTokensBefore,

@@ -250,8 +250,9 @@ public final class RetryingHttpClient {
 
 		@Override
 		public HttpResponse<Flow.Publisher<List<ByteBuffer>>> send(Permit.Proceed proceed) throws IOException, InterruptedException {
-			HttpRequest.Builder attempt = HttpRequest.newBuilder(this.request, (name, value) -> true)
-				.timeout(proceed.timeout());
+			HttpRequest.Builder attempt = HttpRequest.newBuilder(this.request, (name, value) -> true);
+			// with the client's own timeouts the request keeps its own, if any
+			proceed.bound().ifPresent(attempt::timeout);
 			if (this.body != null) {
 				attempt.method(this.request.method(), this.body.publisher());
 			}

@@ -29,7 +29,8 @@ import io.github.retryafter.request.ProviderRoute;
 /**
  * One call's side of the core's {@link RetryLoop}, made only once its first attempt failed or was not sent at once
  * (the interceptor sends a first attempt itself): an attempt is {@code chain.proceed(request)} with OkHttp's connect,
- * read and write timeouts lowered to the engine's attempt timeout; a failed response the engine retries is drained
+ * read and write timeouts lowered to the engine's attempt timeout (unless the engine keeps the client's own: then a
+ * first attempt keeps them, a retry has them lowered to what is left of the deadline); a failed response the engine retries is drained
  * within its bound and closed ({@link FailedBodies}) before the wait, so {@code chain.proceed} may be called again; the
  * call's {@link Call#isCanceled()} is carried into the operation's {@link Cancellation} after every wait and on every
  * failure. Used by the call's thread only.
@@ -133,9 +134,15 @@ final class CallExchange implements RetryLoop.Exchange<Response, Response, IOExc
 		}
 	}
 
-	/** Sends {@code request} once down {@code chain}, its timeouts lowered to the attempt's. */
+	/**
+	 * Sends {@code request} once down {@code chain}, its timeouts lowered to the attempt's, or as the client has them
+	 * when its own timeouts alone bound the attempt.
+	 */
 	private static Response proceed(Interceptor.Chain chain, Request request, Permit.Proceed proceed)
 			throws IOException {
+		if (proceed.clientTimeouts()) {
+			return chain.proceed(request);
+		}
 		int millis = millis(proceed.timeout());
 		// each with*Timeout copies the chain: only a timeout the attempt actually lowers is set
 		int connect = lower(chain.connectTimeoutMillis(), millis);

@@ -40,7 +40,10 @@ import io.github.retryafter.request.RequestPreparer;
  * Add it with {@link OkHttpClient.Builder#addInterceptor}, not as a network interceptor.
  * <p>
  * Each attempt has OkHttp's connect, read and write timeouts lowered to the engine's attempt timeout (each bounds one
- * connect, write or read, not the attempt's total). A failed response the engine retries has at most
+ * connect, write or read, not the attempt's total, so a streamed body is never cut as a whole); an engine that keeps
+ * the client's own timeouts ({@link RetryEngine#clientTimeouts()}, for model calls) leaves a first attempt's as the
+ * client has them and lowers a retry's only to what is left of the deadline. OkHttp's call timeout is the client's
+ * own and bounds the whole call, retries and waits included. A failed response the engine retries has at most
  * {@link Builder#maxDrain maxDrain} bytes of its body read, for at most 500 ms and never past the instant its retry is
  * due, and is closed before the wait; a longer or trickling body has its connection dropped. When the engine stops on
  * a response, the caller gets that response (when retry-after has more to say than the response, its request

@@ -19,9 +19,13 @@ import io.github.retryafter.engine.RetryPolicy;
  * @param maxDrainBytes the most of a failed response's body read before its retry to keep its connection; beyond it,
  * the connection is closed
  * @param scope whether the provider's gate and budget bucket are shared by all its hosts or kept per origin
+ * @param clientTimeouts whether the client's own timeouts bound each attempt rather than the policy's attempt timeout
+ * ({@link io.github.retryafter.engine.RetryEngine#clientTimeouts()}): a model profile's, unless the provider sets
+ * its own {@code attempt-timeout}
  */
 public record ProviderSettings(String name, List<String> hosts, RetryPolicy policy, BudgetSettings budget,
-		boolean idempotencyKeyEnabled, long maxReplayBodyBytes, long maxDrainBytes, StateScope scope) {
+		boolean idempotencyKeyEnabled, long maxReplayBodyBytes, long maxDrainBytes, StateScope scope,
+		boolean clientTimeouts) {
 
 	/** What {@code retry.after.max-drain} is unless set: 64 KB. */
 	public static final long DEFAULT_MAX_DRAIN_BYTES = 64 * 1024;
@@ -37,6 +41,7 @@ public record ProviderSettings(String name, List<String> hosts, RetryPolicy poli
 	 * @param maxDrainBytes the most of a failed response's body read before its retry to keep its connection; beyond
 	 * it, the connection is closed
 	 * @param scope whether the provider's gate and budget bucket are shared by all its hosts or kept per origin
+	 * @param clientTimeouts whether the client's own timeouts bound each attempt rather than the attempt timeout
 	 */
 	public ProviderSettings {
 		Objects.requireNonNull(name, "name");
@@ -47,6 +52,22 @@ public record ProviderSettings(String name, List<String> hosts, RetryPolicy poli
 			throw new IllegalArgumentException("maxDrainBytes must not be negative but was " + maxDrainBytes);
 		}
 		Objects.requireNonNull(scope, "scope");
+	}
+
+	/**
+	 * Creates settings whose attempts are bounded by the policy's attempt timeout.
+	 * @param name the provider's configured name
+	 * @param hosts the host names and patterns the provider serves
+	 * @param policy the retry policy
+	 * @param budget the provider's retry budget
+	 * @param idempotencyKeyEnabled whether POST and PATCH requests get an idempotency key
+	 * @param maxReplayBodyBytes the largest request body buffered for replay
+	 * @param maxDrainBytes the most of a failed response's body read before its retry
+	 * @param scope whether the provider's gate and budget bucket are shared by all its hosts or kept per origin
+	 */
+	public ProviderSettings(String name, List<String> hosts, RetryPolicy policy, BudgetSettings budget,
+			boolean idempotencyKeyEnabled, long maxReplayBodyBytes, long maxDrainBytes, StateScope scope) {
+		this(name, hosts, policy, budget, idempotencyKeyEnabled, maxReplayBodyBytes, maxDrainBytes, scope, false);
 	}
 
 	/**

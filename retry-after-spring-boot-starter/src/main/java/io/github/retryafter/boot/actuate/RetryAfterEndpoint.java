@@ -399,13 +399,15 @@ public class RetryAfterEndpoint {
 	 * @param retryRefusedRequests whether a refusal status is retried for any method
 	 * @param refusalStatuses the statuses that mean the provider refused a request before processing it
 	 * @param attemptHeader the header each attempt's retry count is sent in, or {@code null} for none
+	 * @param clientTimeouts whether the client's own timeouts bound each attempt rather than {@code attemptTimeout}
+	 * (a model profile's, unless the provider sets its own {@code attempt-timeout})
 	 */
 	public record SettingsDescriptor(List<String> hosts, int maxAttempts, String deadline, String attemptTimeout,
 			String totalWait, String maxWait, String hintMode, String hintCap, String jitter, String backoffBase,
 			String backoffMax, List<Integer> retryableStatuses, List<String> retryableMethods,
 			boolean idempotencyKeyEnabled, String idempotencyKeyHeader, long maxReplayBodyBytes,
 			List<String> hintFields, boolean retryRefusedRequests, List<Integer> refusalStatuses,
-			String attemptHeader) {
+			String attemptHeader, boolean clientTimeouts) {
 
 		static SettingsDescriptor of(ProviderSettings settings) {
 			RetryPolicy policy = settings.policy();
@@ -420,7 +422,7 @@ public class RetryAfterEndpoint {
 					policy.planner().fields().read().stream().sorted().map(SettingsDescriptor::propertyValue).toList(),
 					policy.conventions().retryRefusedRequests(),
 					List.copyOf(new TreeSet<>(policy.conventions().refusalStatuses())),
-					policy.conventions().attemptHeader().orElse(null));
+					policy.conventions().attemptHeader().orElse(null), settings.clientTimeouts());
 		}
 
 		/** A field group as {@code hint-fields} takes it: {@code RETRY_AFTER_MS} is {@code retry-after-ms}. */

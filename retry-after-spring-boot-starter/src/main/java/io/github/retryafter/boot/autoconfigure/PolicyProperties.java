@@ -21,12 +21,15 @@ public class PolicyProperties {
 	private Integer maxAttempts;
 
 	/**
-	 * Deadline of a whole logical operation, attempts and waits included, measured on the monotonic clock.
+	 * Deadline of a whole logical operation, attempts and waits included, measured on the monotonic clock. A model
+	 * profile (openai, anthropic, azure) sets 10 minutes unless the provider sets its own.
 	 */
 	private Duration deadline;
 
 	/**
-	 * Timeout of a single attempt; the engine gives each attempt the smaller of this and what is left of the deadline.
+	 * Timeout of a single attempt until its response's headers arrive, then of each wait for its body; the engine
+	 * gives each attempt the smaller of this and what is left of the deadline. Under a model profile, only a value set
+	 * for the provider applies: otherwise the client's own timeouts bound each attempt.
 	 */
 	private Duration attemptTimeout;
 

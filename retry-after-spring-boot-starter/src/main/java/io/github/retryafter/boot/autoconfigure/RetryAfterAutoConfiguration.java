@@ -97,6 +97,7 @@ public final class RetryAfterAutoConfiguration {
 		RetryListener listener = RetryListener.composite(listeners.orderedStream().toList());
 		return new RetryAfterProviders(settings.providers(), (provider) -> RetryEngine.builder()
 			.policy(provider.policy())
+			.clientTimeouts(provider.clientTimeouts())
 			.budget(budget)
 			.ticker(ticker)
 			.wallClock(wallClock)

@@ -154,7 +154,7 @@ final class RetryAfterPropertiesMapper {
 				resolved(layers, PolicyProperties::getDeadline, defaults.deadline()), draft.policy::build);
 		return new ProviderSettings(name, hosts, policy, draft.budget, draft.idempotencyKeyEnabled,
 				draft.maxReplayBody.toBytes(), draft.maxDrain.toBytes(),
-				(scope != null) ? scope : ProviderSettings.defaultScope(name));
+				(scope != null) ? scope : ProviderSettings.defaultScope(name), draft.clientTimeouts);
 	}
 
 	/**
@@ -176,8 +176,9 @@ final class RetryAfterPropertiesMapper {
 
 	/**
 	 * Lays a profile over the global properties: its fields, its statuses added to the retryable statuses in force,
-	 * its refusals, and its attempt header when it names one. {@code standard} lays nothing: it is what the
-	 * properties alone say.
+	 * its refusals, its attempt header when it names one, and its call timeouts (the client's own timeouts for each
+	 * attempt, which only the provider's own {@code attempt-timeout} turns off, and its deadline). {@code standard}
+	 * lays nothing: it is what the properties alone say.
 	 */
 	private static void applyProfile(ProviderProfile profile, List<Layer> layers, Draft draft) {
 		if (profile.equals(ProviderProfile.STANDARD)) {
@@ -194,6 +195,8 @@ final class RetryAfterPropertiesMapper {
 			.withRefusalStatuses(conventions.refusalStatuses());
 		conventions.attemptHeader()
 			.ifPresent((header) -> draft.conventions = draft.conventions.withAttemptHeader(header));
+		draft.clientTimeouts = profile.timeouts().clientTimeouts();
+		profile.timeouts().deadline().ifPresent(draft.policy::deadline);
 	}
 
 	/** Lays one property set over the draft: only the values it sets. */
@@ -202,7 +205,11 @@ final class RetryAfterPropertiesMapper {
 		RetryPolicy.Builder policy = draft.policy;
 		this.map.from(p::getMaxAttempts).to(layer.named("max-attempts", policy::maxAttempts));
 		this.map.from(p::getDeadline).to(layer.named("deadline", policy::deadline));
-		this.map.from(p::getAttemptTimeout).to(layer.named("attempt-timeout", policy::attemptTimeout));
+		this.map.from(p::getAttemptTimeout).to(layer.named("attempt-timeout", (timeout) -> {
+			policy.attemptTimeout(timeout);
+			// an attempt timeout set for the provider is the user's bound, below the client's own if so set
+			draft.clientTimeouts = false;
+		}));
 		this.map.from(p::getMinAttemptTime).to(layer.named("min-attempt-time", policy::minAttemptTime));
 		this.map.from(p::getTotalWait).to(layer.named("total-wait", policy::totalWait));
 		this.map.from(p::getHintMode).as(RetryHintMode::engineMode).to(policy::hintMode);
@@ -327,6 +334,8 @@ final class RetryAfterPropertiesMapper {
 		BudgetSettings budget = BudgetSettings.PROVIDER_DEFAULTS;
 
 		boolean idempotencyKeyEnabled;
+
+		boolean clientTimeouts;
 
 		ProviderConventions conventions = ProviderConventions.NONE;
 

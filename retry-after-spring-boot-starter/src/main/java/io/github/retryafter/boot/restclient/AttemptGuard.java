@@ -7,13 +7,15 @@ import java.time.Duration;
 import io.github.retryafter.boot.AttemptTimeouts;
 
 /**
- * Bounds one RestClient attempt on the real clock, from sending it until its response is closed or read to the end.
- * At the bound, fired by the {@link Watchdog}, it aborts the response's body if headers arrived (closing the raw
- * stream, so the connection is dropped rather than pooled) and interrupts the thread blocked in a guarded call, if
- * any; the interrupt is cleared when that call returns, so the caller's thread carries no trace of it. What unblocks
- * depends on the request factory: the JDK {@code HttpClient} and Reactor Netty answer an interrupt while waiting for
- * headers and a closed stream while reading a body; Apache HttpClient 5 and {@code HttpURLConnection} answer only
- * an aborted body, and wait for headers until their own read timeout.
+ * Bounds one RestClient attempt on the real clock: from sending it until its headers arrive, then each wait for the
+ * body's next bytes and the close (a read timeout's bound, so a streamed body is never cut as a whole), until the
+ * response is closed or read to the end. An attempt the client's own timeouts alone bound has no bound of its own
+ * (only a failed response's drain is bounded). At the bound, fired by the {@link Watchdog}, it aborts the response's
+ * body if headers arrived (closing the raw stream, so the connection is dropped rather than pooled) and interrupts the
+ * thread blocked in a guarded call, if any; the interrupt is cleared when that call returns, so the caller's thread
+ * carries no trace of it. What unblocks depends on the request factory: the JDK {@code HttpClient} and Reactor Netty
+ * answer an interrupt while waiting for headers and a closed stream while reading a body; Apache HttpClient 5 and
+ * {@code HttpURLConnection} answer only an aborted body, and wait for headers until their own read timeout.
  * <p>
  * Thread-safe: the calling thread and the watchdog's meet under the guard's lock; the interrupt is sent under it, so
  * a call that has left the guard is never interrupted by it.
@@ -22,10 +24,14 @@ final class AttemptGuard extends AttemptTimeouts.Timeout {
 
 	private final int attempt;
 
+	/** The attempt's bound, or {@code null} when the client's own timeouts alone bound it. */
 	private final Duration bound;
 
-	// Read and written by the attempt's own thread only (arming and shortening the bound): when the bound is due.
+	// Written under the guard's lock, but in armEntered, before the guard is published: when the bound is due, and
+	// whether it is armed (a bound that fired is not, and then nothing arms it again).
 	private long firesAtNanos;
+
+	private boolean armed;
 
 	// All below guarded by this.
 
@@ -48,16 +54,61 @@ final class AttemptGuard extends AttemptTimeouts.Timeout {
 	 * Returns a guard that fires once {@code bound} has passed, entered by the calling thread: as after
 	 * {@link #enter()}, the thread is interruptible by it until {@link #exit()}.
 	 * @param attempt the attempt's number, for messages
-	 * @param bound the time the attempt is given
-	 * @return the armed guard
+	 * @param bound the time the attempt is given until its headers arrive, and each read after, or {@code null} when
+	 * the client's own timeouts alone bound it (the guard is then not armed)
+	 * @return the guard, armed if it has a bound
 	 */
 	static AttemptGuard armEntered(int attempt, Duration bound) {
 		AttemptGuard guard = new AttemptGuard(attempt, bound);
 		// no lock: the watchdog reaches the guard only through the timeouts' lock, which publishes the fields written
 		// here, and reads none of them but under the guard's lock; one reading of the clock, the timeouts'
 		guard.blocked = Thread.currentThread();
-		guard.firesAtNanos = Watchdog.TIMEOUTS.arm(guard, Watchdog.nanos(bound));
+		if (bound != null) {
+			guard.firesAtNanos = Watchdog.TIMEOUTS.arm(guard, Watchdog.nanos(bound));
+			guard.armed = true;
+		}
 		return guard;
+	}
+
+	/**
+	 * Runs one read of the response's body on the calling thread, bounded by the attempt's bound from now and
+	 * interruptible by the guard while it runs: the bound of a wait for the body's next bytes, as a read timeout.
+	 * @param <T> what the read returns
+	 * @param read blocking I/O
+	 * @return what it returned
+	 * @throws IOException what it threw
+	 */
+	<T> T read(IoCall<T> read) throws IOException {
+		enterRead();
+		try {
+			return read.run();
+		}
+		finally {
+			exitRead();
+		}
+	}
+
+	/** {@link #enter()}, the bound armed from now for one wait for the body (if it has one and is still on). */
+	synchronized void enterRead() {
+		enter();
+		if (this.bound != null && !this.over && !this.fired) {
+			this.firesAtNanos = Watchdog.TIMEOUTS.arm(this, Watchdog.nanos(this.bound));
+			this.armed = true;
+		}
+	}
+
+	/** {@link #exit()}, the bound put aside until the next wait for the body. */
+	private synchronized void exitRead() {
+		exit();
+		pause();
+	}
+
+	/** Puts the bound aside while nothing is waited for: after the headers, between reads. Holds the lock. */
+	private void pause() {
+		if (this.armed && !this.over && !this.fired) {
+			Watchdog.TIMEOUTS.disarm(this);
+			this.armed = false;
+		}
 	}
 
 	/**
@@ -103,6 +154,7 @@ final class AttemptGuard extends AttemptTimeouts.Timeout {
 	 */
 	synchronized boolean exitAttaching(GuardedResponse response) {
 		exit();
+		pause();
 		return attach(response);
 	}
 
@@ -123,8 +175,9 @@ final class AttemptGuard extends AttemptTimeouts.Timeout {
 			return;
 		}
 		long at = System.nanoTime() + Watchdog.nanos(within);
-		if (at - this.firesAtNanos < 0) {
+		if (!this.armed || at - this.firesAtNanos < 0) {
 			this.firesAtNanos = Watchdog.TIMEOUTS.arm(this, Watchdog.nanos(within));
+			this.armed = true;
 		}
 	}
 
@@ -169,9 +222,10 @@ final class AttemptGuard extends AttemptTimeouts.Timeout {
 	 * @return a {@link SocketTimeoutException}, which the engine classifies as a timed-out attempt
 	 */
 	SocketTimeoutException timedOut(Throwable cause) {
-		SocketTimeoutException timeout = new SocketTimeoutException("Attempt " + this.attempt
-				+ " did not complete within " + this.bound.toMillis() + " ms (the smaller of "
-				+ "retry.after.attempt-timeout and what was left of the deadline); its connection was closed");
+		SocketTimeoutException timeout = new SocketTimeoutException((this.bound != null) ? "Attempt " + this.attempt
+				+ " had no answer within " + this.bound.toMillis() + " ms (the smaller of retry.after.attempt-timeout"
+				+ " and what was left of the deadline; once its headers arrived, a bound on each wait for the body);"
+				+ " its connection was closed" : "Attempt " + this.attempt + " was aborted; its connection was closed");
 		if (cause != null) {
 			timeout.initCause(cause);
 		}

@@ -13,10 +13,11 @@ import org.springframework.util.ClassUtils;
 import io.github.retryafter.HeaderSource;
 
 /**
- * A response whose attempt is still bounded by its {@link AttemptGuard}: reading its body, and closing it (Spring's
- * responses read the rest of the body when closed, whatever its length), end at the bound with a
- * {@link java.net.SocketTimeoutException} and the connection aborted. The guard is disarmed once the body has been
- * read to its end or the response closed.
+ * A response whose attempt is still bounded by its {@link AttemptGuard}: each read of its body, and closing it
+ * (Spring's responses read the rest of the body when closed, whatever its length), end at the bound with a
+ * {@link java.net.SocketTimeoutException} and the connection aborted. The bound is a read timeout's: it runs while a
+ * read waits, afresh for each, so a streamed body that keeps coming is never cut, however long it lasts. The guard
+ * is disarmed once the body has been read to its end or the response closed.
  * <p>
  * A failed response the engine retries is {@link #discard discarded} instead: its body is read at most
  * {@code retry.after.max-drain} bytes and never past the instant its retry is due, so its connection can go back to
@@ -80,7 +81,7 @@ final class GuardedResponse implements ClientHttpResponse, HeaderSource {
 	 */
 	@Override
 	public void close() {
-		this.guard.enter();
+		this.guard.enterRead();
 		try {
 			this.response.close();
 		}
@@ -159,8 +160,8 @@ final class GuardedResponse implements ClientHttpResponse, HeaderSource {
 	}
 
 	/**
-	 * The body as the caller reads it: each read bounded by the guard; the guard disarmed at the end of the body; a
-	 * read the guard cut short reported as a timeout.
+	 * The body as the caller reads it: each read bounded by the guard, from its start; the guard disarmed at the end of
+	 * the body; a read the guard cut short reported as a timeout.
 	 */
 	private final class GuardedBody extends InputStream {
 
@@ -208,7 +209,7 @@ final class GuardedResponse implements ClientHttpResponse, HeaderSource {
 		private <T> T guarded(AttemptGuard.IoCall<T> call) throws IOException {
 			AttemptGuard guard = GuardedResponse.this.guard;
 			try {
-				return guard.call(call);
+				return guard.read(call);
 			}
 			catch (IOException | RuntimeException ex) {
 				if (guard.fired()) {

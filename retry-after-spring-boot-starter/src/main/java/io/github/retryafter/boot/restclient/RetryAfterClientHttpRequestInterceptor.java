@@ -39,10 +39,12 @@ import io.github.retryafter.engine.RetryLoop;
  * rate), it waits the same way, in the calling thread, and asks again. This class only says how to send one attempt
  * and what the caller gets at the end.
  * <p>
- * Every attempt is bounded by the time the engine gives it ({@code min(attempt-timeout, deadline left)}), from sending
- * it until its response is read to the end or closed: at the bound a shared watchdog interrupts the thread waiting
- * for headers and aborts a body still arriving, and the attempt ends with a {@link java.net.SocketTimeoutException}
- * (the engine's {@code TIMED_OUT}). With the JDK {@code HttpClient} and Reactor Netty factories that ends the
+ * Every attempt is bounded by the time the engine gives it ({@code min(attempt-timeout, deadline left)}) from sending
+ * it until its headers arrive, then, as a read timeout, each wait for the body's next bytes (so a streamed body is
+ * never cut as a whole): at the bound a shared watchdog interrupts the thread waiting for headers and aborts a body
+ * that stopped arriving, and the attempt ends with a {@link java.net.SocketTimeoutException} (the engine's
+ * {@code TIMED_OUT}). A provider that keeps the client's own timeouts (a model profile) has its first attempt bounded
+ * by the request factory's own timeouts alone, and a retry by what is left of the deadline. With the JDK {@code HttpClient} and Reactor Netty factories that ends the
  * operation within its deadline whatever the server does; Apache HttpClient 5 and {@code HttpURLConnection} cannot
  * be interrupted while waiting for headers, so there the factory's own read timeout
  * ({@code spring.http.clients.read-timeout}) bounds that wait. A failed response the engine retries has at most
@@ -131,7 +133,7 @@ public final class RetryAfterClientHttpRequestInterceptor implements ClientHttpR
 			// the retries before this attempt, in the header the provider reads them from (if it asks for one)
 			this.started.prepared().provider().policy().conventions().attemptHeader().ifPresent((header) ->
 					this.request.getHeaders().set(header, Integer.toString(proceed.attempt() - 1)));
-			AttemptGuard guard = AttemptGuard.armEntered(proceed.attempt(), proceed.timeout());
+			AttemptGuard guard = AttemptGuard.armEntered(proceed.attempt(), proceed.bound().orElse(null));
 			GuardedResponse response;
 			try {
 				response = new GuardedResponse(this.execution.execute(this.request, this.body), guard);

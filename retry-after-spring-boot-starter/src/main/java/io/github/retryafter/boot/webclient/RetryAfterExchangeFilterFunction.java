@@ -278,7 +278,8 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 			}
 			AttemptObservation observed = observation;
 			long sentAt = filter().ticker.read();
-			return new TimedExchange(this.mono.next.exchange(attemptRequest), proceed.timeout(), observed, this, sentAt);
+			return new TimedExchange(this.mono.next.exchange(attemptRequest), proceed.bound().orElse(null), observed,
+					this, sentAt);
 		}
 
 		/**

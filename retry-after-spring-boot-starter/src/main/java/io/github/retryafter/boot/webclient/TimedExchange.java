@@ -22,7 +22,8 @@ import io.github.retryafter.boot.AttemptTimeouts;
 import io.github.retryafter.boot.observation.RetryAfterObservations.AttemptObservation;
 
 /**
- * One attempt: its exchange, bounded by the attempt's time and observed, then what its owner makes of the result
+ * One attempt: its exchange, bounded by the attempt's time (unless the client's own timeouts alone bound it) and
+ * observed, then what its owner makes of the result
  * (the final response delivered, or the wait and the next attempt). One object, the publisher, its subscription, the
  * subscriber to the exchange and the attempt's bound at once, in place of a chain of map, timeout, three peeks, an
  * error resume and a flat map; its bound costs a link in {@link AttemptTimeouts}, not a scheduled task, so an attempt
@@ -30,7 +31,9 @@ import io.github.retryafter.boot.observation.RetryAfterObservations.AttemptObser
  * <p>
  * The response is handed to {@link Owner#arrived} as it leaves the exchange, before the bound may drop it, so that
  * its owner can release it whichever way the attempt ends. Whichever of the exchange's signal, the bound and a cancel
- * comes first ends the attempt; the others do nothing. When the bound comes first the exchange is cancelled and the
+ * comes first ends the attempt; the others do nothing. The bound ends with the response's arrival, its headers: the
+ * body, a stream included, is the caller's to read at the client's own pace. When the bound comes first the exchange
+ * is cancelled and the
  * owner is given the same {@link TimeoutException} Reactor's {@code timeout} operator raises. What the owner returns
  * is relayed to the attempt's subscriber. Subscribed once: the owner makes a new one per attempt. It is also the
  * header source of its response's outcome, so the engine reads the response's header fields through it.
@@ -50,6 +53,7 @@ final class TimedExchange extends AttemptTimeouts.Timeout
 
 	private final Mono<ClientResponse> exchange;
 
+	/** The attempt's bound, or {@code null} when the client's own timeouts alone bound it. */
 	private final Duration bound;
 
 	private final AttemptObservation observation;
@@ -73,7 +77,7 @@ final class TimedExchange extends AttemptTimeouts.Timeout
 	/**
 	 * Creates the attempt.
 	 * @param exchange sends the attempt
-	 * @param bound the time the attempt is given
+	 * @param bound the time the attempt is given, or {@code null} for none of its own
 	 * @param observation told of the response, the failure, or a cancel
 	 * @param owner takes the response as it arrives, says what follows the attempt, and arms its bound
 	 * @param sentAtNanos when the attempt was sent, on the owner's ticker
@@ -145,7 +149,7 @@ final class TimedExchange extends AttemptTimeouts.Timeout
 		if (Operators.validate(this.upstream, subscription)) {
 			this.upstream = subscription;
 			this.actual.onSubscribe(this);
-			if (this.state == RUNNING) {
+			if (this.state == RUNNING && this.bound != null) {
 				AttemptTimeouts timeouts = this.owner.timeouts();
 				timeouts.arm(this, this.bound);
 				if (this.state != RUNNING) {

@@ -162,6 +162,21 @@ class RetryAfterEndpointTests {
 	}
 
 	@Test
+	void showsWhoseTimeoutsBoundAModelProvidersAttempts() {
+		this.contextRunner
+			.withPropertyValues("retry.after.providers.openai.profile=openai",
+					"retry.after.providers.azure.profile=azure", "retry.after.providers.azure.attempt-timeout=20s")
+			.run((context) -> {
+				RetryAfterEndpoint endpoint = context.getBean(RetryAfterEndpoint.class);
+				assertThat(endpoint.provider("openai").settings().clientTimeouts()).isTrue();
+				assertThat(endpoint.provider("openai").settings().deadline()).isEqualTo("PT10M");
+				assertThat(endpoint.provider("azure").settings().clientTimeouts()).isFalse();
+				assertThat(endpoint.provider("azure").settings().attemptTimeout()).isEqualTo("PT20S");
+				assertThat(endpoint.provider("payments").settings().clientTimeouts()).isFalse();
+			});
+	}
+
+	@Test
 	void withoutAFleetStoreEachProviderSaysItsScopeAndNothingIsShared() {
 		this.contextRunner.withPropertyValues("retry.after.providers.payments.hosts=api.pay.example").run((context) -> {
 			RetryAfterEndpoint.RetryAfterDescriptor all = context.getBean(RetryAfterEndpoint.class).retryAfter();
