@@ -16,7 +16,8 @@ import io.github.retryafter.pacing.ProviderGate;
 
 /**
  * Tells a provider's gate what one response said, from the response's {@link ResponseHints} (so the gate's reading
- * and the operation's share one parse): a usable {@code Retry-After} closes it, a 429 or 503 throttles it, a success
+ * and the operation's share one parse): a usable {@code Retry-After} closes it (unless the gate absorbs a 429 as a rate
+ * signal), a 429 or 503 throttles it with the wait it asked for, a success
  * grows it, and the rate-limit fields pace it. The hint is planned without jitter and without a max wait, so it draws
  * no random number. Immutable and thread-safe, as long as the engine's listener is.
  */
@@ -51,18 +52,23 @@ final class GateFeed {
 			gate.onSuccess(response.sentAtNanos(), response.receivedAtNanos());
 			return;
 		}
+		Optional<Duration> wait = Optional.empty();
 		if ((throttle || classification == Classification.RETRYABLE) && response.hints().hasWaitField(this.gatePlanner.options().fields())) {
 			try {
-				this.gatePlanner.plan(response.hints(), PlanRequest.forAttempt(attempts))
-					.filter((plan) -> !gate.absorbs(status, Optional.of(plan.floor())))
-					.ifPresent((plan) -> gate.closeUntil(plan.deadlineNanos()));
+				Optional<RetryPlan> plan = this.gatePlanner.plan(response.hints(), PlanRequest.forAttempt(attempts));
+				if (plan.isPresent()) {
+					wait = Optional.of(plan.get().floor());
+					if (!gate.absorbs(status, wait)) {
+						gate.closeUntil(plan.get().deadlineNanos());
+					}
+				}
 			}
 			catch (RetryAfterException ex) {
 				// unusable: treated as absent, as the operation's own decision does and reports
 			}
 		}
 		if (throttle) {
-			gate.onThrottle(response.sentAtNanos(), response.receivedAtNanos());
+			gate.onThrottle(response.sentAtNanos(), response.receivedAtNanos(), wait);
 		}
 	}
 

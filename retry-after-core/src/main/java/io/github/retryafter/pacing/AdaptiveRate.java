@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.retryafter.Ticker;
+import io.github.retryafter.internal.Saturating;
 
 /**
  * A gate's adaptive rate: turned on by a throttle or an announced quota, lowered by refusals in proportion to the
@@ -18,9 +19,6 @@ import io.github.retryafter.Ticker;
  * slot book's lanes in the same step.
  */
 final class AdaptiveRate {
-
-	/** The longest {@code Retry-After} on a 429 that {@link #absorbs} treats as a rate signal: one second. */
-	static final Duration RATE_REFUSAL_HINT = Duration.ofSeconds(1);
 
 	/** Responses a measurement of the provider's admissions needs, unless it spans {@link #SAMPLE_SPAN} first. */
 	static final int SAMPLE_RESPONSES = 32;
@@ -53,6 +51,9 @@ final class AdaptiveRate {
 	// what the provider admitted lately and of the first throttle's burst, guarded by lock
 	private final AdmissionCounts counts = new AdmissionCounts();
 
+	// what a provider refusing with a wait while it admits others admits, guarded by lock
+	private final HintedRefusals hinted;
+
 	AdaptiveRate(PacingSettings settings, Ticker ticker, GateShare share, SlotBook book, Cooldown cooldown,
 			AtomicReference<Pace> state, AtomicInteger queued, Object lock) {
 		this.settings = settings;
@@ -63,17 +64,22 @@ final class AdaptiveRate {
 		this.state = state;
 		this.queued = queued;
 		this.lock = lock;
+		this.hinted = new HintedRefusals(state.get().rate().lastDecreaseNanos());
 	}
 
 	/** See {@link ProviderGate#absorbs}: reads without a lock. */
 	boolean absorbs(int status, Optional<Duration> floor) {
 		Rate current = this.state.get().rate();
-		return status == 429 && current.admitting() && this.cooldown.until() - this.ticker.read() <= 0
-				&& floor.map((wait) -> wait.compareTo(RATE_REFUSAL_HINT) <= 0).orElse(true);
+		return status == 429 && current.admitting() && this.cooldown.until() - this.ticker.read() <= 0;
 	}
 
-	/** See {@link ProviderGate#onThrottle}. */
+	/** See {@link ProviderGate#onThrottle(long, long)}. */
 	void onThrottle(long sentAtNanos, long nowNanos) {
+		onThrottle(sentAtNanos, nowNanos, 0);
+	}
+
+	/** See {@link ProviderGate#onThrottle(long, long, Optional)}: {@code waitNanos} 0 without a hint. */
+	void onThrottle(long sentAtNanos, long nowNanos, long waitNanos) {
 		synchronized (this.lock) {
 			Pace current = this.state.get();
 			Rate rate = current.rate();
@@ -85,7 +91,7 @@ final class AdaptiveRate {
 			}
 			boolean open = this.cooldown.until() - nowNanos <= 0;
 			if (rate.admitting() && open) {
-				onRefusal(current, sentAtNanos, nowNanos);
+				onRefusal(current, sentAtNanos, nowNanos, waitNanos);
 				return;
 			}
 			if (rate.engaged() && !rate.admittedSinceDecrease()) {
@@ -115,16 +121,34 @@ final class AdaptiveRate {
 				current.lanes().next(restart, restart));
 	}
 
-	/** A throttle while the provider is admitting: start a measurement, count a refusal, or set the measured rate. */
-	private void onRefusal(Pace current, long sentAtNanos, long nowNanos) {
+	/**
+	 * A throttle while the provider is admitting: start a measurement, count a refusal, or set the measured rate. A
+	 * first refusal that asked for a wait longer than a second also caps the rate at what the provider admitted over
+	 * that wait ({@link HintedRefusals#cap}), unless the rate sits at a measured capacity.
+	 */
+	private void onRefusal(Pace current, long sentAtNanos, long nowNanos, long waitNanos) {
+		long wait = Math.min(waitNanos, Saturating.toNanos(this.settings.maxCooldown()));
+		this.hinted.refused(nowNanos, wait);
 		Rate rate = current.rate();
 		Sample sample = rate.sample();
 		if (sample == null) {
 			Sample started = Sample.startingAt(nowNanos);
 			boolean atCapacity = rate.curve().measured() && rate.perSecond() <= rate.curve().target();
+			double next = atCapacity ? rate.perSecond() : rate.perSecond() * this.settings.decreaseFactor();
+			// at a measured capacity (a window's cycle measured it) a refusal is the spacing's jitter: the measurement
+			// it starts trims the rate by the share refused
+			double cap = atCapacity ? Double.POSITIVE_INFINITY
+					: this.hinted.cap(rate.lastDecreaseNanos(), nowNanos, wait);
+			if (cap < next) {
+				double capped = Math.max(this.share.minRate(), cap);
+				this.hinted.capped(capped, nowNanos, wait);
+				this.state.set(restarted(current, capped, capped, true, nowNanos, started));
+				return;
+			}
+			this.hinted.forgetFloor();
 			this.state.set(atCapacity ? current.with(rate.measuring(started, nowNanos))
-					: restarted(current, Math.max(this.share.minRate(), rate.perSecond() * this.settings.decreaseFactor()),
-							rate.perSecond(), rate.curve().measured(), nowNanos, started));
+					: restarted(current, Math.max(this.share.minRate(), next), rate.perSecond(),
+							rate.curve().measured(), nowNanos, started));
 			return;
 		}
 		if (sentAtNanos - sample.countFromNanos() < 0) {
@@ -158,6 +182,7 @@ final class AdaptiveRate {
 	 */
 	private Pace concluded(Pace current, Sample sample, long nowNanos) {
 		Rate rate = current.rate();
+		double floor = this.hinted.concludeFloor();
 		if (sample.refused() == 0) {
 			return current.with(rate.afterSample(rate.perSecond(), rate.curve().measured(), nowNanos));
 		}
@@ -181,7 +206,11 @@ final class AdaptiveRate {
 			measured = Math.max(measured, rate.perSecond() * this.settings.decreaseFactor());
 		}
 		double next = Math.max(this.share.minRate(), Math.min(rate.perSecond(), measured));
-		return restarted(current, next, next, true, nowNanos, null);
+		// a cap is what the provider admitted over its wait: a window still full when it was set lowers it no further
+		next = Math.max(next, floor);
+		Pace restarted = restarted(current, next, next, true, nowNanos, null);
+		// a measurement the provider admitted nothing of: it is not admitting, so its next refusal closes the gate
+		return (sample.admitted() > 0) ? restarted : restarted.with(restarted.rate().refusedSinceDecrease());
 	}
 
 	/**
@@ -205,6 +234,11 @@ final class AdaptiveRate {
 				return;
 			}
 			this.counts.meter(nowNanos);
+			double cycle = this.hinted.admitted(sentAtNanos, nowNanos, current.rate().lastDecreaseNanos(),
+					this.cooldown.until());
+			if (cycle * HEADROOM > current.perSecond()) {
+				current = cycled(current, cycle * HEADROOM, nowNanos);
+			}
 			if (this.counts.burstComplete(sentAtNanos, nowNanos)) {
 				Pace capped = burstCapped(current, nowNanos);
 				if (capped != null) {
@@ -223,6 +257,23 @@ final class AdaptiveRate {
 				grow(current, nowNanos);
 			}
 		}
+	}
+
+	/**
+	 * The rate raised to what a window that refuses with a wait admitted over its last whole cycle, from the
+	 * first success after such refusals to the first after the next (under the lock): sent faster than it admits, a
+	 * window admits its count per cycle, which a count over the refusal's wait reads low when the window is shorter
+	 * than the wait. Slots ahead move with it; a measurement under way concludes no lower.
+	 */
+	private Pace cycled(Pace current, double admitted, long nowNanos) {
+		double next = Math.min(this.share.maxRate(), admitted);
+		this.book.moveSendLane(nowNanos, current.perSecond() / next);
+		Pace moved = current.movedTo(next, nowNanos);
+		moved = moved.with(new Rate(true, Curve.at(next, next, true, nowNanos), moved.rate().lastDecreaseNanos(),
+				moved.rate().admittedSinceDecrease(), moved.rate().sample(), moved.rate().quota(), moved.rate().quotaPaced()));
+		this.hinted.cycled(next, nowNanos);
+		this.state.set(moved);
+		return moved;
 	}
 
 	/** A success during a measurement (under the lock): counted, or a count restarted. */
@@ -272,10 +323,11 @@ final class AdaptiveRate {
 
 	/**
 	 * The rate along its curve since the first success after the last change, or the end of a cooldown since (the
-	 * rate does not grow while the gate is closed); never below the floor.
+	 * rate does not grow while the gate is closed), or the end of the hold after a hinted refusal; never below the floor.
 	 */
 	private double grown(Rate rate, long nowNanos) {
-		long from = later(rate.curve().growthStartNanos(), this.cooldown.until());
+		long from = later(later(rate.curve().growthStartNanos(), this.cooldown.until()),
+				this.hinted.holdUntilNanos());
 		return Math.max(this.share.minRate(), rate.curve().grown(this.settings.growthScale(), from, nowNanos));
 	}
 

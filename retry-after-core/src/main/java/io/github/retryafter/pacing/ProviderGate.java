@@ -22,9 +22,6 @@ import io.github.retryafter.internal.Saturating;
  */
 public final class ProviderGate {
 
-	/** The longest {@code Retry-After} on a 429 that {@link #absorbs} treats as a rate signal: one second. */
-	public static final Duration RATE_REFUSAL_HINT = AdaptiveRate.RATE_REFUSAL_HINT;
-
 	private final Scope scope;
 
 	private final PacingSettings settings;
@@ -179,9 +176,11 @@ public final class ProviderGate {
 
 	/**
 	 * Returns whether a refusal with this hint is a rate signal the adaptive rate absorbs, rather than a cooldown that
-	 * holds every request: a {@code 429} whose {@code Retry-After} asks for at most {@link #RATE_REFUSAL_HINT}, or
-	 * none, while the rate limit is on, the gate open and the provider admitting (it admitted a request since the
-	 * rate's last decrease, or a measurement is under way). The refused request still waits for its own hint. Reads
+	 * holds every request: a {@code 429}, whatever its {@code Retry-After}, while the rate limit is on, the gate open
+	 * and the provider admitting (it admitted a request since the rate's last decrease, or a measurement is under way
+	 * and the last one found it admitting). A provider that admits some requests and refuses others is limiting a
+	 * rate: its hint tells the refused request when to come back, not the others. The refused request still waits for
+	 * its own hint; a {@code 503}, or a {@code 429} from a provider that admitted nothing since, closes the gate. Reads
 	 * without a lock.
 	 * @param status the response's status
 	 * @param floor the hint's skew-free wait, empty without a usable hint
@@ -201,7 +200,22 @@ public final class ProviderGate {
 	 * @param nowNanos when the throttle arrived
 	 */
 	public void onThrottle(long sentAtNanos, long nowNanos) {
-		this.rate.onThrottle(sentAtNanos, nowNanos);
+		this.rate.onThrottle(sentAtNanos, nowNanos, 0);
+	}
+
+	/**
+	 * Records a throttle (a 429 or 503) of a request sent at {@code sentAtNanos} that asked it to wait {@code wait}, as
+	 * {@link #onThrottle(long, long)}; and when the provider is admitting and the wait is longer than a second, the rate
+	 * drops no higher than {@code 0.95 ×} what the provider admitted over that wait (since the rate last changed, or
+	 * just past), a whole cycle of refusals measures what it admits, and the rate holds there a while: a window that
+	 * admits its share at once and asks the rest to wait is paced at what it admits, not refused again and again
+	 * (docs/pacing.md). Takes the gate's lock.
+	 * @param sentAtNanos when the throttled request was sent
+	 * @param nowNanos when the throttle arrived
+	 * @param wait the hint's skew-free wait, empty without a usable hint
+	 */
+	public void onThrottle(long sentAtNanos, long nowNanos, Optional<Duration> wait) {
+		this.rate.onThrottle(sentAtNanos, nowNanos, wait.map(Saturating::toNanos).orElse(0L));
 	}
 
 	/**

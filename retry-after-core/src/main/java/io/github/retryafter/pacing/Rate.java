@@ -34,6 +34,12 @@ record Rate(boolean engaged, Curve curve, long lastDecreaseNanos, boolean admitt
 				this.quotaPaced);
 	}
 
+	/** No success since the last change: a throttle now is from a provider that is not admitting. */
+	Rate refusedSinceDecrease() {
+		return new Rate(this.engaged, this.curve, this.lastDecreaseNanos, false, this.sample, this.quota,
+				this.quotaPaced);
+	}
+
 	/** The first success since the last change starts the growth's clock. */
 	Rate admitted(long nowNanos) {
 		return this.admittedSinceDecrease ? this : new Rate(this.engaged, this.curve.startingAt(nowNanos),
