@@ -17,8 +17,15 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
+import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+import org.springframework.core.type.AnnotatedTypeMetadata;
 import org.springframework.util.StringUtils;
 
 import io.github.retryafter.boot.okhttp.RetryAfterOkHttp;
@@ -71,17 +78,21 @@ public final class RetryAfterGeminiAutoConfiguration {
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnClass(GoogleGenAiConnectionProperties.class)
 	@ConditionalOnProperty(name = "spring.ai.model.chat", havingValue = "google-genai", matchIfMissing = true)
+	@Conditional(ConnectionConfigured.class)
 	static class ChatClientConfiguration {
 
 		/**
 		 * Spring AI's Client, built from the same properties with the same checks as Spring AI's own bean (which
-		 * backs off for it), through {@link GeminiClients}. The properties are Spring AI's bean, registered by its
-		 * auto-configuration after its bean methods: declaring them here too would let Spring AI's cached-content
-		 * condition, which builds the chat model while configuration is parsed, create them before they are bound.
+		 * backs off for it), through {@link GeminiClients}. The properties are bound here from the environment, not
+		 * taken as Spring AI's bean: that bean exists only while Spring AI's auto-configuration runs, and declaring
+		 * it here too would let Spring AI's cached-content condition, which builds the chat model while
+		 * configuration is parsed, create it before it is bound.
 		 */
 		@Bean
 		@ConditionalOnMissingBean(Client.class)
-		Client googleGenAiClient(GoogleGenAiConnectionProperties properties, GeminiClients gemini) throws IOException {
+		Client googleGenAiClient(Environment environment, GeminiClients gemini) throws IOException {
+			GoogleGenAiConnectionProperties properties = Binder.get(environment)
+				.bindOrCreate(GoogleGenAiConnectionProperties.CONFIG_PREFIX, GoogleGenAiConnectionProperties.class);
 			Client.Builder builder = Client.builder();
 			boolean vertexConfig = StringUtils.hasText(properties.getProjectId())
 					&& StringUtils.hasText(properties.getLocation());
@@ -105,6 +116,29 @@ public final class RetryAfterGeminiAutoConfiguration {
 						+ " or 'project-id' and 'location' for Vertex AI.");
 			}
 			return gemini.apply(builder).build();
+		}
+
+	}
+
+	/**
+	 * Matches when Spring AI's Gemini connection is configured (an API key, or a project and a location for Vertex
+	 * AI). Otherwise the starter builds no Client: Spring AI's own bean, if its auto-configuration runs, fails with
+	 * its own message, exactly as without the starter, and an application that left Spring AI's Gemini
+	 * auto-configuration out starts as it did.
+	 */
+	static final class ConnectionConfigured extends SpringBootCondition {
+
+		@Override
+		public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+			Environment environment = context.getEnvironment();
+			String prefix = GoogleGenAiConnectionProperties.CONFIG_PREFIX + ".";
+			boolean apiKey = StringUtils.hasText(environment.getProperty(prefix + "api-key"));
+			boolean vertex = StringUtils.hasText(environment.getProperty(prefix + "project-id"))
+					&& StringUtils.hasText(environment.getProperty(prefix + "location"));
+			boolean vertexAsked = environment.getProperty(prefix + "vertex-ai", Boolean.class, false);
+			return (apiKey || vertex || vertexAsked)
+					? ConditionOutcome.match("Spring AI's Google GenAI connection is configured")
+					: ConditionOutcome.noMatch("no spring.ai.google.genai api-key, nor project-id and location");
 		}
 
 	}
