@@ -6,7 +6,7 @@ import java.util.Optional;
 
 /**
  * How long a provider's calls may take, as its {@link ProviderProfile} says: whether the client's own timeouts bound
- * each attempt ({@link RetryPolicy#clientTimeouts()}) rather than the attempt timeout, and the deadline that fits its
+ * each attempt ({@link RetryEngine#clientTimeouts()}) rather than the attempt timeout, and the deadline that fits its
  * calls. Like the rest of a profile, these are defaults: a provider's own {@code attempt-timeout} or {@code deadline}
  * wins. Immutable and thread-safe.
  *
