@@ -1,10 +1,13 @@
 package io.github.retryafter.boot;
 
 import java.net.URI;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 
 import io.github.retryafter.request.Origins;
 
@@ -20,10 +23,18 @@ public final class ProviderOrigins {
 	/** No origin pinned: every request is routed by its attributes and its host. */
 	public static final ProviderOrigins NONE = new ProviderOrigins(Map.of());
 
+	// per application, one entry per pinned base URL's origin (Spring AI's model families on Boot's builders), fixed
+	// at startup: nothing a request or a server sends adds to it
 	private final Map<String, String> providers;
+
+	// the lower-case hosts of those origins, so a request to any other host is answered without building its origin
+	private final Set<String> hosts;
 
 	private ProviderOrigins(Map<String, String> providers) {
 		this.providers = providers;
+		Set<String> hosts = new HashSet<>();
+		providers.keySet().forEach((origin) -> hosts.add(Origins.host(URI.create(origin))));
+		this.hosts = Set.copyOf(hosts);
 	}
 
 	/**
@@ -66,6 +77,11 @@ public final class ProviderOrigins {
 	 */
 	public Optional<String> provider(URI uri) {
 		if (this.providers.isEmpty() || (uri.getHost() == null && uri.getAuthority() == null)) {
+			return Optional.empty();
+		}
+		String host = uri.getHost();
+		if (host != null && !this.hosts.contains(host) && !this.hosts.contains(host.toLowerCase(Locale.ROOT))) {
+			// the request path of every other host: no origin string built
 			return Optional.empty();
 		}
 		return Optional.ofNullable(this.providers.get(Origins.origin(uri)));

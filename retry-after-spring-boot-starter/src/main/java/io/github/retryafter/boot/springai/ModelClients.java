@@ -23,8 +23,10 @@ public final class ModelClients {
 
 	private final PropertyResolver environment;
 
+	// per application: one count per vendor whose module is present, at most ModelVendor's values
 	private final ConcurrentMap<ModelVendor, AtomicInteger> wrapped = new ConcurrentHashMap<>();
 
+	// per application: the model families on Boot's builders that are present, at most BuilderModel's values
 	private final Set<BuilderModel> builderModels = ConcurrentHashMap.newKeySet();
 
 	/**
