@@ -51,6 +51,9 @@ final class AdaptiveRate {
 	// what the provider admitted lately and of the first throttle's burst, guarded by lock
 	private final AdmissionCounts counts = new AdmissionCounts();
 
+	// the successes lately, counted on every success without a lock (the rate on or off)
+	private final RecentSuccesses recent = new RecentSuccesses();
+
 	// what a provider refusing with a wait while it admits others admits, guarded by lock
 	private final HintedRefusals hinted;
 
@@ -64,7 +67,7 @@ final class AdaptiveRate {
 		this.state = state;
 		this.queued = queued;
 		this.lock = lock;
-		this.hinted = new HintedRefusals(state.get().rate().lastDecreaseNanos());
+		this.hinted = new HintedRefusals(this.recent, state.get().rate().lastDecreaseNanos());
 	}
 
 	/** See {@link ProviderGate#absorbs}: reads without a lock. */
@@ -128,7 +131,7 @@ final class AdaptiveRate {
 	 */
 	private void onRefusal(Pace current, long sentAtNanos, long nowNanos, long waitNanos) {
 		long wait = Math.min(waitNanos, Saturating.toNanos(this.settings.maxCooldown()));
-		this.hinted.refused(nowNanos, wait);
+		this.hinted.refused(sentAtNanos, nowNanos, wait);
 		Rate rate = current.rate();
 		Sample sample = rate.sample();
 		if (sample == null) {
@@ -225,6 +228,7 @@ final class AdaptiveRate {
 
 	/** See {@link ProviderGate#onSuccess(long, long)}. */
 	void onSuccess(long sentAtNanos, long nowNanos) {
+		this.recent.add(nowNanos);
 		if (!this.state.get().engaged()) {
 			return;
 		}
@@ -235,7 +239,7 @@ final class AdaptiveRate {
 			}
 			this.counts.meter(nowNanos);
 			double cycle = this.hinted.admitted(sentAtNanos, nowNanos, current.rate().lastDecreaseNanos(),
-					this.cooldown.until());
+					this.cooldown.closedAt());
 			if (cycle * HEADROOM > current.perSecond()) {
 				current = cycled(current, cycle * HEADROOM, nowNanos);
 			}

@@ -49,6 +49,9 @@ final class Cooldown {
 	// the earliest instant a hint named since the provider last refused after it (see probesEarly); written under lock
 	private volatile long probeFrom;
 
+	// when the latest cooldown began (the gate closed while it was open), or the gate's creation; written under the lock
+	private volatile long closedAt;
+
 	// whether the next request admitted after the cooldown is a probe; read without a lock on every admission
 	private volatile boolean probePending;
 
@@ -78,6 +81,7 @@ final class Cooldown {
 		this.ticker = ticker;
 		this.lock = lock;
 		this.until = new AtomicLong(nowNanos);
+		this.closedAt = nowNanos;
 		this.probeFrom = nowNanos;
 		this.openLanes = openLanes;
 		this.paced = paced;
@@ -87,6 +91,11 @@ final class Cooldown {
 	/** The instant the gate opens, in the past when it is open; read without a lock. */
 	long until() {
 		return this.until.get();
+	}
+
+	/** When the latest cooldown began: the gate closed while it was open (a later instant only extends it). */
+	long closedAt() {
+		return this.closedAt;
 	}
 
 	boolean probePending() {
@@ -107,6 +116,9 @@ final class Cooldown {
 		}
 		synchronized (this.lock) {
 			long before = this.until.get();
+			if (before - now <= 0) {
+				this.closedAt = now;
+			}
 			if ((before - now <= 0 && !this.probePending) || this.probeFrom - now <= 0) {
 				// a new cooldown, or a refusal since the earliest instant passed: the next probe waits for this hint
 				this.probeFrom = until;

@@ -3,8 +3,6 @@ package io.github.retryafter.pacing;
 import static io.github.retryafter.pacing.Ticks.NANOS_PER_SECOND;
 import static io.github.retryafter.pacing.Ticks.later;
 
-import java.util.Arrays;
-
 /**
  * What a provider that admits some requests and refuses others with a wait longer than a second ({@code Retry-After}
  * or a vendor's wait field) is known to admit, such as a window (sliding or fixed) that admits its share at once and
@@ -17,26 +15,19 @@ import java.util.Arrays;
  */
 final class HintedRefusals {
 
-	/** The width of one bucket of the recent successes' count. */
-	static final long BUCKET_NANOS = 100_000_000L;
-
-	/** How many buckets the recent successes' count keeps: 6.4 s. */
-	static final int BUCKETS = 64;
-
 	/** How many of its waits a window's measured cycle holds the rate's growth for. */
 	static final int CYCLE_HOLD = 4;
 
-	// per gate, made on the first success while the rate is on: successes per 100 ms, the last 64 (a ring by bucket)
-	private int[] recent;
-
-	private long recentBucket;
+	// the gate's successes lately, counted with the rate on or off (shared with the gate's success path)
+	private final RecentSuccesses recent;
 
 	// the rate's last change the count below started at, and the successes that arrived since
 	private long changeNanos;
 
 	private int sinceChange;
 
-	// the cycle: its first success, the successes since, and whether (and when first) a hinted refusal came since
+	// the cycle: when its first success was sent, the successes since, whether (and when first) a hinted refusal came
+	// since, and when the last request refused since it started was sent
 	private long cycleStartNanos;
 
 	private int cycleAdmitted;
@@ -44,6 +35,8 @@ final class HintedRefusals {
 	private boolean cycleRefused;
 
 	private long cycleRefusedNanos;
+
+	private long lastRefusedSentNanos;
 
 	// the last wait a refusal asked for, the floor a cap sets for the measurement it starts (0 when none), and until when
 	// the rate does not grow
@@ -53,10 +46,12 @@ final class HintedRefusals {
 
 	private long holdUntilNanos;
 
-	HintedRefusals(long nowNanos) {
+	HintedRefusals(RecentSuccesses recent, long nowNanos) {
+		this.recent = recent;
 		this.holdUntilNanos = nowNanos;
 		this.changeNanos = nowNanos;
 		this.cycleStartNanos = nowNanos;
+		this.lastRefusedSentNanos = nowNanos;
 	}
 
 	/**
@@ -74,11 +69,11 @@ final class HintedRefusals {
 	/**
 	 * Counts a success that arrived at {@code nowNanos} of a request sent at {@code sentAtNanos}, the rate having
 	 * last changed at {@code changeNanos}; a success that ends a cycle returns the cycle's successes per second.
-	 * @param openSinceNanos when the gate last opened: a cycle that spanned a cooldown measures nothing, and the first
-	 * success after it starts one
+	 * @param closedAtNanos when the gate's latest cooldown began: a cycle whose first request was sent before it
+	 * spanned a cooldown and measures nothing, and the first success after it starts one
 	 * @return the successes per second of the cycle this success ended, {@code NaN} when it ended none
 	 */
-	double admitted(long sentAtNanos, long nowNanos, long changeNanos, long openSinceNanos) {
+	double admitted(long sentAtNanos, long nowNanos, long changeNanos, long closedAtNanos) {
 		if (changeNanos != this.changeNanos) {
 			this.changeNanos = changeNanos;
 			this.sinceChange = 0;
@@ -86,21 +81,16 @@ final class HintedRefusals {
 		if (nowNanos - changeNanos >= 0) {
 			this.sinceChange++;
 		}
-		long bucket = Math.floorDiv(nowNanos, BUCKET_NANOS);
-		if (this.recent == null) {
-			this.recent = new int[BUCKETS];
-			this.recentBucket = bucket;
-		}
-		advance(bucket);
-		this.recent[(int) Math.floorMod(bucket, (long) BUCKETS)]++;
-		return cycle(sentAtNanos, nowNanos, openSinceNanos);
+		return cycle(sentAtNanos, nowNanos, closedAtNanos);
 	}
 
 	/**
-	 * A refusal that asked for {@code waitNanos}, arriving at {@code nowNanos} from a provider that is admitting: one
-	 * with a wait longer than a second ends the cycle in progress at the next success of a request sent after it.
+	 * A refusal that asked for {@code waitNanos}, arriving at {@code nowNanos} for a request sent at
+	 * {@code sentAtNanos}, from a provider that is admitting: one with a wait longer than a second ends the cycle in
+	 * progress at the next success of a request sent after it, and the last request refused since the cycle started
+	 * bounds the window's end from below.
 	 */
-	void refused(long nowNanos, long waitNanos) {
+	void refused(long sentAtNanos, long nowNanos, long waitNanos) {
 		if (!hinted(waitNanos)) {
 			return;
 		}
@@ -109,6 +99,7 @@ final class HintedRefusals {
 			this.cycleRefused = true;
 			this.cycleRefusedNanos = nowNanos;
 		}
+		this.lastRefusedSentNanos = later(this.lastRefusedSentNanos, sentAtNanos);
 	}
 
 	/**
@@ -139,9 +130,9 @@ final class HintedRefusals {
 	 * not grow for {@link #CYCLE_HOLD} of the last wait a refusal asked for.
 	 */
 	void cycled(double rate, long nowNanos) {
-		if (this.floor > 0) {
-			this.floor = Math.max(this.floor, rate);
-		}
+		// a measurement under way concludes no lower, whether or not a cap started it (one that starts later sets or
+		// forgets its own floor)
+		this.floor = Math.max(this.floor, rate);
 		this.holdUntilNanos = later(this.holdUntilNanos, nowNanos + CYCLE_HOLD * this.waitNanos);
 	}
 
@@ -162,52 +153,37 @@ final class HintedRefusals {
 		return this.holdUntilNanos;
 	}
 
-	private double cycle(long sentAtNanos, long nowNanos, long openSinceNanos) {
-		boolean spannedCooldown = openSinceNanos - this.cycleStartNanos > 0;
+	/**
+	 * Counts a success in the cycle in progress, or ends it. A cycle is timed by when its requests were sent, which
+	 * is what a window sees (a model call's answer may take seconds to arrive): from its first success's sending to
+	 * the window's end, which lies between the sending of the last request it refused and of the first it admitted
+	 * again. Their midpoint is off by at most half the spacing of the requests either side; the first admitted alone
+	 * reads the window long by up to a whole spacing, and the rate low by as much.
+	 */
+	private double cycle(long sentAtNanos, long nowNanos, long closedAtNanos) {
+		// the gate closed after the cycle's first request was sent (a probe sent during the cooldown, and the requests
+		// its answer releases, are one burst: the cooldown began before them)
+		boolean spannedCooldown = closedAtNanos - this.cycleStartNanos > 0;
 		if (!spannedCooldown && (!this.cycleRefused || sentAtNanos - this.cycleRefusedNanos <= 0)) {
 			this.cycleAdmitted++;
 			return Double.NaN;
 		}
-		double admitted = (this.cycleRefused && !spannedCooldown && this.cycleAdmitted >= 2
-				&& nowNanos - this.cycleStartNanos > 0)
-				? this.cycleAdmitted * NANOS_PER_SECOND / (nowNanos - this.cycleStartNanos) : Double.NaN;
-		this.cycleStartNanos = nowNanos;
+		long end = (this.lastRefusedSentNanos - this.cycleStartNanos > 0 && sentAtNanos - this.lastRefusedSentNanos > 0)
+				? this.lastRefusedSentNanos + (sentAtNanos - this.lastRefusedSentNanos) / 2 : sentAtNanos;
+		double admitted = Double.NaN;
+		if (this.cycleRefused && !spannedCooldown && this.cycleAdmitted >= 2 && end - this.cycleStartNanos > 0) {
+			admitted = this.cycleAdmitted * NANOS_PER_SECOND / (end - this.cycleStartNanos);
+		}
+		this.cycleStartNanos = sentAtNanos;
+		this.lastRefusedSentNanos = sentAtNanos;
 		this.cycleAdmitted = 1;
 		this.cycleRefused = false;
 		return admitted;
 	}
 
-	/**
-	 * The successes per second the provider admitted over the last {@code waitNanos}, from the start of the bucket
-	 * holding its beginning (at most 6.4 s back).
-	 */
+	/** The successes per second the provider admitted over the last {@code waitNanos} (at most 6.4 s back). */
 	private double lately(long nowNanos, long waitNanos) {
-		if (this.recent == null) {
-			return 0;
-		}
-		long bucket = Math.floorDiv(nowNanos, BUCKET_NANOS);
-		advance(bucket);
-		int buckets = (int) Math.min(BUCKETS, bucket - Math.floorDiv(nowNanos - waitNanos, BUCKET_NANOS) + 1);
-		long admitted = 0;
-		for (int i = 0; i < buckets; i++) {
-			admitted += this.recent[(int) Math.floorMod(bucket - i, (long) BUCKETS)];
-		}
-		return admitted * NANOS_PER_SECOND / Math.max(1, nowNanos - (bucket - buckets + 1) * BUCKET_NANOS);
-	}
-
-	/** Clears the buckets that passed since the last count, up to {@code bucket}. */
-	private void advance(long bucket) {
-		if (bucket - this.recentBucket >= BUCKETS) {
-			Arrays.fill(this.recent, 0);
-		}
-		else {
-			for (long b = this.recentBucket + 1; b - bucket <= 0; b++) {
-				this.recent[(int) Math.floorMod(b, (long) BUCKETS)] = 0;
-			}
-		}
-		if (bucket - this.recentBucket > 0) {
-			this.recentBucket = bucket;
-		}
+		return this.recent.perSecond(nowNanos, waitNanos);
 	}
 
 }
