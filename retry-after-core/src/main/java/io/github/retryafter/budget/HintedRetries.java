@@ -21,7 +21,7 @@ public enum HintedRetries {
 	/**
 	 * Every retry takes a token when it is sent, hinted or not: the budget bounds all retries, and during a refused
 	 * burst larger than the budget the retries beyond it end {@code BUDGET_EXHAUSTED} even though the provider named
-	 * when to come back (the behaviour before issue 31).
+	 * when to come back.
 	 */
 	TOKENS
 

@@ -42,7 +42,8 @@ import io.github.retryafter.test.SeededRandom;
  * task an instance hands to its store's thread runs half a round trip later (the store applies it then, as Redis
  * would), and each instance's flush runs every flush interval. In {@link Mode#STORE} the budget is the real
  * {@link FleetRetryBudget} and the cooldown the real {@link SharedCooldown}, told of closed gates by the real
- * {@link SharedCooldownListener}; {@link Mode#STORE_BEFORE} runs their pre-issue-17 history. Confined to one thread.
+ * {@link SharedCooldownListener}; {@link Mode#STORE_UNCOORDINATED} runs {@link UncoordinatedFleetBudget} and
+ * {@link UncoordinatedCooldown} over the same store. Confined to one thread.
  */
 final class FleetStoreRun {
 
@@ -110,7 +111,7 @@ final class FleetStoreRun {
 
 		SharedCooldown cooldown;
 
-		CooldownBeforeIssue17 before;
+		UncoordinatedCooldown uncoordinated;
 
 		Instance(int index) {
 			this.index = index;
@@ -158,7 +159,7 @@ final class FleetStoreRun {
 	// whether a retry after a hinted refusal goes without a token under the backlog's policy
 	private final boolean tokenFree;
 
-	// failed retries the provider asked for, sent without a token (the engine's rule since issue 31)
+	// failed retries the provider asked for, sent without a token (the engine's default, HintedRetries.PACED)
 	private long failedPacedRetries;
 
 	private long firstSuccesses;
@@ -208,7 +209,7 @@ final class FleetStoreRun {
 				instance.cooldown.sync();
 			}
 			else if (mode.shared()) {
-				instance.before.attach(instance.gate());
+				instance.uncoordinated.attach(instance.gate());
 			}
 			if (mode.shared()) {
 				long offset = (long) (this.latency.nextDouble() * store.flushInterval().toNanos());
@@ -234,7 +235,7 @@ final class FleetStoreRun {
 		return instance;
 	}
 
-	/** The instance's side of the fleet's cooldown: the real one, or its history; none without a store. */
+	/** The instance's side of the fleet's cooldown: the real one, or the uncoordinated one; none without a store. */
 	private RetryEngine.Builder cooldown(Instance instance, RetryEngine.Builder engine) {
 		if (this.mode.coordinated()) {
 			// no round trip on the caller's thread, as for the budget: attach reads nothing
@@ -247,7 +248,7 @@ final class FleetStoreRun {
 			return engine.listener(new SharedCooldownListener(instance.cooldown));
 		}
 		if (this.mode.shared()) {
-			instance.before = new CooldownBeforeIssue17(instance.member, PROVIDER, () -> this.now);
+			instance.uncoordinated = new UncoordinatedCooldown(instance.member, PROVIDER, () -> this.now);
 		}
 		return engine;
 	}
@@ -262,8 +263,8 @@ final class FleetStoreRun {
 				.mayBlock(() -> false)
 				.build();
 		}
-		if (this.mode == Mode.STORE_BEFORE) {
-			return new BudgetBeforeIssue17(instance.member, PROVIDER, this.backlog.budget(), () -> this.now);
+		if (this.mode == Mode.STORE_UNCOORDINATED) {
+			return new UncoordinatedFleetBudget(instance.member, PROVIDER, this.backlog.budget(), () -> this.now);
 		}
 		return TokenBucketRetryBudget.builder()
 			.ticker(() -> this.now)
@@ -373,12 +374,12 @@ final class FleetStoreRun {
 	}
 
 	/**
-	 * The backlog's policy; before issue 17 (and until issue 31) every retry took a token, so the history keeps
-	 * {@link HintedRetries#TOKENS}.
+	 * The backlog's policy; in {@link Mode#STORE_UNCOORDINATED} every retry takes a token, hinted or not
+	 * ({@link HintedRetries#TOKENS}).
 	 */
 	private static RetryPolicy policy(Backlog backlog, Mode mode) {
-		return (mode == Mode.STORE_BEFORE) ? backlog.policy().toBuilder().hintedRetries(HintedRetries.TOKENS).build()
-				: backlog.policy();
+		return (mode == Mode.STORE_UNCOORDINATED)
+				? backlog.policy().toBuilder().hintedRetries(HintedRetries.TOKENS).build() : backlog.policy();
 	}
 
 	private void receive(Op op) {
@@ -394,8 +395,8 @@ final class FleetStoreRun {
 		else {
 			ended(op, (Decision.Stop) decision);
 		}
-		if (op.instance.before != null) {
-			op.instance.before.afterResponse();
+		if (op.instance.uncoordinated != null) {
+			op.instance.uncoordinated.afterResponse();
 		}
 	}
 

@@ -17,8 +17,8 @@ import io.github.retryafter.pacing.PacingSettings;
 import io.github.retryafter.pacing.ProviderGate;
 
 /**
- * A deterministic simulation of a fleet of application instances that share a store (issue 17), each instance the
- * real {@link RetryEngine} with its own {@link ProviderGate}, behind one provider that is down for a while
+ * A deterministic simulation of a fleet of application instances that share a store, each instance the real
+ * {@link RetryEngine} with its own {@link ProviderGate}, behind one provider that is down for a while
  * ({@code 503} with a fixed {@code Retry-After}) and then admits a rate through a token bucket ({@code 429} with its
  * own {@code Retry-After} beyond it). Operations are dealt round-robin over the instances and all start at once.
  * <p>
@@ -27,8 +27,8 @@ import io.github.retryafter.pacing.ProviderGate;
  * fleet's probe claim, the backlog report that sets each gate's share and rate), over one {@link InMemoryFleetStore}
  * on the virtual time line, deciding every retry as Reactor's event loops do (no round trip on the caller's thread);
  * what an instance hands its store's thread runs half a round trip later, and each instance flushes every flush
- * interval. {@link Mode#STORE_BEFORE} keeps the budget and the cooldown as they were before issue 17, to pin the
- * collapse they caused.
+ * interval. {@link Mode#STORE_UNCOORDINATED} shares the same store without that coordination (a fixed share of the
+ * budget, every instance pacing at the whole rate and probing for itself), to show the collapse a fleet meets then.
  * <p>
  * Everything runs on one virtual time line (the store's clock is that time line; clocks are exact), so the same
  * workload, store, mode and seed always give the same result. Stateless and thread-safe; a run is confined to the
@@ -50,15 +50,17 @@ public final class FleetStoreSimulation {
 		INDEPENDENT(false, false),
 
 		/**
-		 * The store before issue 17: budget and cooldown shared, each instance pacing at the whole provider's rate and
-		 * probing after every fleet cooldown, refunds reaching the store only at a flush, and an empty share refusing a
-		 * retry at once.
+		 * A store without coordination: budget and cooldown shared, each instance pacing at the whole provider's rate
+		 * and probing after every fleet cooldown, refunds reaching the store only at a flush, an empty share refusing a
+		 * retry at once, and every retry taking a token
+		 * ({@link io.github.retryafter.budget.HintedRetries#TOKENS}): {@code UncoordinatedFleetBudget} and
+		 * {@code UncoordinatedCooldown}.
 		 */
-		STORE_BEFORE(true, false),
+		STORE_UNCOORDINATED(true, false),
 
 		/**
-		 * The store after issue 17, as the starter runs it: the real {@link FleetRetryBudget} (tokens leased by
-		 * demand, a retry takes over a refund not yet flushed and waits for tokens held in flight) and the real
+		 * The store as the starter runs it: the real {@link FleetRetryBudget} (tokens leased by demand, a retry takes
+		 * over a refund not yet flushed and waits for tokens held in flight) and the real
 		 * {@link SharedCooldown} (each gate pacing at {@code 1/N} of the provider, its part of the fleet's rate while it
 		 * holds a backlog, and one probe per fleet).
 		 */
@@ -147,13 +149,13 @@ public final class FleetStoreSimulation {
 		}
 
 		/**
-		 * Returns issue 17's backlog: 2,000 operations against a provider down for 3 s ({@code 503 Retry-After: 2})
-		 * that then admits 400 requests a second with a burst of 40 ({@code 429 Retry-After: 1}); the starter's
-		 * defaults (pacing on, the 20-token provider budget) with 6 attempts and a 30 s deadline; latency 1 to 5 ms
-		 * each way.
+		 * Returns a fleet's backlog behind an outage, then a rate limit: 2,000 operations against a provider down for
+		 * 3 s ({@code 503 Retry-After: 2}) that then admits 400 requests a second with a burst of 40
+		 * ({@code 429 Retry-After: 1}); the starter's defaults (pacing on, the 20-token provider budget) with 6
+		 * attempts and a 30 s deadline; latency 1 to 5 ms each way.
 		 * @return the backlog
 		 */
-		public static Backlog issue17() {
+		public static Backlog outageThenRateLimit() {
 			RetryPolicy policy = RetryPolicy.DEFAULTS.toBuilder()
 				.maxAttempts(6)
 				.deadline(Duration.ofSeconds(30))
@@ -188,8 +190,9 @@ public final class FleetStoreSimulation {
 	 * @param attempts the requests the provider received
 	 * @param early the retries that reached the provider before the instant a refusal of the same operation named
 	 * @param failedRetries the retries holding a budget token that did not succeed
-	 * @param failedPacedRetries the retries the provider asked for, sent without a token (issue 31's rule), that did
-	 * not succeed: bounded by the gate (one probe per cooldown, then the paced rate), not by the budget
+	 * @param failedPacedRetries the retries the provider asked for, sent without a token (the default rule,
+	 * {@link io.github.retryafter.budget.HintedRetries#PACED}), that did not succeed: bounded by the gate (one probe per
+	 * cooldown, then the paced rate), not by the budget
 	 * @param failedRetryBound what the shared budget admits of {@code failedRetries}: capacity, plus the deposits of
 	 * successful first attempts,
 	 * plus the refill over the run (per instance for {@link Mode#INDEPENDENT})

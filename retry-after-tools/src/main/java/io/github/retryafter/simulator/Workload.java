@@ -89,11 +89,11 @@ public record Workload(String name, int clients, boolean isolated, ProviderModel
 	}
 
 	/**
-	 * Returns issue 7's workload: {@code clients} operations of one application started together, a 2 s outage
+	 * Returns an outage, then a rate limit: {@code clients} operations of one application started together, a 2 s outage
 	 * answered with {@code 503} and {@code Retry-After: 2}, then a provider admitting 250 requests a second (burst 25)
 	 * and answering {@code 429} with {@code Retry-After: 1} to the excess; 6 attempts and a 20 s deadline, clocks
 	 * exact on the client (one application has one clock), latency 1 to 5 ms each way.
-	 * @param clients the number of operations (the issue's: 1,000)
+	 * @param clients the number of operations (docs/pacing.md measures 1,000)
 	 * @return the workload
 	 */
 	public static Workload outageThenRateLimit(int clients) {
@@ -105,13 +105,13 @@ public record Workload(String name, int clients, boolean isolated, ProviderModel
 	}
 
 	/**
-	 * Returns issue 13's workload: {@code clients} operations of one application arriving uniformly at 500 a second
-	 * (over 6 s for the issue's 3,000) at a provider with no outage that admits 250 requests a second (burst 25), answers
+	 * Returns an announced quota: {@code clients} operations of one application arriving uniformly at 500 a second
+	 * (over 6 s for 3,000) at a provider with no outage that admits 250 requests a second (burst 25), answers
 	 * {@code 429} with {@code Retry-After: 1} to the excess, and announces its quota on every answer
 	 * ({@code RateLimit-Policy: "default";q=250;w=1}, {@code RateLimit: "default";r=…;t=…}); 6 attempts, a 20 s
 	 * deadline, latency 1 to 5 ms each way. {@link #withProvider} with an unannounced rate limit gives the same
 	 * provider keeping its quota to itself.
-	 * @param clients the number of operations (the issue's: 3,000)
+	 * @param clients the number of operations (docs/pacing.md measures 3,000)
 	 * @return the workload
 	 */
 	public static Workload announcedQuota(int clients) {
@@ -124,12 +124,12 @@ public record Workload(String name, int clients, boolean isolated, ProviderModel
 	}
 
 	/**
-	 * Returns issue 30's workload: a backlog of {@code clients} operations of one application started together
+	 * Returns an OpenAI-style backlog: a backlog of {@code clients} operations of one application started together
 	 * against an OpenAI-style provider with {@link #OPENAI_WINDOWS} (fixed one-second windows from the start), which
 	 * sends {@code x-ratelimit-{limit,remaining,reset}-{requests,tokens}} with Go-duration resets on every answer and
 	 * refuses with {@code 429}, {@code retry-after-ms} and {@code Retry-After}; the clients read the OpenAI fields
 	 * ({@link ProviderModel#OPENAI_FIELDS}); 6 attempts, a 60 s deadline, latency 1 to 5 ms each way, one clock.
-	 * @param clients the backlog (the issue's: 1,000)
+	 * @param clients the backlog (docs/simulation.md measures 1,000)
 	 * @return the workload
 	 */
 	public static Workload openAi(int clients) {

@@ -56,7 +56,7 @@ public class PolicyProperties {
 	/**
 	 * Whether a retry the provider asked for draws on the retry budget: 'paced' (a retry whose wait a Retry-After set,
 	 * held by the provider's gate with pacing on, takes no token; the gate bounds it) or 'tokens' (every retry takes
-	 * one, as before 0.1.0's issue 31).
+	 * one).
 	 */
 	private HintedRetries hintedRetries;
 

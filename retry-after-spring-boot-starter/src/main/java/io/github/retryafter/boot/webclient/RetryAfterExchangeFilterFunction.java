@@ -220,7 +220,7 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 		Publisher<ClientResponse> attempt(StandInResponse previous) {
 			Permit permit = ask();
 			if (permit instanceof Permit.Wait wait) {
-				// held at the gate: ask again each time the wait ends, in one loop at one level (issue 32)
+				// held at the gate: ask again each time the wait ends, in one loop at one level (no chain that grows)
 				observeHold(wait);
 				RetryAfterExchangeFilterFunction filter = filter();
 				return TickerWait.<Permit>until(wait.notBeforeNanos(), filter.ticker, filter.scheduler,

@@ -15,7 +15,7 @@ import io.github.retryafter.Ticker;
 /**
  * A wait on the engine's {@link Ticker}, timed on an injectable {@link Scheduler}, that may wait again as often as its
  * step asks, always at one level: each wake schedules the next, so a request held at the gate for an hour holds one
- * timer and this object, not a chain of operators that grows with every time it asked again (issue 32). A timer that
+ * timer and this object, not a chain of operators that grows with every time it asked again. A timer that
  * fires before the ticker reached the instant is re-armed (a wait is never cut short by a fast timer); a cancelled
  * operation wakes at once, and its step then finds the operation cancelled. The cancellation callback lives exactly as
  * long as the wait. Thread-safe: one wake at a time runs the step, outside this object's monitor.

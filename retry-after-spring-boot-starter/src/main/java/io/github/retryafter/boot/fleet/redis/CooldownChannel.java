@@ -22,7 +22,7 @@ import org.apache.commons.logging.LogFactory;
 import io.github.retryafter.fleet.FleetStore;
 
 /**
- * The fleet's cooldown announcements on Redis (issue 31): {@link FleetScript#EXTEND_COOLDOWN} publishes on
+ * The fleet's cooldown announcements on Redis: {@link FleetScript#EXTEND_COOLDOWN} publishes on
  * <code>{prefix}:cooldowns</code> each time it moves a provider's instant later, and every instance listens there on a
  * pub/sub connection of its own, so it learns a cooldown as soon as Redis stores it rather than at its next read. The
  * connection is opened while the fleet is on Redis (asked at once, at the rejoin, or at a sync, at most once a probe

@@ -11,13 +11,14 @@ import io.github.retryafter.fleet.FleetBucket;
 import io.github.retryafter.fleet.FleetStore;
 
 /**
- * The fleet's budget <b>as it was before issue 17</b>, for {@link FleetStoreSimulation.Mode#STORE_BEFORE} only: every
- * retry decided on this instance's share of the last level read, a take sent at once, refunds reaching the store only
- * at a flush, and an empty share refusing a retry at once. History the real {@code FleetRetryBudget} no longer has,
- * kept so the simulator still pins the collapse it caused; it runs over the same in-memory store. Confined to the
- * run's thread.
+ * A fleet budget <b>without coordination</b>, for {@link FleetStoreSimulation.Mode#STORE_UNCOORDINATED}: the bucket is
+ * shared through the store, but every retry is decided on this instance's fixed share (1/N) of the last level read,
+ * a take is sent at once, refunds reach the store only at a flush, and an empty share refuses a retry at once. It
+ * leaves out what the real {@code FleetRetryBudget} adds (tokens leased by demand, a refund not yet flushed taken over
+ * by the next retry, a wait for tokens held in flight), so the simulator can show the collapse a fleet meets without
+ * them; it runs over the same in-memory store. Confined to the run's thread.
  */
-final class BudgetBeforeIssue17 implements RetryBudget, FleetStore.Participant {
+final class UncoordinatedFleetBudget implements RetryBudget, FleetStore.Participant {
 
 	private static final double NANOS_PER_SECOND = 1_000_000_000.0;
 
@@ -45,7 +46,7 @@ final class BudgetBeforeIssue17 implements RetryBudget, FleetStore.Participant {
 
 	private boolean flushRequested;
 
-	BudgetBeforeIssue17(FleetStore store, String provider, BudgetSettings settings, Ticker ticker) {
+	UncoordinatedFleetBudget(FleetStore store, String provider, BudgetSettings settings, Ticker ticker) {
 		this.store = store;
 		this.bucket = FleetBucket.ofProvider(provider, settings);
 		this.settings = settings;

@@ -10,13 +10,13 @@ import io.github.retryafter.fleet.SharedCooldown;
 import io.github.retryafter.pacing.FleetGate;
 
 /**
- * The fleet's cooldown <b>as it was before issue 17</b>, for {@link FleetStoreSimulation.Mode#STORE_BEFORE} only: a
- * gate closed later than the fleet knows is pushed at once and every flush reads the fleet's instant back, but no
- * instance paces at a share, none reports its backlog and each probes for itself after every fleet cooldown. History
- * the real {@link SharedCooldown} no longer has, kept so the simulator still pins the collapse; it runs over the same
- * store operations. Confined to the run's thread.
+ * A fleet cooldown <b>without coordination</b>, for {@link FleetStoreSimulation.Mode#STORE_UNCOORDINATED}: a gate
+ * closed later than the fleet knows is pushed at once and every flush reads the fleet's instant back, but no instance
+ * paces at a share, none reports its backlog and each probes for itself after every fleet cooldown. It leaves out what
+ * the real {@link SharedCooldown} adds, so the simulator can show the collapse a fleet meets without it; it runs over
+ * the same store operations. Confined to the run's thread.
  */
-final class CooldownBeforeIssue17 implements FleetStore.Participant {
+final class UncoordinatedCooldown implements FleetStore.Participant {
 
 	private final FleetStore store;
 
@@ -31,7 +31,7 @@ final class CooldownBeforeIssue17 implements FleetStore.Participant {
 
 	private boolean publishing;
 
-	CooldownBeforeIssue17(FleetStore store, String provider, Ticker ticker) {
+	UncoordinatedCooldown(FleetStore store, String provider, Ticker ticker) {
 		this.store = store;
 		this.provider = provider;
 		this.ticker = ticker;
