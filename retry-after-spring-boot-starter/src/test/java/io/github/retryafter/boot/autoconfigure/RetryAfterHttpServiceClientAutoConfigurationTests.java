@@ -4,6 +4,8 @@ import java.util.List;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.BeanCreationException;
+import org.springframework.boot.LazyInitializationBeanFactoryPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.test.context.FilteredClassLoader;
@@ -18,6 +20,7 @@ import io.github.retryafter.boot.httpservice.RetryAfterWebClientHttpServiceGroup
 import io.github.retryafter.boot.httpservice.ServiceGroupProviders;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 class RetryAfterHttpServiceClientAutoConfigurationTests {
 
@@ -149,6 +152,35 @@ class RetryAfterHttpServiceClientAutoConfigurationTests {
 				.rootCause()
 				.isInstanceOf(InvalidConfigurationPropertyValueException.class)
 				.hasMessageContaining("the application declares no HTTP service groups"));
+	}
+
+	@Test
+	void underLazyInitializationAnEntryWithoutGroupsStillFailsAtStartup() {
+		this.contextRunner
+			.withInitializer((context) -> context.addBeanFactoryPostProcessor(
+					new LazyInitializationBeanFactoryPostProcessor()))
+			.withPropertyValues("retry.after.providers.github.service-groups=githb")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.isInstanceOf(InvalidConfigurationPropertyValueException.class)
+				.hasMessageContaining("the application declares no HTTP service groups"));
+	}
+
+	@Test
+	void underLazyInitializationAnUndeclaredGroupFailsTheFirstClientAskedFor() {
+		this.contextRunner
+			.withInitializer((context) -> context.addBeanFactoryPostProcessor(
+					new LazyInitializationBeanFactoryPostProcessor()))
+			.withUserConfiguration(GitHubGroup.class)
+			.withPropertyValues("retry.after.providers.github.service-groups=githb")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThatExceptionOfType(BeanCreationException.class)
+					.isThrownBy(() -> context.getBean(GitHubApi.class))
+					.havingRootCause()
+					.isInstanceOf(InvalidConfigurationPropertyValueException.class)
+					.withMessageContaining("did you mean 'github'?");
+			});
 	}
 
 	@Test
