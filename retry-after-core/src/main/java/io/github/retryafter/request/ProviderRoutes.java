@@ -9,7 +9,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeSet;
 
+import io.github.retryafter.NearestName;
 import io.github.retryafter.Scope;
 import io.github.retryafter.engine.OperationSpec;
 
@@ -84,7 +86,8 @@ public final class ProviderRoutes<P extends ProviderRoute> {
 	 * @param uri the request's URI
 	 * @param explicit the provider the request names, if any
 	 * @return the route
-	 * @throws IllegalArgumentException if {@code explicit} names no configured provider
+	 * @throws IllegalArgumentException if {@code explicit} names no configured provider (the message names the
+	 * nearest configured one)
 	 */
 	public P resolve(URI uri, Optional<String> explicit) {
 		if (explicit.isPresent()) {
@@ -93,12 +96,14 @@ public final class ProviderRoutes<P extends ProviderRoute> {
 		return resolveHost(Origins.host(uri));
 	}
 
-	/** The route a request names: its name must be a configured one. */
+	/** The route a request names: its name must be a configured one, else the nearest configured one is named. */
 	P named(String name) {
 		P route = this.byName.get(name);
 		if (route == null) {
-			throw new IllegalArgumentException("request names retry-after provider '" + name + "' but only "
-					+ this.byName.keySet() + " are configured under retry.after.providers");
+			List<String> configured = List.copyOf(new TreeSet<>(this.byName.keySet()));
+			throw new IllegalArgumentException("request names retry-after provider '" + name
+					+ "', which is not configured under retry.after.providers; did you mean '"
+					+ NearestName.of(name, configured).orElseThrow() + "'? Configured providers: " + configured);
 		}
 		return route;
 	}

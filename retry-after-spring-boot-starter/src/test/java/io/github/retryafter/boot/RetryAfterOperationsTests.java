@@ -93,6 +93,16 @@ class RetryAfterOperationsTests {
 	}
 
 	@Test
+	void anUnknownProviderNameSaysWhichConfiguredOneIsNearest() {
+		Map<String, Object> attributes = new HashMap<>();
+		RetryAfterAttributes.provider("paymnts").accept(attributes);
+		assertThatIllegalArgumentException().isThrownBy(() -> prepare("GET", "https://api.pay.example/", attributes))
+			.withMessageContaining("'paymnts'")
+			.withMessageContaining("did you mean 'payments'?")
+			.withMessageContaining("[default, payments, search]");
+	}
+
+	@Test
 	void aPostGetsAKeyToAddOnlyWhereKeysAreOn() {
 		Prepared keyed = prepare("POST", "https://api.pay.example/charges");
 		Prepared unkeyed = prepare("POST", "https://elsewhere.example/charges");

@@ -226,7 +226,8 @@ public class RetryAfterProperties extends PolicyProperties {
 
 		/**
 		 * HTTP service groups ('@ImportHttpServices') whose requests use this provider whatever their host. A group
-		 * named like a configured provider uses it without being listed.
+		 * named like a configured provider uses it without being listed. A group the application does not declare
+		 * fails at startup.
 		 */
 		private List<String> serviceGroups = new ArrayList<>();
 

@@ -19,6 +19,7 @@ import org.springframework.util.StringUtils;
 import org.springframework.util.unit.DataSize;
 
 import io.github.retryafter.HintFields;
+import io.github.retryafter.NearestName;
 import io.github.retryafter.PlannerOptions;
 import io.github.retryafter.boot.ProviderSettings;
 import io.github.retryafter.boot.RetryAfterSettings;

@@ -21,6 +21,8 @@ import org.springframework.core.ResolvableType;
 import org.springframework.core.env.Environment;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
 
+import io.github.retryafter.NearestName;
+
 /**
  * Fails at startup on a property under {@code retry.after.*} that retry-after does not have, naming it and the valid
  * property nearest it by edit distance: a typo ({@code max-attemps}) or a setting that does not exist would otherwise

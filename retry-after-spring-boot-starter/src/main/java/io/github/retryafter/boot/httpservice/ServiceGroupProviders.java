@@ -1,12 +1,15 @@
 package io.github.retryafter.boot.httpservice;
 
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Consumer;
 
+import io.github.retryafter.NearestName;
 import io.github.retryafter.boot.RetryAfterAttributes;
 import io.github.retryafter.engine.OperationSpec;
 
@@ -27,15 +30,20 @@ public final class ServiceGroupProviders {
 	 * Creates the mapping.
 	 * @param listed the provider of each group listed under a provider's {@code service-groups}, by group name
 	 * @param providers the names of every configured provider
-	 * @throws IllegalArgumentException if a group is listed under a provider that is not configured
+	 * @throws IllegalArgumentException if a group is listed under a provider that is not configured (the message
+	 * names the configured provider nearest it)
 	 */
 	public ServiceGroupProviders(Map<String, String> listed, Collection<String> providers) {
 		this.listed = Map.copyOf(listed);
 		this.providers = Set.copyOf(providers);
 		this.listed.forEach((group, provider) -> {
 			if (!this.providers.contains(provider)) {
+				List<String> configured = List.copyOf(new TreeSet<>(this.providers));
+				String nearest = NearestName.of(provider, configured).map((name) -> "; did you mean '" + name + "'?")
+					.orElse(".");
 				throw new IllegalArgumentException("HTTP service group '" + group + "' is listed under provider '"
-						+ provider + "', which is not configured; configure it under retry.after.providers");
+						+ provider + "', which is not configured" + nearest + " Configure it under "
+						+ "retry.after.providers or list the group under one of " + configured);
 			}
 		});
 	}

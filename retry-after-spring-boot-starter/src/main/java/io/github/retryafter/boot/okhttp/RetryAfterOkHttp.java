@@ -10,6 +10,7 @@ import okhttp3.Interceptor;
 import okhttp3.OkHttpClient;
 
 import io.github.retryafter.Cancellation;
+import io.github.retryafter.NearestName;
 import io.github.retryafter.Sleeper;
 import io.github.retryafter.boot.RetryAfterOperations;
 import io.github.retryafter.boot.RetryAfterProviders;
@@ -107,7 +108,7 @@ public final class RetryAfterOkHttp {
 	 * the provider on each request that names none, then {@link #interceptor()}.
 	 * @param provider a configured provider's name
 	 * @return the two interceptors
-	 * @throws IllegalArgumentException if no provider of that name is configured
+	 * @throws IllegalArgumentException if no provider of that name is configured (the message names the nearest)
 	 */
 	public List<Interceptor> interceptors(String provider) {
 		return List.of(pin(provider), this.interceptor);
@@ -144,7 +145,7 @@ public final class RetryAfterOkHttp {
 	 * @param builder the client's builder
 	 * @param provider a configured provider's name
 	 * @return {@code builder}
-	 * @throws IllegalArgumentException if no provider of that name is configured
+	 * @throws IllegalArgumentException if no provider of that name is configured (the message names the nearest)
 	 */
 	public OkHttpClient.Builder apply(OkHttpClient.Builder builder, String provider) {
 		List<Interceptor> interceptors = interceptors(provider);
@@ -158,9 +159,10 @@ public final class RetryAfterOkHttp {
 		Objects.requireNonNull(provider, "provider");
 		return this.pins.computeIfAbsent(provider, (name) -> {
 			if (this.providers.get(name).isEmpty()) {
-				throw new IllegalArgumentException("no provider '" + name + "' is configured: configure "
-						+ "retry.after.providers." + name + ".* or pin the client to one of "
-						+ this.providers.all().stream().map(Provider::name).sorted().toList());
+				List<String> configured = this.providers.all().stream().map(Provider::name).sorted().toList();
+				throw new IllegalArgumentException("no provider '" + name + "' is configured; did you mean '"
+						+ NearestName.of(name, configured).orElseThrow() + "'? Configure retry.after.providers."
+						+ name + ".* or pin the client to one of " + configured);
 			}
 			return new ProviderPin(name);
 		});

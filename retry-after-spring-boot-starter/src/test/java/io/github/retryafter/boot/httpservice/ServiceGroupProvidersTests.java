@@ -62,4 +62,12 @@ class ServiceGroupProvidersTests {
 			.withMessageContaining("'nobody'");
 	}
 
+	@Test
+	void groupListedUnderAMisspeltProviderNamesTheNearestConfiguredOne() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> new ServiceGroupProviders(Map.of("search", "strpe"), List.of("default", "stripe")))
+			.withMessageContaining("provider 'strpe'")
+			.withMessageContaining("did you mean 'stripe'?");
+	}
+
 }

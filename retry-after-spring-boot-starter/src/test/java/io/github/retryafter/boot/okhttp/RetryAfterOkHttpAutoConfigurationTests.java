@@ -67,8 +67,17 @@ class RetryAfterOkHttpAutoConfigurationTests {
 	void pinningToAProviderNobodyConfiguredSaysWhatToConfigure() {
 		this.contextRunner.run((context) -> assertThatIllegalArgumentException()
 			.isThrownBy(() -> context.getBean(RetryAfterOkHttp.class).interceptors("anthropic"))
-			.withMessage("no provider 'anthropic' is configured: configure retry.after.providers.anthropic.* or pin "
-					+ "the client to one of [default, openai]"));
+			.withMessage("no provider 'anthropic' is configured; did you mean 'openai'? Configure "
+					+ "retry.after.providers.anthropic.* or pin the client to one of [default, openai]"));
+	}
+
+	@Test
+	void applyingAMisspeltProviderSaysWhichConfiguredOneIsNearest() {
+		this.contextRunner.withPropertyValues("retry.after.providers.weather.hosts=api.weather.example")
+			.run((context) -> assertThatIllegalArgumentException()
+				.isThrownBy(() -> context.getBean(RetryAfterOkHttp.class).apply(new OkHttpClient.Builder(), "wether"))
+				.withMessageStartingWith("no provider 'wether' is configured; did you mean 'weather'?")
+				.withMessageEndingWith("[default, openai, weather]"));
 	}
 
 	@Test

@@ -1,26 +1,30 @@
-package io.github.retryafter.boot.autoconfigure;
+package io.github.retryafter;
 
 import java.util.Collection;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
  * The valid name nearest a misspelt one, by edit distance (Levenshtein: one insertion, deletion or substitution of a
- * character each counts one), for messages that say what was probably meant. Stateless.
+ * character each counts one), for messages that say what was probably meant: a provider a request names that is not
+ * configured, and in the Spring Boot starter an unknown property, profile or HTTP service group. The one
+ * implementation of the distance in retry-after. Stateless.
  */
-final class NearestName {
+public final class NearestName {
 
 	private NearestName() {
 	}
 
 	/**
-	 * Returns the candidate nearest {@code name}, case-insensitively; the first of equally near ones.
+	 * Returns the candidate nearest {@code name}, case-insensitively; the first of equally near ones, so a caller
+	 * that wants a stable answer passes its candidates in a stable order.
 	 * @param name the name as written
 	 * @param candidates the valid names
 	 * @return the nearest, or empty when there is no candidate
 	 */
-	static Optional<String> of(String name, Collection<String> candidates) {
-		String wanted = name.toLowerCase(Locale.ROOT);
+	public static Optional<String> of(String name, Collection<String> candidates) {
+		String wanted = Objects.requireNonNull(name, "name").toLowerCase(Locale.ROOT);
 		String best = null;
 		int bestDistance = Integer.MAX_VALUE;
 		for (String candidate : candidates) {
@@ -33,8 +37,13 @@ final class NearestName {
 		return Optional.ofNullable(best);
 	}
 
-	/** The edit distance of two strings, in two rows of memory. */
-	static int distance(String a, String b) {
+	/**
+	 * Returns the edit distance of two strings, as written (case counts), in two rows of memory.
+	 * @param a one string
+	 * @param b the other
+	 * @return the least number of insertions, deletions and substitutions that turn {@code a} into {@code b}
+	 */
+	public static int distance(String a, String b) {
 		int[] previous = new int[b.length() + 1];
 		int[] current = new int[b.length() + 1];
 		for (int j = 0; j <= b.length(); j++) {
