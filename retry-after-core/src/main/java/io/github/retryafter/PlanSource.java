@@ -26,18 +26,24 @@ public enum PlanSource {
 	X_MS_RETRY_AFTER_MS,
 
 	/** Google's {@code RetryInfo.retryDelay} in a refusal's body: a protobuf duration, measured from receipt. */
-	RETRY_INFO;
+	RETRY_INFO,
+	/**
+	 * An instant an inner retry layer handed on (it read the provider's field, gave up and named the instant),
+	 * measured on the wall clock both layers read. It names no field of its own: {@link #field()} reports it as
+	 * {@code Retry-After}, the field every layer reads.
+	 */
+	HANDED_ON;
 
 	/**
 	 * Returns the field this source is a form of.
-	 * @return {@link HintField#RETRY_AFTER} for its three forms, else the millisecond field
+	 * @return {@link HintField#RETRY_AFTER} for its three forms and for an instant handed on, else the field
 	 */
 	public HintField field() {
 		return switch (this) {
 			case RETRY_AFTER_MS -> HintField.RETRY_AFTER_MS;
 			case X_MS_RETRY_AFTER_MS -> HintField.X_MS_RETRY_AFTER_MS;
 			case RETRY_INFO -> HintField.GOOGLE_RETRY_INFO;
-			case DELAY_SECONDS, HTTP_DATE, HTTP_DATE_CLIENT_CLOCK -> HintField.RETRY_AFTER;
+			case DELAY_SECONDS, HTTP_DATE, HTTP_DATE_CLIENT_CLOCK, HANDED_ON -> HintField.RETRY_AFTER;
 		};
 	}
 

@@ -1,11 +1,7 @@
 package io.github.retryafter.engine;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
-import io.github.retryafter.HeaderSource;
 import io.github.retryafter.PlanRequest;
 import io.github.retryafter.RetryAfterError;
 import io.github.retryafter.RetryAfterException;
@@ -47,23 +43,29 @@ record Hint(Optional<RetryPlan> plan, Optional<RetryAfterException> refused) {
 	}
 
 	/**
-	 * Reads the instant a failure hands on ({@link NotBefore#find}: an inner retry layer gave up and named the
-	 * provider's instant) as the delay-seconds it leaves on the planner's wall clock, rounded up, so an outer
-	 * {@link RetryRunner} waits no less than the provider asked, with the same jitter, max wait and refusals as a
-	 * {@code Retry-After} it read itself.
+	 * Plans the wait until the instant a failure hands on ({@link NotBefore#find}: an inner retry layer gave up and
+	 * named the provider's instant) as an instant ({@link RetryAfterPlanner#planUntil}), so an outer
+	 * {@link RetryRunner} waits no less than the provider asked, with the same jitter, max wait and refusals as a field
+	 * it read itself, whichever fields its policy reads.
 	 */
 	private static Hint handedOn(RetryAfterPlanner planner, OperationState state, AttemptOutcome.Failure failure) {
 		Optional<NotBefore> carried = NotBefore.find(failure.cause());
 		if (carried.isEmpty()) {
 			return NONE;
 		}
-		Duration left = carried.get().remainingAt(planner.wallClock());
-		long seconds = left.getSeconds() + ((left.getNano() > 0) ? 1 : 0);
-		ResponseHints hints = ResponseHints.of(HeaderSource.of(Map.of("Retry-After", List.of(Long.toString(seconds)))));
 		PlanRequest request = PlanRequest.forAttempt(state.attempts());
-		return plan(planner, hints,
-				state.spec().jitterKey().isPresent() ? request.withJitterKey(state.spec().jitterKey().get()) : request,
-				Optional.empty());
+		if (state.spec().jitterKey().isPresent()) {
+			request = request.withJitterKey(state.spec().jitterKey().get());
+		}
+		try {
+			return new Hint(Optional.of(planner.planUntil(carried.get().instant(), request)), Optional.empty());
+		}
+		catch (RetryAfterException ex) {
+			if (ex.code() == RetryAfterError.INVALID_RANDOM) {
+				throw ex;
+			}
+			return new Hint(Optional.empty(), Optional.of(ex));
+		}
 	}
 
 	private static Hint plan(RetryAfterPlanner planner, ResponseHints hints, PlanRequest request,

@@ -21,7 +21,6 @@ import io.github.retryafter.RetryAfterException;
 import io.github.retryafter.RetryPlan;
 import io.github.retryafter.Ticker;
 import io.github.retryafter.internal.FieldText;
-import io.github.retryafter.internal.KeyedPosition;
 import io.github.retryafter.internal.Saturating;
 
 /**
@@ -76,11 +75,14 @@ public final class RetryAfterPlanner {
 
 	private final InstantSource wallClock;
 
+	private final AboveTheFloor aboveTheFloor;
+
 	private RetryAfterPlanner(Builder builder) {
 		this.options = builder.options;
 		this.random = builder.random;
 		this.ticker = builder.ticker;
 		this.wallClock = builder.wallClock;
+		this.aboveTheFloor = new AboveTheFloor(builder.options, builder.random);
 	}
 
 	/**
@@ -174,9 +176,11 @@ public final class RetryAfterPlanner {
 		long floorMillis = Saturating.subtract(instruction.millis(), age.millis());
 		boolean clampedToZero = floorMillis < 0;
 		floorMillis = Math.max(0, floorMillis);
-		long maxWaitMillis = requireWithinMaxWait(floorMillis, instruction, age);
-		long spreadMillis = spread(floorMillis);
-		long waitMillis = Math.min(Saturating.add(floorMillis, jitter(request, spreadMillis)), maxWaitMillis);
+		long maxWaitMillis = this.aboveTheFloor.requireWithinMaxWait(floorMillis, instruction.label(),
+				instruction.reported(), age.millis());
+		long spreadMillis = this.aboveTheFloor.spread(floorMillis);
+		long waitMillis = Math.min(Saturating.add(floorMillis, this.aboveTheFloor.jitter(request, spreadMillis)),
+				maxWaitMillis);
 		Duration waitTime = Duration.ofMillis(waitMillis);
 		return Optional.of(new RetryPlan(waitTime, Duration.ofMillis(floorMillis),
 				Duration.ofMillis(waitMillis - floorMillis), Duration.ofMillis(spreadMillis), instruction.source(),
@@ -184,6 +188,39 @@ public final class RetryAfterPlanner {
 				date.skewFrom(receipt), clampedToZero,
 				Saturating.add(receipt.nanos(), Saturating.multiply(waitMillis, 1_000_000)),
 				Saturating.plus(receipt.wall(), waitTime), choice.passedOver()));
+	}
+
+	/**
+	 * Plans the wait until an instant another retry layer handed on ({@code NotBefore}: an inner layer read the
+	 * provider's field, measured it skew-free, gave up and named the instant), with the same rules as a field: a floor
+	 * above the max wait is refused ({@link RetryAfterError#TOO_LONG}), the jitter is drawn above the floor, and the wait
+	 * is held as a deadline on the ticker. The instant is on the wall clock both layers read, so the floor is the time
+	 * from this planner's wall clock to it, rounded up to the millisecond; an instant already passed is a zero floor
+	 * ({@link RetryPlan#clampedToZero()}). It is not a field, so {@link PlannerOptions#fields()} does not filter it:
+	 * a provider whose fields leave out {@code Retry-After} still waits for it.
+	 * @param notBefore the instant the provider named, on the wall clock
+	 * @param request the attempt number and jitter key (a round trip given is ignored: the instant has no age)
+	 * @return the plan, with {@link PlanSource#HANDED_ON}
+	 * @throws RetryAfterException {@code TOO_LONG} when the floor is above the max wait; {@code INVALID_RANDOM}
+	 */
+	public RetryPlan planUntil(Instant notBefore, PlanRequest request) {
+		Objects.requireNonNull(notBefore, "notBefore");
+		Objects.requireNonNull(request, "request");
+		long nowNanos = this.ticker.read();
+		Instant wall = this.wallClock.instant();
+		long instructedMillis = Saturating.toMillis(Duration.between(wall, notBefore).plusNanos(999_999));
+		boolean clampedToZero = instructedMillis < 0;
+		long floorMillis = Math.max(0, instructedMillis);
+		long maxWaitMillis = this.aboveTheFloor.requireWithinMaxWait(floorMillis,
+				"The instant an inner retry layer handed on (" + notBefore + ")", floorMillis, 0);
+		long spreadMillis = this.aboveTheFloor.spread(floorMillis);
+		long waitMillis = Math.min(Saturating.add(floorMillis, this.aboveTheFloor.jitter(request, spreadMillis)),
+				maxWaitMillis);
+		Duration waitTime = Duration.ofMillis(waitMillis);
+		return new RetryPlan(waitTime, Duration.ofMillis(floorMillis), Duration.ofMillis(waitMillis - floorMillis),
+				Duration.ofMillis(spreadMillis), PlanSource.HANDED_ON, Duration.ofMillis(floorMillis), Duration.ZERO,
+				false, Optional.empty(), clampedToZero, Saturating.add(nowNanos, Saturating.multiply(waitMillis, 1_000_000)),
+				Saturating.plus(wall, waitTime), List.of());
 	}
 
 	/**
@@ -335,62 +372,6 @@ public final class RetryAfterPlanner {
 			ageMillis = Saturating.add(ageMillis, roundTrip / 1_000_000);
 		}
 		return new Age(ageMillis, ignored);
-	}
-
-	/**
-	 * Refuses a floor above the max wait: the wait is refused rather than shortened.
-	 * @return the max wait in milliseconds, {@link Long#MAX_VALUE} without one
-	 */
-	private long requireWithinMaxWait(long floorMillis, Instruction instruction, Age age) {
-		Optional<Duration> maxWait = this.options.maxWait();
-		if (maxWait.isEmpty()) {
-			return Long.MAX_VALUE;
-		}
-		long maxWaitMillis = Saturating.toMillis(maxWait.get());
-		if (floorMillis > maxWaitMillis) {
-			throw new RetryAfterException(RetryAfterError.TOO_LONG, instruction.label() + " asks for at"
-					+ " least " + floorMillis + " ms (" + instruction.reported() + " ms instructed, " + age.millis()
-					+ " ms of age taken off) but maxWait is " + maxWaitMillis + " ms. The wait is refused rather than"
-					+ " shortened, because retrying earlier than the server said is the failure this library exists to"
-					+ " prevent. Stop retrying this operation, or raise maxWait if waiting that long is acceptable.");
-		}
-		return maxWaitMillis;
-	}
-
-	/** {@code clamp(floor × ratio, minSpread, maxSpread)}, rounded down to the millisecond. */
-	private long spread(long floorMillis) {
-		long min = Saturating.toMillis(this.options.minSpread());
-		long max = Saturating.toMillis(this.options.maxSpread());
-		double scaled = Math.floor(floorMillis * this.options.spreadRatio());
-		if (scaled <= min) {
-			return min;
-		}
-		return (scaled >= max) ? max : (long) scaled;
-	}
-
-	/** A position in {@code [0, spread)}, rounded down to the millisecond. */
-	private long jitter(PlanRequest request, long spreadMillis) {
-		JitterMode mode = this.options.jitter();
-		if (mode == JitterMode.NONE) {
-			return 0;
-		}
-		double position = (mode == JitterMode.KEYED && request.jitterKey().isPresent())
-				? KeyedPosition.of(request.jitterKey().get(), request.attempt()) : draw();
-		if (spreadMillis == 0) {
-			return 0;
-		}
-		// position < 1, but position × spread can round up to spread in floating point: stay strictly below it.
-		return Math.min((long) (position * spreadMillis), spreadMillis - 1);
-	}
-
-	private double draw() {
-		double value = this.random.nextDouble();
-		if (!(value >= 0 && value < 1)) {
-			throw new RetryAfterException(RetryAfterError.INVALID_RANDOM, "The RandomSource returned " + value
-					+ ", but draws must be in [0, 1); a draw outside it would become a strange or immediate retry."
-					+ " Fix the RandomSource given to the planner (or use RandomSource.threadLocal()).");
-		}
-		return value;
 	}
 
 	/** The ticker reading at receipt, and the wall clock then (saturated at the ends of {@code Instant}). */

@@ -122,7 +122,7 @@ class NotBeforeHandedOnTests {
 	}
 
 	@Test
-	void anOuterRunnerWaitsForTheInstantAnInnerLayerHandedOnRoundedUpToTheSecond() {
+	void anOuterRunnerWaitsForTheInstantAnInnerLayerHandedOnToTheMillisecond() {
 		RetryEngine outer = this.sim.engine(RetryPolicy.builder().hintMode(HintMode.EXACT).build(), ScriptedRandom.of());
 		java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
 		RetryRunner.Result<SimResponse> result = RetryRunner.of(outer, this.sim.clock)
@@ -137,7 +137,47 @@ class NotBeforeHandedOnTests {
 			});
 		assertThat(result.outcome()).isEqualTo(Outcome.SUCCESS);
 		assertThat(calls).hasValue(2);
-		assertThat(this.sim.clock.sleeps()).containsExactly(Duration.ofSeconds(3));
+		// the instant reaches the planner as an instant: 2.3 s, not a made-up "Retry-After: 3"
+		assertThat(this.sim.clock.sleeps()).containsExactly(Duration.ofMillis(2300));
+	}
+
+	@Test
+	void anInstantHandedOnIsWaitedForByAPolicyWhoseFieldsLeaveOutRetryAfter() {
+		PlannerOptions noRetryAfter = PlannerOptions.builder()
+			.fields(io.github.retryafter.HintFields.of(io.github.retryafter.HintField.RETRY_AFTER_MS))
+			.build();
+		RetryEngine outer = this.sim.engine(RetryPolicy.builder().hintMode(HintMode.EXACT).planner(noRetryAfter).build(),
+				ScriptedRandom.of());
+		java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
+		RetryRunner.Result<SimResponse> result = RetryRunner.of(outer, this.sim.clock)
+			.withFailureClassifier(RetryRunner.outerLoop(RetryRunner.defaultFailureClassifier()))
+			.run(OperationSpec.of("GET"), SimResponse.ADAPTER, (context) -> {
+				if (calls.incrementAndGet() == 1) {
+					Duration left = Duration.ofMillis(1700);
+					throw new IllegalStateException("the inner client gave up",
+							new CarrierException(new NotBefore(0, this.sim.clock.instant().plus(left), left)));
+				}
+				return new SimResponse(200, java.util.Map.of(), Optional.empty());
+			});
+		assertThat(result.outcome()).isEqualTo(Outcome.SUCCESS);
+		assertThat(this.sim.clock.sleeps()).containsExactly(Duration.ofMillis(1700));
+	}
+
+	@Test
+	void anInstantHandedOnBeyondTheMaxWaitIsRefusedNotWaited() {
+		RetryEngine outer = this.sim.engine(RetryPolicy.builder()
+			.hintMode(HintMode.EXACT)
+			.planner(PlannerOptions.builder().maxWait(Duration.ofSeconds(5)).build())
+			.build(), ScriptedRandom.of());
+		RetryRunner.Result<SimResponse> result = RetryRunner.of(outer, this.sim.clock)
+			.withFailureClassifier(RetryRunner.outerLoop(RetryRunner.defaultFailureClassifier()))
+			.run(OperationSpec.of("GET"), SimResponse.ADAPTER, (context) -> {
+				Duration left = Duration.ofSeconds(3600);
+				throw new IllegalStateException("the inner client gave up",
+						new CarrierException(new NotBefore(0, this.sim.clock.instant().plus(left), left)));
+			});
+		assertThat(result.attempts()).isEqualTo(1);
+		assertThat(this.sim.clock.sleeps()).isEmpty();
 	}
 
 	@Test
