@@ -7,6 +7,7 @@
  * {@link io.github.retryafter.test.SeededRandom} (given draws), and
  * {@link io.github.retryafter.test.ScenarioRecorder} (a readable trace). Nothing really sleeps.
  * <p>
- * No dependency besides {@code retry-after-core}: the fixtures work with any test framework.
+ * No dependency besides {@code retry-after-core}: the fixtures work with any test framework. The fleet store contract
+ * ({@link io.github.retryafter.test.fleet}) alone needs JUnit 5 and AssertJ, optional dependencies of this module.
  */
 package io.github.retryafter.test;

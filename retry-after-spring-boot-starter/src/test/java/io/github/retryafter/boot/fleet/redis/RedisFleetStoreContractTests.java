@@ -17,10 +17,10 @@ import io.lettuce.core.codec.ByteArrayCodec;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import io.github.retryafter.boot.fleet.FleetStoreContract;
 import io.github.retryafter.boot.testing.RedisServer;
 import io.github.retryafter.fleet.FleetBucket;
 import io.github.retryafter.fleet.FleetStore;
+import io.github.retryafter.test.fleet.FleetStoreContract;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;

@@ -1,4 +1,4 @@
-package io.github.retryafter.boot.fleet;
+package io.github.retryafter.test.fleet;
 
 import java.time.Duration;
 

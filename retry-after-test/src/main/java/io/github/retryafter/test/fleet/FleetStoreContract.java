@@ -1,10 +1,12 @@
-package io.github.retryafter.boot.fleet;
+package io.github.retryafter.test.fleet;
 
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 
 import org.junit.jupiter.api.Test;
 
@@ -29,15 +31,20 @@ import io.github.retryafter.pacing.ProviderGate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
-import static org.awaitility.Awaitility.await;
 
 /**
  * What every {@link FleetStore} promises, whatever keeps the state: each operation atomic, a missing bucket full, both
  * buckets or neither, levels never below zero nor above capacity, the floor's refill on the store's clock, leases never
  * larger than asked or held, what each member holds summed and a departed member's lease dropped, and a key that is not
  * the fleet's neither read nor written; a cooldown never shortened nor longer than its cap, one probe claim per
- * instant, the backlogs summed within their window, a cooldown moved later announced to the other members at once. The same {@link FleetRetryBudget} and {@link SharedCooldown} run
- * on each. One subclass per store.
+ * instant, the backlogs summed within their window, a cooldown moved later announced to the other members at once.
+ * The same {@link FleetRetryBudget} and {@link SharedCooldown} run on each.
+ * <p>
+ * To hold a store of your own to it, extend this class in your tests (JUnit 5 and AssertJ on the test classpath) and
+ * implement the abstract methods: how an instance joins your store's fleet, how a foreign value is written at one of
+ * its keys, and how the work its members queue is run (at once, where the store runs it in the background). The
+ * in-memory store runs it on a fake clock, the Redis store on a real {@code redis-server}. Waits for what a store
+ * announces in the background poll every 100 ms for at most 2 s each; nothing else waits on the real clock.
  */
 public abstract class FleetStoreContract {
 
@@ -46,6 +53,8 @@ public abstract class FleetStoreContract {
 	private static final FleetBucket PROVIDER = FleetBucket.ofProvider("default", new BudgetSettings(3, 0.2, 0));
 
 	private static final Duration CAP = Duration.ofSeconds(5);
+
+	private static final long POLL_NANOS = 100_000_000L;
 
 	/**
 	 * Joins a new instance to this test's fleet, shared once it returns.
@@ -341,7 +350,7 @@ public abstract class FleetStoreContract {
 		Cooldown first = a.extendCooldown("default", Duration.ofSeconds(2), CAP).orElseThrow();
 		a.extendCooldown("default", Duration.ofMillis(300), CAP);
 		Cooldown longer = a.extendCooldown("default", Duration.ofSeconds(3), CAP).orElseThrow();
-		await().atMost(Duration.ofSeconds(2)).until(() -> {
+		eventually(Duration.ofSeconds(2), () -> {
 			deliver(b);
 			return heardByB.size() >= 2;
 		});
@@ -349,7 +358,7 @@ public abstract class FleetStoreContract {
 				new Announced("default", first.storeNow(), first.until().getAsLong()),
 				new Announced("default", longer.storeNow(), longer.until().getAsLong()));
 		Cooldown fromB = b.extendCooldown("other", Duration.ofSeconds(1), CAP).orElseThrow();
-		await().atMost(Duration.ofSeconds(2)).until(() -> {
+		eventually(Duration.ofSeconds(2), () -> {
 			deliver(a);
 			return !heardByA.isEmpty();
 		});
@@ -379,7 +388,7 @@ public abstract class FleetStoreContract {
 		long told = System.nanoTime() + Duration.ofSeconds(2).toNanos();
 		gateA.closeUntil(told);
 		cooldownA.publish();
-		await().atMost(Duration.ofSeconds(2)).until(() -> {
+		eventually(Duration.ofSeconds(2), () -> {
 			step.run();
 			return cooldownB.remaining("default").compareTo(Duration.ofSeconds(1)) > 0;
 		});
@@ -402,6 +411,22 @@ public abstract class FleetStoreContract {
 
 	private static List<Double> levels(List<OptionalDouble> levels) {
 		return levels.stream().map(OptionalDouble::getAsDouble).toList();
+	}
+
+	/**
+	 * Polls {@code condition} every 100 ms, the first time 100 ms from now, until it holds, for at most {@code within}:
+	 * a member's work runs in the background on a real store, and each poll runs a step of it.
+	 */
+	private static void eventually(Duration within, BooleanSupplier condition) {
+		long deadline = System.nanoTime() + within.toNanos();
+		do {
+			LockSupport.parkNanos(POLL_NANOS);
+			if (condition.getAsBoolean()) {
+				return;
+			}
+		}
+		while (System.nanoTime() - deadline < 0);
+		throw new AssertionError("not within " + within.toMillis() + " ms");
 	}
 
 	private record Announced(String provider, long storeNow, long until) {
