@@ -2,9 +2,7 @@ package io.github.retryafter.hint;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.OptionalLong;
@@ -15,12 +13,13 @@ import io.github.retryafter.RetryAfterException;
 import io.github.retryafter.hint.RateLimitFields.Family;
 import io.github.retryafter.hint.RateLimitFields.Problem;
 import io.github.retryafter.hint.RateLimitFields.Problem.Code;
+import io.github.retryafter.hint.StructuredList.Item;
 import io.github.retryafter.internal.FieldText;
 
 /**
- * Reads {@link RateLimitFields} strictly: the structured-field lists of the IETF draft (a small RFC 9651 list parser:
- * items with parameters; inner lists are refused) and the two integer trios, through a response's
- * {@link ResponseHints}, which reads each field line once.
+ * Reads {@link RateLimitFields} strictly: the structured-field lists of the IETF draft (through {@link StructuredList},
+ * a small RFC 9651 list parser: items with parameters; inner lists are refused) and the two integer trios, through a
+ * response's {@link ResponseHints}, which reads each field line once.
  * <p>
  * Each field is parsed on its own; one that fails is left out and named as a {@link Problem}, so a usable
  * {@code RateLimit-Remaining} still counts beside a malformed {@code RateLimit-Limit}. Nothing is guessed: a value is
@@ -29,9 +28,6 @@ import io.github.retryafter.internal.FieldText;
  * Stateless and thread-safe.
  */
 final class RateLimitFieldParser {
-
-	/** RFC 9651's bound on an integer's digits. */
-	private static final int MAX_DIGITS = 15;
 
 	/** The standard families, in the order they are looked for. */
 	private static final List<Family> STANDARD_FAMILIES = List.of(Family.IETF, Family.DRAFT_TRIO, Family.X_TRIO);
@@ -220,10 +216,10 @@ final class RateLimitFieldParser {
 				problem(Code.MULTIPLE_VALUES, field, FieldText.quote(value) + " has several values; one is allowed");
 				return OptionalLong.empty();
 			}
-			long number = digits(value, start, end);
+			long number = StructuredList.digits(value, start, end);
 			if (number < 0 || (positive && number == 0)) {
 				problem(Code.INVALID_NUMBER, field, FieldText.quote(value) + " is not an integer of at most "
-						+ MAX_DIGITS + " ASCII digits");
+						+ StructuredList.MAX_DIGITS + " ASCII digits");
 				return OptionalLong.empty();
 			}
 			return OptionalLong.of(number);
@@ -264,258 +260,6 @@ final class RateLimitFieldParser {
 
 		private void problem(Code code, String field, String reason) {
 			this.problems.add(new Problem(code, field, field + " ignored: " + reason));
-		}
-
-	}
-
-	/** ASCII digits in {@code [start, end)}, at most 15; {@code -1} for anything else. */
-	static long digits(String value, int start, int end) {
-		if (end - start < 1 || end - start > MAX_DIGITS) {
-			return -1;
-		}
-		long number = 0;
-		for (int i = start; i < end; i++) {
-			char c = value.charAt(i);
-			if (c < '0' || c > '9') {
-				return -1;
-			}
-			number = number * 10 + (c - '0');
-		}
-		return number;
-	}
-
-	/**
-	 * One member of a structured-field list: its bare item (a {@code Long}, {@code Double}, {@code String} for strings
-	 * and tokens, {@code Boolean}, or {@code byte[]}), its parameters, and its text for messages.
-	 */
-	record Item(Object value, Map<String, Object> parameters, String text) {
-	}
-
-	/** An RFC 9651 §4.2.1 list parser, restricted to items (inner lists are refused). Confined to one call. */
-	static final class StructuredList {
-
-		private final String input;
-
-		private int at;
-
-		StructuredList(String input) {
-			this.input = input;
-		}
-
-		/**
-		 * Parses the whole input.
-		 * @return the members
-		 * @throws IllegalArgumentException naming what was expected where
-		 */
-		List<Item> parse() {
-			List<Item> members = new ArrayList<>();
-			skip(' ');
-			while (this.at < this.input.length()) {
-				int start = this.at;
-				if (peek() == '(') {
-					throw fail("an inner list, which no rate-limit field uses");
-				}
-				Object value = bareItem();
-				Map<String, Object> parameters = parameters();
-				members.add(new Item(value, parameters, this.input.substring(start, this.at)));
-				skipOws();
-				if (this.at == this.input.length()) {
-					return members;
-				}
-				expect(',');
-				skipOws();
-				if (this.at == this.input.length()) {
-					throw fail("a member after the trailing comma");
-				}
-			}
-			return members;
-		}
-
-		private Map<String, Object> parameters() {
-			Map<String, Object> parameters = new HashMap<>();
-			while (this.at < this.input.length() && peek() == ';') {
-				this.at++;
-				skip(' ');
-				String key = key();
-				Object value = Boolean.TRUE;
-				if (this.at < this.input.length() && peek() == '=') {
-					this.at++;
-					value = bareItem();
-				}
-				parameters.put(key, value);
-			}
-			return parameters;
-		}
-
-		private String key() {
-			int start = this.at;
-			if (this.at >= this.input.length() || !(isLcAlpha(peek()) || peek() == '*')) {
-				throw fail("a parameter key (lower-case letter or \"*\")");
-			}
-			while (this.at < this.input.length() && (isLcAlpha(peek()) || isDigit(peek()) || "_-.*".indexOf(peek()) >= 0)) {
-				this.at++;
-			}
-			return this.input.substring(start, this.at);
-		}
-
-		private Object bareItem() {
-			if (this.at >= this.input.length()) {
-				throw fail("an item");
-			}
-			char c = peek();
-			if (c == '-' || isDigit(c)) {
-				return number();
-			}
-			if (c == '"') {
-				return string();
-			}
-			if (c == '*' || isAlpha(c)) {
-				return token();
-			}
-			if (c == '?') {
-				this.at++;
-				if (this.at < this.input.length() && (peek() == '0' || peek() == '1')) {
-					return this.input.charAt(this.at++) == '1';
-				}
-				throw fail("?0 or ?1");
-			}
-			if (c == ':') {
-				return byteSequence();
-			}
-			throw fail("an integer, decimal, string, token, boolean or byte sequence");
-		}
-
-		private Object number() {
-			int start = this.at;
-			boolean negative = peek() == '-';
-			if (negative) {
-				this.at++;
-			}
-			int digitsStart = this.at;
-			while (this.at < this.input.length() && isDigit(peek())) {
-				this.at++;
-			}
-			int integerDigits = this.at - digitsStart;
-			if (integerDigits == 0) {
-				throw fail("a digit");
-			}
-			if (this.at < this.input.length() && peek() == '.') {
-				if (integerDigits > 12) {
-					throw fail("at most 12 digits before a decimal point");
-				}
-				this.at++;
-				int fractionStart = this.at;
-				while (this.at < this.input.length() && isDigit(peek())) {
-					this.at++;
-				}
-				int fractionDigits = this.at - fractionStart;
-				if (fractionDigits < 1 || fractionDigits > 3) {
-					throw fail("1 to 3 digits after a decimal point");
-				}
-				return Double.parseDouble(this.input.substring(start, this.at));
-			}
-			if (integerDigits > MAX_DIGITS) {
-				throw fail("an integer of at most 15 digits");
-			}
-			long magnitude = digits(this.input, digitsStart, this.at);
-			return negative ? -magnitude : magnitude;
-		}
-
-		private String string() {
-			StringBuilder out = new StringBuilder();
-			this.at++;
-			while (this.at < this.input.length()) {
-				char c = this.input.charAt(this.at++);
-				if (c == '\\') {
-					if (this.at >= this.input.length() || (peek() != '"' && peek() != '\\')) {
-						throw fail("\\\" or \\\\ after a backslash");
-					}
-					out.append(this.input.charAt(this.at++));
-				}
-				else if (c == '"') {
-					return out.toString();
-				}
-				else if (c < 0x20 || c > 0x7e) {
-					throw fail("printable ASCII in a string");
-				}
-				else {
-					out.append(c);
-				}
-			}
-			throw fail("a closing quote");
-		}
-
-		private String token() {
-			int start = this.at;
-			this.at++;
-			while (this.at < this.input.length() && (isTchar(peek()) || peek() == ':' || peek() == '/')) {
-				this.at++;
-			}
-			return this.input.substring(start, this.at);
-		}
-
-		private byte[] byteSequence() {
-			int start = ++this.at;
-			while (this.at < this.input.length() && peek() != ':') {
-				char c = peek();
-				if (!(isAlpha(c) || isDigit(c) || c == '+' || c == '/' || c == '=')) {
-					throw fail("base64 in a byte sequence");
-				}
-				this.at++;
-			}
-			if (this.at >= this.input.length()) {
-				throw fail("a closing colon");
-			}
-			String base64 = this.input.substring(start, this.at++);
-			try {
-				return java.util.Base64.getDecoder().decode(base64);
-			}
-			catch (IllegalArgumentException ex) {
-				throw fail("base64 in a byte sequence");
-			}
-		}
-
-		private void expect(char c) {
-			if (this.at >= this.input.length() || peek() != c) {
-				throw fail("\"" + c + "\"");
-			}
-			this.at++;
-		}
-
-		private void skip(char c) {
-			while (this.at < this.input.length() && peek() == c) {
-				this.at++;
-			}
-		}
-
-		private void skipOws() {
-			while (this.at < this.input.length() && (peek() == ' ' || peek() == '\t')) {
-				this.at++;
-			}
-		}
-
-		private char peek() {
-			return this.input.charAt(this.at);
-		}
-
-		private IllegalArgumentException fail(String expected) {
-			return new IllegalArgumentException("expected " + expected + " at character " + (this.at + 1));
-		}
-
-		private static boolean isDigit(char c) {
-			return c >= '0' && c <= '9';
-		}
-
-		private static boolean isLcAlpha(char c) {
-			return c >= 'a' && c <= 'z';
-		}
-
-		private static boolean isAlpha(char c) {
-			return isLcAlpha(c) || (c >= 'A' && c <= 'Z');
-		}
-
-		private static boolean isTchar(char c) {
-			return isAlpha(c) || isDigit(c) || "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
 		}
 
 	}

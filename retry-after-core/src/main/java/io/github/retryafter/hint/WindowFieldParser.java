@@ -125,7 +125,7 @@ final class WindowFieldParser {
 			if (value == null) {
 				return OptionalLong.empty();
 			}
-			long number = RateLimitFieldParser.digits(value, 0, value.length());
+			long number = StructuredList.digits(value, 0, value.length());
 			if (number < 0 || (positive && number == 0)) {
 				problem(Code.INVALID_NUMBER, field, FieldText.quote(value) + " is not " + (positive ? "a positive" : "an")
 						+ " integer of at most 15 ASCII digits");

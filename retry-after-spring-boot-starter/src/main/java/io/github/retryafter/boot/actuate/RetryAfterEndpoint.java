@@ -1,14 +1,12 @@
 package io.github.retryafter.boot.actuate;
 
 import java.time.Duration;
-import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
-import java.util.TreeSet;
 
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
@@ -18,8 +16,6 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 import org.jspecify.annotations.Nullable;
 
-import io.github.retryafter.HintField;
-import io.github.retryafter.boot.ProviderSettings;
 import io.github.retryafter.boot.RetryAfterProviders;
 import io.github.retryafter.boot.StateScope;
 import io.github.retryafter.boot.fleet.FleetStatus;
@@ -28,11 +24,8 @@ import io.github.retryafter.boot.fleet.UnsharedHosts;
 import io.github.retryafter.boot.springai.ModelClients;
 import io.github.retryafter.budget.BudgetSettings;
 import io.github.retryafter.budget.RetryBudget;
-import io.github.retryafter.engine.HintMode;
 import io.github.retryafter.engine.OperationSpec;
-import io.github.retryafter.engine.RetryPolicy;
 import io.github.retryafter.fleet.SharedCooldown;
-import io.github.retryafter.pacing.PacingSettings;
 import io.github.retryafter.pacing.ProviderGate;
 
 /**
@@ -240,10 +233,6 @@ public class RetryAfterEndpoint {
 		return Double.isFinite(tokens) ? tokens : null;
 	}
 
-	private static String text(Duration duration) {
-		return (duration != null) ? duration.toString() : null;
-	}
-
 	/**
 	 * Every provider and the global budget.
 	 *
@@ -304,132 +293,6 @@ public class RetryAfterEndpoint {
 			Map<String, Long> attempts, AmplificationDescriptor amplification, SkewDescriptor lastSkew,
 			LastRetryAfterDescriptor lastRetryAfter, RefusalDescriptor lastRefusal, PacingDescriptor pacing,
 			String scope, Boolean sharedByFleet) implements OperationResponseBody {
-	}
-
-	/**
-	 * A provider's gate.
-	 *
-	 * @param mode {@code HOLD}, {@code FAIL_FAST} or {@code OFF}
-	 * @param minRate the lowest adaptive rate, requests per second
-	 * @param maxRate the rate at which pacing lets go, requests per second
-	 * @param burst the requests each lane may send back to back
-	 * @param freshShare the share of the rate kept for fresh requests
-	 * @param decreaseFactor what a throttle multiplies the rate by
-	 * @param rate the rate in force (the lowest of its origins' for a provider kept per origin), or {@code null} while
-	 * the provider is not paced
-	 * @param cooldownRemaining how long the gate stays closed (its longest-closed origin's), zero when open
-	 * @param notBefore the instant the gate opens on the wall clock (ISO-8601), the instant the provider named and
-	 * what an outer retry layer must not retry before; {@code null} when open
-	 * @param queued requests waiting at the gate (at all its origins')
-	 * @param maxCooldown the longest a cooldown may close the gate
-	 * @param activeOrigins the origins holding requests back now, at most {@value #MAX_LISTED_ORIGINS}, longest
-	 * cooldown first; empty for a provider that shares one state
-	 */
-	public record PacingDescriptor(String mode, double minRate, double maxRate, int burst, double freshShare,
-			double decreaseFactor, Double rate, String cooldownRemaining, String notBefore, int queued,
-			String maxCooldown, List<OriginDescriptor> activeOrigins) {
-
-		static PacingDescriptor of(RetryAfterProviders.Provider provider) {
-			PacingSettings settings = provider.engine().policy().pacing();
-			List<OriginDescriptor> origins = provider.activeGates()
-				.stream()
-				.filter((gate) -> gate.scope().perOrigin())
-				.sorted((a, b) -> b.cooldownRemaining().compareTo(a.cooldownRemaining()))
-				.limit(MAX_LISTED_ORIGINS)
-				.map((gate) -> OriginDescriptor.of(gate, provider.engine().planner().wallClock()))
-				.toList();
-			return new PacingDescriptor(settings.mode().name(), settings.minRate(), settings.maxRate(), settings.burst(),
-					settings.freshShare(), settings.decreaseFactor(),
-					provider.rate().isPresent() ? provider.rate().getAsDouble() : null,
-					provider.cooldownRemaining().toString(),
-					notBefore(provider.cooldownRemaining(), provider.engine().planner().wallClock()), provider.queued(),
-					settings.maxCooldown().toString(), origins);
-		}
-
-		/** The wall-clock instant a cooldown ends, or {@code null} when there is none. */
-		static String notBefore(Duration remaining, InstantSource clock) {
-			return remaining.isZero() ? null : clock.instant().plus(remaining).toString();
-		}
-
-	}
-
-	/**
-	 * One origin of a provider kept per origin that holds requests back now.
-	 *
-	 * @param origin the origin, {@code scheme://host:port}
-	 * @param rate the rate in force, or {@code null} while it is not paced
-	 * @param cooldownRemaining how long its gate stays closed, zero when open
-	 * @param notBefore the instant its gate opens on the wall clock (ISO-8601), {@code null} when open
-	 * @param probing whether a probe is out after its cooldown and the others wait for its answer
-	 * @param queued requests waiting at its gate
-	 */
-	public record OriginDescriptor(String origin, Double rate, String cooldownRemaining, String notBefore,
-			boolean probing, int queued) {
-
-		static OriginDescriptor of(ProviderGate gate, InstantSource clock) {
-			Duration remaining = gate.cooldownRemaining();
-			return new OriginDescriptor(gate.scope().origin().orElse(""),
-					gate.rate().isPresent() ? gate.rate().getAsDouble() : null, remaining.toString(),
-					PacingDescriptor.notBefore(remaining, clock), gate.probing(), gate.queued());
-		}
-
-	}
-
-	/**
-	 * The settings in force for a provider.
-	 *
-	 * @param hosts the hosts it serves
-	 * @param maxAttempts the most attempts, counting the first
-	 * @param deadline the operation's deadline
-	 * @param attemptTimeout the longest one attempt may take
-	 * @param totalWait the most waiting one operation may do
-	 * @param maxWait the longest {@code Retry-After} accepted, or {@code null} for none
-	 * @param hintMode how a {@code Retry-After} becomes a wait
-	 * @param hintCap the cap in {@code CAPPED} mode, or {@code null} in any other mode
-	 * @param jitter how clients are spread above the server's floor
-	 * @param backoffBase the fallback backoff's first ceiling
-	 * @param backoffMax the fallback backoff's largest ceiling
-	 * @param retryableStatuses the statuses retried
-	 * @param retryableMethods the methods replayed without an idempotency key
-	 * @param idempotencyKeyEnabled whether POST and PATCH get an idempotency key
-	 * @param idempotencyKeyHeader the header carrying it
-	 * @param maxReplayBodyBytes the largest body buffered for replay
-	 * @param hintFields the groups of response fields read (its profile's, or its {@code hint-fields}), as
-	 * {@code hint-fields} names them
-	 * @param retryRefusedRequests whether a refusal status is retried for any method
-	 * @param refusalStatuses the statuses that mean the provider refused a request before processing it
-	 * @param attemptHeader the header each attempt's retry count is sent in, or {@code null} for none
-	 * @param clientTimeouts whether the client's own timeouts bound each attempt rather than {@code attemptTimeout}
-	 * (a model profile's, unless the provider sets its own {@code attempt-timeout})
-	 */
-	public record SettingsDescriptor(List<String> hosts, int maxAttempts, String deadline, String attemptTimeout,
-			String totalWait, String maxWait, String hintMode, String hintCap, String jitter, String backoffBase,
-			String backoffMax, List<Integer> retryableStatuses, List<String> retryableMethods,
-			boolean idempotencyKeyEnabled, String idempotencyKeyHeader, long maxReplayBodyBytes,
-			List<String> hintFields, boolean retryRefusedRequests, List<Integer> refusalStatuses,
-			String attemptHeader, boolean clientTimeouts) {
-
-		static SettingsDescriptor of(ProviderSettings settings) {
-			RetryPolicy policy = settings.policy();
-			return new SettingsDescriptor(settings.hosts(), policy.maxAttempts(), text(policy.deadline()),
-					text(policy.attemptTimeout()), text(policy.totalWait()),
-					policy.planner().maxWait().map(Duration::toString).orElse(null), policy.hintMode().name(),
-					(policy.hintMode() == HintMode.CAPPED) ? text(policy.hintCap()) : null,
-					policy.planner().jitter().name(), text(policy.backoff().base()), text(policy.backoff().max()),
-					List.copyOf(new TreeSet<>(policy.retryableStatuses())),
-					List.copyOf(new TreeSet<>(policy.retryableMethods())), settings.idempotencyKeyEnabled(),
-					policy.idempotencyKeyHeader(), settings.maxReplayBodyBytes(),
-					policy.planner().fields().read().stream().sorted().map(SettingsDescriptor::propertyValue).toList(),
-					policy.conventions().retryRefusedRequests(),
-					List.copyOf(new TreeSet<>(policy.conventions().refusalStatuses())),
-					policy.conventions().attemptHeader().orElse(null), settings.clientTimeouts());
-		}
-
-		/** A field group as {@code hint-fields} takes it: {@code RETRY_AFTER_MS} is {@code retry-after-ms}. */
-		private static String propertyValue(HintField field) {
-			return field.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
-		}
-
 	}
 
 	/**

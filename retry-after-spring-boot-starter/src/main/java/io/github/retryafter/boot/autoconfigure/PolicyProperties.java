@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.Set;
 
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
 import org.springframework.util.unit.DataSize;
 
 import io.github.retryafter.budget.HintedRetries;
@@ -12,6 +13,8 @@ import io.github.retryafter.budget.HintedRetries;
  * The retry settings that can be given globally under {@code retry.after.*} and overridden per provider under
  * {@code retry.after.providers.<name>.*}. Every field is {@code null} until set: a provider inherits each unset field
  * from the global settings, and the global settings from the built-in defaults (listed in docs/properties.md).
+ * Each group of settings is a class of its own: {@link SpreadProperties}, {@link BackoffProperties},
+ * {@link IdempotencyKeyProperties}, {@link BudgetProperties} and {@link PacingProperties}.
  */
 public class PolicyProperties {
 
@@ -68,7 +71,8 @@ public class PolicyProperties {
 	/**
 	 * Jitter window above the server's floor.
 	 */
-	private final Spread spread = new Spread();
+	@NestedConfigurationProperty
+	private final SpreadProperties spread = new SpreadProperties();
 
 	/**
 	 * What to do with an HTTP-date Retry-After on a response without a Date header: 'refuse' (fall back to backoff)
@@ -85,7 +89,8 @@ public class PolicyProperties {
 	/**
 	 * Fallback backoff used when a response carries no usable Retry-After.
 	 */
-	private final Backoff backoff = new Backoff();
+	@NestedConfigurationProperty
+	private final BackoffProperties backoff = new BackoffProperties();
 
 	/**
 	 * HTTP statuses that are retried.
@@ -100,7 +105,8 @@ public class PolicyProperties {
 	/**
 	 * Idempotency keys added to POST and PATCH requests so they can be retried.
 	 */
-	private final IdempotencyKey idempotencyKey = new IdempotencyKey();
+	@NestedConfigurationProperty
+	private final IdempotencyKeyProperties idempotencyKey = new IdempotencyKeyProperties();
 
 	/**
 	 * Whether a response with one of the refusal statuses is retried for any method, POST and PATCH without an
@@ -124,7 +130,8 @@ public class PolicyProperties {
 	/**
 	 * Retry budget of the provider: a token bucket shared by every client of the application.
 	 */
-	private final Budget budget = new Budget();
+	@NestedConfigurationProperty
+	private final BudgetProperties budget = new BudgetProperties();
 
 	/**
 	 * Largest request body buffered so it can be replayed; a larger or streaming body is not retried.
@@ -141,7 +148,8 @@ public class PolicyProperties {
 	 * Provider pacing: one gate per provider that holds every request while the provider cools down after a
 	 * Retry-After, then releases them at an adaptive rate.
 	 */
-	private final Pacing pacing = new Pacing();
+	@NestedConfigurationProperty
+	private final PacingProperties pacing = new PacingProperties();
 
 	/**
 	 * Returns the {@code max-attempts} setting: maximum number of HTTP attempts per logical operation, the first
@@ -296,7 +304,7 @@ public class PolicyProperties {
 	 * Returns the {@code spread} settings: jitter window above the server's floor.
 	 * @return the settings, never {@code null}
 	 */
-	public Spread getSpread() {
+	public SpreadProperties getSpread() {
 		return this.spread;
 	}
 
@@ -339,7 +347,7 @@ public class PolicyProperties {
 	 * Returns the {@code backoff} settings: fallback backoff used when a response carries no usable Retry-After.
 	 * @return the settings, never {@code null}
 	 */
-	public Backoff getBackoff() {
+	public BackoffProperties getBackoff() {
 		return this.backoff;
 	}
 
@@ -429,7 +437,7 @@ public class PolicyProperties {
 	 * retried.
 	 * @return the settings, never {@code null}
 	 */
-	public IdempotencyKey getIdempotencyKey() {
+	public IdempotencyKeyProperties getIdempotencyKey() {
 		return this.idempotencyKey;
 	}
 
@@ -438,7 +446,7 @@ public class PolicyProperties {
 	 * application.
 	 * @return the settings, never {@code null}
 	 */
-	public Budget getBudget() {
+	public BudgetProperties getBudget() {
 		return this.budget;
 	}
 
@@ -480,476 +488,8 @@ public class PolicyProperties {
 	 * provider cools down after a Retry-After, then releases them at an adaptive rate.
 	 * @return the settings, never {@code null}
 	 */
-	public Pacing getPacing() {
+	public PacingProperties getPacing() {
 		return this.pacing;
-	}
-
-	/**
-	 * Jitter window: {@code clamp(floor × ratio, min, max)} above the server's floor.
-	 */
-	public static class Spread {
-
-		/**
-		 * Width of the jitter window as a fraction of the server's floor.
-		 */
-		private Double ratio;
-
-		/**
-		 * Narrowest jitter window.
-		 */
-		private Duration min;
-
-		/**
-		 * Widest jitter window.
-		 */
-		private Duration max;
-
-		/**
-		 * Returns the {@code ratio} setting: width of the jitter window as a fraction of the server's floor.
-		 * @return the setting, or {@code null} when not set
-		 */
-		public Double getRatio() {
-			return this.ratio;
-		}
-
-		/**
-		 * Sets the {@code ratio} setting.
-		 * @param ratio width of the jitter window as a fraction of the server's floor
-		 */
-		public void setRatio(Double ratio) {
-			this.ratio = ratio;
-		}
-
-		/**
-		 * Returns the {@code min} setting: narrowest jitter window.
-		 * @return the setting, or {@code null} when not set
-		 */
-		public Duration getMin() {
-			return this.min;
-		}
-
-		/**
-		 * Sets the {@code min} setting.
-		 * @param min narrowest jitter window
-		 */
-		public void setMin(Duration min) {
-			this.min = min;
-		}
-
-		/**
-		 * Returns the {@code max} setting: widest jitter window.
-		 * @return the setting, or {@code null} when not set
-		 */
-		public Duration getMax() {
-			return this.max;
-		}
-
-		/**
-		 * Sets the {@code max} setting.
-		 * @param max widest jitter window
-		 */
-		public void setMax(Duration max) {
-			this.max = max;
-		}
-
-	}
-
-	/**
-	 * Full-jitter exponential backoff: after the n-th failure the wait is drawn uniformly below
-	 * {@code min(max-delay, delay × 2^(n-1))}.
-	 */
-	public static class Backoff {
-
-		/**
-		 * Backoff ceiling after the first failure.
-		 */
-		private Duration delay;
-
-		/**
-		 * Largest backoff ceiling.
-		 */
-		private Duration maxDelay;
-
-		/**
-		 * Returns the {@code delay} setting: backoff ceiling after the first failure.
-		 * @return the setting, or {@code null} when not set
-		 */
-		public Duration getDelay() {
-			return this.delay;
-		}
-
-		/**
-		 * Sets the {@code delay} setting.
-		 * @param delay backoff ceiling after the first failure
-		 */
-		public void setDelay(Duration delay) {
-			this.delay = delay;
-		}
-
-		/**
-		 * Returns the {@code max-delay} setting: largest backoff ceiling.
-		 * @return the setting, or {@code null} when not set
-		 */
-		public Duration getMaxDelay() {
-			return this.maxDelay;
-		}
-
-		/**
-		 * Sets the {@code max-delay} setting.
-		 * @param maxDelay largest backoff ceiling
-		 */
-		public void setMaxDelay(Duration maxDelay) {
-			this.maxDelay = maxDelay;
-		}
-
-	}
-
-	/**
-	 * Idempotency keys, opt-in per provider: only a provider known to honour the header may have POST and PATCH
-	 * retried on the strength of a key added by the client.
-	 */
-	public static class IdempotencyKey {
-
-		/**
-		 * Whether to add an idempotency key to POST and PATCH requests, making them retryable.
-		 */
-		private Boolean enabled;
-
-		/**
-		 * Name of the idempotency-key header.
-		 */
-		private String header;
-
-		/**
-		 * Returns the {@code enabled} setting: whether to add an idempotency key to POST and PATCH requests, making
-		 * them retryable.
-		 * @return the setting, or {@code null} when not set
-		 */
-		public Boolean getEnabled() {
-			return this.enabled;
-		}
-
-		/**
-		 * Sets the {@code enabled} setting.
-		 * @param enabled whether to add an idempotency key to POST and PATCH requests, making them retryable
-		 */
-		public void setEnabled(Boolean enabled) {
-			this.enabled = enabled;
-		}
-
-		/**
-		 * Returns the {@code header} setting: name of the idempotency-key header.
-		 * @return the setting, or {@code null} when not set
-		 */
-		public String getHeader() {
-			return this.header;
-		}
-
-		/**
-		 * Sets the {@code header} setting.
-		 * @param header name of the idempotency-key header
-		 */
-		public void setHeader(String header) {
-			this.header = header;
-		}
-
-	}
-
-	/**
-	 * Token bucket: first attempts are free, each retry takes a token when it is sent.
-	 */
-	public static class Budget {
-
-		/**
-		 * Number of tokens the bucket holds when full; it starts full.
-		 */
-		private Double capacity;
-
-		/**
-		 * Tokens deposited per successful first attempt.
-		 */
-		private Double depositRatio;
-
-		/**
-		 * Tokens added per second whatever the traffic, so a quiet client can still retry.
-		 */
-		private Double refillPerSecond;
-
-		/**
-		 * Returns the {@code capacity} setting: number of tokens the bucket holds when full.
-		 * @return the setting, or {@code null} when not set
-		 */
-		public Double getCapacity() {
-			return this.capacity;
-		}
-
-		/**
-		 * Sets the {@code capacity} setting.
-		 * @param capacity number of tokens the bucket holds when full
-		 */
-		public void setCapacity(Double capacity) {
-			this.capacity = capacity;
-		}
-
-		/**
-		 * Returns the {@code deposit-ratio} setting: tokens deposited per successful first attempt.
-		 * @return the setting, or {@code null} when not set
-		 */
-		public Double getDepositRatio() {
-			return this.depositRatio;
-		}
-
-		/**
-		 * Sets the {@code deposit-ratio} setting.
-		 * @param depositRatio tokens deposited per successful first attempt
-		 */
-		public void setDepositRatio(Double depositRatio) {
-			this.depositRatio = depositRatio;
-		}
-
-		/**
-		 * Returns the {@code refill-per-second} setting: tokens added per second whatever the traffic, so a quiet
-		 * client can still retry.
-		 * @return the setting, or {@code null} when not set
-		 */
-		public Double getRefillPerSecond() {
-			return this.refillPerSecond;
-		}
-
-		/**
-		 * Sets the {@code refill-per-second} setting.
-		 * @param refillPerSecond tokens added per second whatever the traffic, so a quiet client can still retry
-		 */
-		public void setRefillPerSecond(Double refillPerSecond) {
-			this.refillPerSecond = refillPerSecond;
-		}
-
-	}
-
-	/**
-	 * Provider pacing. The gate closes until the latest instant any Retry-After from the provider named, for fresh
-	 * requests and retries alike; after a 429 or 503 the provider's requests are released at a rate that drops by the
-	 * decrease factor on every throttle and grows back on successes.
-	 */
-	public static class Pacing {
-
-		/**
-		 * What a request does while its provider cools down: 'hold' (wait, if the deadline allows), 'fail-fast' (stop
-		 * with PROVIDER_COOLING_DOWN) or 'off' (no gate and no rate).
-		 */
-		private io.github.retryafter.pacing.PacingMode mode;
-
-		/**
-		 * Lowest rate, in requests per second, the adaptive rate drops to.
-		 */
-		private Double minRate;
-
-		/**
-		 * Rate, in requests per second, at or above which pacing lets go until the next throttle.
-		 */
-		private Double maxRate;
-
-		/**
-		 * Requests each lane may send back to back after being idle.
-		 */
-		private Integer burst;
-
-		/**
-		 * Share of the rate kept for fresh requests, so a backlog of retries cannot starve them; retries get the rest.
-		 */
-		private Double freshShare;
-
-		/**
-		 * Factor a throttle multiplies the rate by.
-		 */
-		private Double decreaseFactor;
-
-		/**
-		 * Longest a cooldown may close the gate, whatever a server asks; a longer Retry-After still ends its own
-		 * operation WAIT_TOO_LONG. Defaults to the provider's max-wait.
-		 */
-		private Duration maxCooldown;
-
-		/**
-		 * Most requests one gate holds at once (waiting for a cooldown, a probe or a slot of the rate); a request
-		 * beyond it ends PROVIDER_COOLING_DOWN at once, unsent. Each held WebClient request costs a few KB of heap.
-		 */
-		private Integer maxQueued;
-
-		/**
-		 * How the provider's rate-limit fields (RateLimit, RateLimit-Policy, RateLimit-*, X-RateLimit-*) pace it.
-		 */
-		private final RateLimitFields rateLimitFields = new RateLimitFields();
-
-		/**
-		 * Returns the {@code mode} setting: what a request does while its provider cools down: 'hold' (wait, if the
-		 * deadline allows), 'fail-fast' (stop with PROVIDER_COOLING_DOWN) or 'off' (no gate and no rate).
-		 * @return the setting
-		 */
-		public io.github.retryafter.pacing.PacingMode getMode() {
-			return this.mode;
-		}
-
-		/**
-		 * Sets the {@code mode} setting.
-		 * @param mode what a request does while its provider cools down: 'hold' (wait, if the deadline allows),
-		 * 'fail-fast' (stop with PROVIDER_COOLING_DOWN) or 'off' (no gate and no rate)
-		 */
-		public void setMode(io.github.retryafter.pacing.PacingMode mode) {
-			this.mode = mode;
-		}
-
-		/**
-		 * Returns the {@code min-rate} setting: lowest rate, in requests per second, the adaptive rate drops to.
-		 * @return the setting, or {@code null} when not set
-		 */
-		public Double getMinRate() {
-			return this.minRate;
-		}
-
-		/**
-		 * Sets the {@code min-rate} setting.
-		 * @param minRate lowest rate, in requests per second, the adaptive rate drops to
-		 */
-		public void setMinRate(Double minRate) {
-			this.minRate = minRate;
-		}
-
-		/**
-		 * Returns the {@code max-rate} setting: rate, in requests per second, at or above which pacing lets go until
-		 * the next throttle.
-		 * @return the setting, or {@code null} when not set
-		 */
-		public Double getMaxRate() {
-			return this.maxRate;
-		}
-
-		/**
-		 * Sets the {@code max-rate} setting.
-		 * @param maxRate rate, in requests per second, at or above which pacing lets go until the next throttle
-		 */
-		public void setMaxRate(Double maxRate) {
-			this.maxRate = maxRate;
-		}
-
-		/**
-		 * Returns the {@code burst} setting: requests each lane may send back to back after being idle.
-		 * @return the setting, or {@code null} when not set
-		 */
-		public Integer getBurst() {
-			return this.burst;
-		}
-
-		/**
-		 * Sets the {@code burst} setting.
-		 * @param burst requests each lane may send back to back after being idle
-		 */
-		public void setBurst(Integer burst) {
-			this.burst = burst;
-		}
-
-		/**
-		 * Returns the {@code fresh-share} setting: share of the rate kept for fresh requests, so a backlog of retries
-		 * cannot starve them.
-		 * @return the setting, or {@code null} when not set
-		 */
-		public Double getFreshShare() {
-			return this.freshShare;
-		}
-
-		/**
-		 * Sets the {@code fresh-share} setting.
-		 * @param freshShare share of the rate kept for fresh requests, so a backlog of retries cannot starve them
-		 */
-		public void setFreshShare(Double freshShare) {
-			this.freshShare = freshShare;
-		}
-
-		/**
-		 * Returns the {@code decrease-factor} setting: factor a throttle multiplies the rate by.
-		 * @return the setting, or {@code null} when not set
-		 */
-		public Double getDecreaseFactor() {
-			return this.decreaseFactor;
-		}
-
-		/**
-		 * Sets the {@code decrease-factor} setting.
-		 * @param decreaseFactor factor a throttle multiplies the rate by
-		 */
-		public void setDecreaseFactor(Double decreaseFactor) {
-			this.decreaseFactor = decreaseFactor;
-		}
-
-		/**
-		 * Returns the {@code max-cooldown} setting: the longest a cooldown may close the gate, whatever a server asks.
-		 * @return the setting, or {@code null} for the provider's max-wait
-		 */
-		public Duration getMaxCooldown() {
-			return this.maxCooldown;
-		}
-
-		/**
-		 * Sets the {@code max-cooldown} setting.
-		 * @param maxCooldown the longest a cooldown may close the gate, whatever a server asks
-		 */
-		public void setMaxCooldown(Duration maxCooldown) {
-			this.maxCooldown = maxCooldown;
-		}
-
-		/**
-		 * Returns the {@code max-queued} setting: the most requests one gate holds at once.
-		 * @return the setting, or {@code null} when not set here
-		 */
-		public Integer getMaxQueued() {
-			return this.maxQueued;
-		}
-
-		/**
-		 * Sets the {@code max-queued} setting.
-		 * @param maxQueued the most requests one gate holds at once, at least 1
-		 */
-		public void setMaxQueued(Integer maxQueued) {
-			this.maxQueued = maxQueued;
-		}
-
-		/**
-		 * Returns the {@code rate-limit-fields} settings: how the provider's rate-limit fields pace it.
-		 * @return the settings, never {@code null}
-		 */
-		public RateLimitFields getRateLimitFields() {
-			return this.rateLimitFields;
-		}
-
-		/**
-		 * Whether a provider's announced quota paces it before its first refusal.
-		 */
-		public static class RateLimitFields {
-
-			/**
-			 * Whether to read the provider's rate-limit fields: its quota sets the rate once a burst is left, and a
-			 * remaining of zero holds every request until the reset (capped at max-cooldown).
-			 */
-			private Boolean enabled;
-
-			/**
-			 * Returns the {@code enabled} setting: whether to read the provider's rate-limit fields.
-			 * @return the setting, or {@code null} when not set here
-			 */
-			public Boolean getEnabled() {
-				return this.enabled;
-			}
-
-			/**
-			 * Sets the {@code enabled} setting.
-			 * @param enabled whether to read the provider's rate-limit fields
-			 */
-			public void setEnabled(Boolean enabled) {
-				this.enabled = enabled;
-			}
-
-		}
-
 	}
 
 }

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Set;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
 
 import io.github.retryafter.HintField;
 import io.github.retryafter.boot.StateScope;
@@ -42,7 +43,8 @@ public class RetryAfterProperties extends PolicyProperties {
 	/**
 	 * Retry budget shared by all providers: a ceiling on the application's retries as a whole.
 	 */
-	private final Budget globalBudget = new Budget();
+	@NestedConfigurationProperty
+	private final BudgetProperties globalBudget = new BudgetProperties();
 
 	/**
 	 * The recent-events buffer behind the 'retryafterevents' Actuator endpoint.
@@ -115,7 +117,7 @@ public class RetryAfterProperties extends PolicyProperties {
 	 * retries as a whole.
 	 * @return the settings, never {@code null}
 	 */
-	public Budget getGlobalBudget() {
+	public BudgetProperties getGlobalBudget() {
 		return this.globalBudget;
 	}
 

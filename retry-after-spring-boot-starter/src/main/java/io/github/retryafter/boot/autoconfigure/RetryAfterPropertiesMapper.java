@@ -237,7 +237,7 @@ final class RetryAfterPropertiesMapper {
 		this.map.from(p.getSpread()::getRatio).to(planner::spreadRatio);
 		this.map.from(p.getSpread()::getMin).to(planner::minSpread);
 		this.map.from(p.getSpread()::getMax).to(planner::maxSpread);
-		PolicyProperties.Pacing pacing = p.getPacing();
+		PacingProperties pacing = p.getPacing();
 		this.map.from(pacing::getMode).to(draft.pacing::mode);
 		this.map.from(pacing::getMinRate).to(layer.named("pacing.min-rate", draft.pacing::minRate));
 		this.map.from(pacing::getMaxRate).to(layer.named("pacing.max-rate", draft.pacing::maxRate));
@@ -252,7 +252,7 @@ final class RetryAfterPropertiesMapper {
 	}
 
 	/** Lays one budget property set over {@code below}; {@link BudgetSettings} checks each value on its own. */
-	private BudgetSettings budget(BudgetSettings below, String prefix, PolicyProperties.Budget budget) {
+	private BudgetSettings budget(BudgetSettings below, String prefix, BudgetProperties budget) {
 		BudgetSettings result = below;
 		result = this.map.from(budget::getCapacity)
 			.to(result, namedWith(prefix + "capacity", BudgetSettings::withCapacity));

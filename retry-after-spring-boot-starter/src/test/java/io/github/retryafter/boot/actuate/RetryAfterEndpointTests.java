@@ -71,17 +71,17 @@ class RetryAfterEndpointTests {
 				Drive.operation(operations, URI.create("https://" + host + "/x?secret=1"), this.clock, pause, 503);
 			}
 			RetryAfterEndpoint endpoint = context.getBean(RetryAfterEndpoint.class);
-			RetryAfterEndpoint.PacingDescriptor pacing = endpoint.provider("default").pacing();
-			assertThat(pacing.activeOrigins()).extracting(RetryAfterEndpoint.OriginDescriptor::origin)
+			PacingDescriptor pacing = endpoint.provider("default").pacing();
+			assertThat(pacing.activeOrigins()).extracting(PacingDescriptor.OriginDescriptor::origin)
 				.containsExactlyInAnyOrder("https://a.example:443", "https://b.example:443");
 			assertThat(pacing.cooldownRemaining()).isEqualTo("PT30S");
 			assertThat(pacing.notBefore()).as("the instant an outer layer waits for, on the wall clock")
 				.isEqualTo("2026-11-30T10:16:00Z");
-			assertThat(pacing.activeOrigins()).extracting(RetryAfterEndpoint.OriginDescriptor::notBefore)
+			assertThat(pacing.activeOrigins()).extracting(PacingDescriptor.OriginDescriptor::notBefore)
 				.containsOnly("2026-11-30T10:16:00Z");
 			assertThat(endpoint.reset("default", "https://a.example:443").gatesOpened()).isEqualTo(1);
 			assertThat(endpoint.provider("default").pacing().activeOrigins())
-				.extracting(RetryAfterEndpoint.OriginDescriptor::origin)
+				.extracting(PacingDescriptor.OriginDescriptor::origin)
 				.containsExactly("https://b.example:443");
 			assertThat(endpoint.reset("default", null).gatesOpened()).isEqualTo(3);
 			assertThat(endpoint.provider("default").pacing().activeOrigins()).isEmpty();
@@ -137,7 +137,7 @@ class RetryAfterEndpointTests {
 			assertThat(payments.lastRetryAfter().waitTime()).isEqualTo("PT2S");
 			assertThat(payments.lastRetryAfter().source()).isEqualTo("RETRY_AFTER");
 			assertThat(payments.lastRefusal().stop()).isEqualTo("ATTEMPTS_EXHAUSTED");
-			assertThat(payments.pacing()).isEqualTo(new RetryAfterEndpoint.PacingDescriptor("HOLD", 1.0, 1000.0, 10, 0.1,
+			assertThat(payments.pacing()).isEqualTo(new PacingDescriptor("HOLD", 1.0, 1000.0, 10, 0.1,
 					0.7, null, "PT0S", null, 0, "PT30S", List.of()));
 			RetryAfterEndpoint.ProviderDescriptor defaults = all.providers().get("default");
 			assertThat(defaults.operations()).containsEntry("total", 0L);
@@ -150,7 +150,7 @@ class RetryAfterEndpointTests {
 	@Test
 	void showsWhatAProfileMakesAProviderReadAndRepeat() {
 		this.contextRunner.withPropertyValues("retry.after.providers.openai.profile=openai").run((context) -> {
-			RetryAfterEndpoint.SettingsDescriptor openai = context.getBean(RetryAfterEndpoint.class)
+			SettingsDescriptor openai = context.getBean(RetryAfterEndpoint.class)
 				.provider("openai")
 				.settings();
 			assertThat(openai.hintFields()).contains("retry-after", "retry-after-ms", "x-should-retry")

@@ -36,6 +36,7 @@ import org.springframework.web.client.RestClient;
 import org.springframework.web.reactive.function.client.WebClient;
 
 import io.github.retryafter.boot.RetryAfterOperations;
+import io.github.retryafter.boot.actuate.PacingDescriptor;
 import io.github.retryafter.boot.actuate.RetryAfterEndpoint;
 import io.github.retryafter.boot.actuate.RetryAfterEvents;
 import io.github.retryafter.boot.actuate.RetryAfterEventsEndpoint;
@@ -115,7 +116,7 @@ class RetryAfterAotTests {
 			assertThat(RuntimeHintsPredicates.reflection()
 				.onMethodInvocation(RetryAfterEndpoint.FleetDescriptor.class, "state")).accepts(hints);
 			assertThat(RuntimeHintsPredicates.reflection()
-				.onMethodInvocation(RetryAfterEndpoint.PacingDescriptor.class, "mode")).accepts(hints);
+				.onMethodInvocation(PacingDescriptor.class, "mode")).accepts(hints);
 			assertThat(RuntimeHintsPredicates.reflection()
 				.onMethodInvocation(RetryAfterEventsEndpoint.EventsDescriptor.class, "events")).accepts(hints);
 			assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(RetryAfterEvents.Event.class, "reason"))
