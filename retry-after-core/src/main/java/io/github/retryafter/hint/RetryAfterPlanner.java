@@ -20,6 +20,7 @@ import io.github.retryafter.RetryAfterError;
 import io.github.retryafter.RetryAfterException;
 import io.github.retryafter.RetryPlan;
 import io.github.retryafter.Ticker;
+import io.github.retryafter.hint.ServerDate.Receipt;
 import io.github.retryafter.internal.FieldText;
 import io.github.retryafter.internal.Saturating;
 
@@ -372,49 +373,6 @@ public final class RetryAfterPlanner {
 			ageMillis = Saturating.add(ageMillis, roundTrip / 1_000_000);
 		}
 		return new Age(ageMillis, ignored);
-	}
-
-	/** The ticker reading at receipt, and the wall clock then (saturated at the ends of {@code Instant}). */
-	private record Receipt(long nanos, Instant wall, long epochMillis) {
-
-		long epochSecond() {
-			return Math.floorDiv(this.epochMillis, 1000);
-		}
-
-	}
-
-	/** The response's own {@code Date}: parsed in both forms (for skew), required only by the HTTP-date form. */
-	private record ServerDate(boolean present, long epochSecond, String problem) {
-
-		private static final ServerDate ABSENT = new ServerDate(false, 0, null);
-
-		static ServerDate read(ResponseHints hints, Receipt receipt) {
-			List<String> values = hints.dateLines();
-			if (values.size() > 1) {
-				return new ServerDate(false, 0, "appears " + values.size() + " times");
-			}
-			if (values.isEmpty()) {
-				return ABSENT;
-			}
-			String date = values.get(0);
-			if (RetryAfterField.trimStart(date) == date.length()) {
-				return new ServerDate(false, 0, "is empty");
-			}
-			try {
-				return new ServerDate(true, hints.date(receipt.epochSecond()), null);
-			}
-			catch (RetryAfterException ex) {
-				return new ServerDate(false, 0, "fails the same strict parse (" + ex.getMessage() + ")");
-			}
-		}
-
-		/** {@code Date} minus the client's wall clock at receipt; empty without a usable {@code Date}. */
-		Optional<Duration> skewFrom(Receipt receipt) {
-			return this.present
-					? Optional.of(Duration.ofMillis(Saturating.subtract(this.epochSecond * 1000, receipt.epochMillis())))
-					: Optional.empty();
-		}
-
 	}
 
 	/**
