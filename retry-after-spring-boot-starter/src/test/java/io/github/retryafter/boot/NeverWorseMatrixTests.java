@@ -25,13 +25,17 @@ import org.springframework.boot.http.client.autoconfigure.HttpClientAutoConfigur
 import org.springframework.boot.http.client.autoconfigure.imperative.ImperativeHttpClientAutoConfiguration;
 import org.springframework.boot.http.client.autoconfigure.reactive.ReactiveHttpClientAutoConfiguration;
 import org.springframework.boot.restclient.RestClientCustomizer;
+import org.springframework.boot.restclient.RestTemplateBuilder;
+import org.springframework.boot.restclient.RestTemplateCustomizer;
 import org.springframework.boot.restclient.autoconfigure.RestClientAutoConfiguration;
+import org.springframework.boot.restclient.autoconfigure.RestTemplateAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.webclient.autoconfigure.WebClientAutoConfiguration;
 import org.springframework.context.ApplicationContext;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.web.client.RestClient;
+import org.springframework.web.client.ResponseErrorHandler;
 import org.springframework.web.client.RestClientResponseException;
 import org.springframework.web.reactive.function.client.WebClient;
 import org.springframework.web.reactive.function.client.WebClientResponseException;
@@ -39,6 +43,7 @@ import org.springframework.web.reactive.function.client.WebClientResponseExcepti
 import io.github.retryafter.boot.autoconfigure.RetryAfterAutoConfiguration;
 import io.github.retryafter.boot.autoconfigure.RetryAfterOkHttpAutoConfiguration;
 import io.github.retryafter.boot.autoconfigure.RetryAfterRestClientAutoConfiguration;
+import io.github.retryafter.boot.autoconfigure.RetryAfterRestTemplateAutoConfiguration;
 import io.github.retryafter.boot.autoconfigure.RetryAfterSpringAiAutoConfiguration;
 import io.github.retryafter.boot.autoconfigure.RetryAfterWebClientAutoConfiguration;
 import io.github.retryafter.boot.springai.SpringAiRetryDefaults;
@@ -53,7 +58,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Never worse than without the starter: the same loopback answers, with the starter's auto-configuration and without
  * it, reach the caller as the same exception (same type, same status, same body or message) for RestClient (with and
  * without a default status handler of the application's, added after the customizers as Spring AI adds its own, or by
- * a customizer), WebClient, OkHttp and Spring AI's Ollama model; with the starter, what it gave up on carries the
+ * a customizer), RestTemplate (with Spring's error handler, or the application's set on the builder or by a
+ * customizer), WebClient, OkHttp and Spring AI's Ollama model; with the starter, what it gave up on carries the
  * hand-over (the outcome, and the instant when the provider named one) on that exception.
  * <p>
  * Spring AI's own retry is set to 0 retries in the runs without the starter: on its defaults it waits 2 s, 4 s, ... up
@@ -69,7 +75,7 @@ class NeverWorseMatrixTests {
 	private final ApplicationContextRunner without = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(HttpClientAutoConfiguration.class,
 				ImperativeHttpClientAutoConfiguration.class, ReactiveHttpClientAutoConfiguration.class,
-				RestClientAutoConfiguration.class, WebClientAutoConfiguration.class,
+				RestClientAutoConfiguration.class, RestTemplateAutoConfiguration.class, WebClientAutoConfiguration.class,
 				SpringAiRetryAutoConfiguration.class, OllamaApiAutoConfiguration.class,
 				OllamaChatAutoConfiguration.class))
 		.withBean(ToolCallingManager.class, () -> ToolCallingManager.builder().build())
@@ -80,7 +86,8 @@ class NeverWorseMatrixTests {
 		.withInitializer((context) -> new SpringAiRetryDefaults().postProcessEnvironment(context.getEnvironment(),
 				new SpringApplication()))
 		.withConfiguration(AutoConfigurations.of(RetryAfterAutoConfiguration.class,
-				RetryAfterRestClientAutoConfiguration.class, RetryAfterWebClientAutoConfiguration.class,
+				RetryAfterRestClientAutoConfiguration.class, RetryAfterRestTemplateAutoConfiguration.class,
+				RetryAfterWebClientAutoConfiguration.class,
 				RetryAfterOkHttpAutoConfiguration.class, RetryAfterSpringAiAutoConfiguration.class))
 		.withPropertyValues("retry.after.max-attempts=2", "retry.after.max-wait=10s",
 				"retry.after.backoff.delay=10ms");
@@ -163,6 +170,24 @@ class NeverWorseMatrixTests {
 			.defaultStatusHandler(HttpStatusCode::isError, (request, response) -> {
 				throw new AppStatusException(response.getStatusCode().value(), response.getBody().readAllBytes());
 			}), scenario));
+	}
+
+	@Test
+	void restTemplateThrowsWhatItThrowsWithoutTheStarter() {
+		assertSameEndings((context, scenario) -> restTemplate(context.getBean(RestTemplateBuilder.class), scenario));
+	}
+
+	@Test
+	void restTemplateRunsTheApplicationsErrorHandlerSetOnTheBuilder() {
+		assertSameEndings((context, scenario) -> restTemplate(
+				context.getBean(RestTemplateBuilder.class).errorHandler(new AppErrorHandler()), scenario));
+	}
+
+	@Test
+	void restTemplateRunsTheErrorHandlerACustomizerSets() {
+		RestTemplateCustomizer customizer = (template) -> template.setErrorHandler(new AppErrorHandler());
+		assertSameEndings((runner) -> runner.withBean(RestTemplateCustomizer.class, () -> customizer),
+				(context, scenario) -> restTemplate(context.getBean(RestTemplateBuilder.class), scenario));
 	}
 
 	@Test
@@ -321,6 +346,17 @@ class NeverWorseMatrixTests {
 		}
 	}
 
+	private Object restTemplate(RestTemplateBuilder builder, Scenario scenario) {
+		try {
+			return builder.rootUri(base(scenario))
+				.build()
+				.exchange(path(scenario), HttpMethod.valueOf(scenario.method), null, Void.class);
+		}
+		catch (RuntimeException ex) {
+			return ex;
+		}
+	}
+
 	private String base(Scenario scenario) {
 		return (scenario == Scenario.CONNECTION_REFUSED) ? REFUSING : this.server.baseUrl();
 	}
@@ -340,6 +376,23 @@ class NeverWorseMatrixTests {
 
 	/** What an OkHttp call answered: its status, its body, and the outcome tagged on it. */
 	record OkHttpEnding(int status, String body, RetryOutcomeException outcome) {
+	}
+
+	/** An application's own error handler for a {@code RestTemplate}: its own exception for an error status. */
+	static final class AppErrorHandler implements ResponseErrorHandler {
+
+		@Override
+		public boolean hasError(org.springframework.http.client.ClientHttpResponse response)
+				throws java.io.IOException {
+			return response.getStatusCode().isError();
+		}
+
+		@Override
+		public void handleError(java.net.URI url, HttpMethod method,
+				org.springframework.http.client.ClientHttpResponse response) throws java.io.IOException {
+			throw new AppStatusException(response.getStatusCode().value(), response.getBody().readAllBytes());
+		}
+
 	}
 
 	/** An application's own exception for an error status, thrown by its default status handler. */

@@ -41,6 +41,11 @@ public class RetryAfterProperties extends PolicyProperties {
 	private final Client restClient = new Client();
 
 	/**
+	 * RestTemplate integration (the RestClient interceptor on templates built from Spring Boot's RestTemplateBuilder).
+	 */
+	private final Client restTemplate = new Client();
+
+	/**
 	 * Retry budget shared by all providers: a ceiling on the application's retries as a whole.
 	 */
 	@NestedConfigurationProperty
@@ -110,6 +115,14 @@ public class RetryAfterProperties extends PolicyProperties {
 	 */
 	public Client getRestClient() {
 		return this.restClient;
+	}
+
+	/**
+	 * Returns the {@code rest-template} settings: RestTemplate integration.
+	 * @return the settings, never {@code null}
+	 */
+	public Client getRestTemplate() {
+		return this.restTemplate;
 	}
 
 	/**

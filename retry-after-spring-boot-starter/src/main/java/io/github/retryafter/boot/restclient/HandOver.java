@@ -13,10 +13,12 @@ import io.github.retryafter.boot.RetryAfterOutcomeException;
 
 /**
  * Attaches the hand-over (how the operation ended, and the instant the provider named) to whatever a client's own
- * status handler throws for a response retry-after ended an operation on, and to nothing else: the handler decides,
- * retry-after only adds a suppressed {@link RetryAfterOutcomeException}. Stateless and thread-safe.
+ * status handler or {@link ResponseErrorHandler} throws for a response retry-after ended an operation on, and to
+ * nothing else: the handler decides, retry-after only adds a suppressed {@link RetryAfterOutcomeException}. Used for
+ * Boot's {@code RestClient.Builder} ({@link HandOverRestClientBuilder}) and for the error handler of every
+ * {@code RestTemplate} built from Boot's {@code RestTemplateBuilder}. Stateless and thread-safe.
  */
-final class HandOver {
+public final class HandOver {
 
 	private HandOver() {
 	}
@@ -42,11 +44,12 @@ final class HandOver {
 	}
 
 	/**
-	 * Returns {@code handler}, attaching the hand-over to what it throws.
-	 * @param handler a status handler of the application's or a library's
+	 * Returns a handler that decides as {@code handler} does ({@code hasError} and {@code handleError} are its own),
+	 * attaching the hand-over to what it throws; {@code handler} itself when it already attaches.
+	 * @param handler an error handler of the application's, a library's or Spring's default
 	 * @return the handler that attaches
 	 */
-	static ResponseErrorHandler attaching(ResponseErrorHandler handler) {
+	public static ResponseErrorHandler attaching(ResponseErrorHandler handler) {
 		Objects.requireNonNull(handler, "handler");
 		return (handler instanceof AttachingErrorHandler) ? handler : new AttachingErrorHandler(handler);
 	}
