@@ -15,7 +15,7 @@ import io.github.retryafter.Scope;
  * @param spec the operation whose response it was
  * @param scope whose gate closed: the provider, or one of its origins
  * @param attempt the attempt that got the response
- * @param status the response's status
+ * @param response the response that closed it
  * @param cause the field that named the latest instant, as a cause of waits ({@link WaitCause#RETRY_AFTER},
  * {@link WaitCause#RETRY_AFTER_MS}, {@link WaitCause#X_MS_RETRY_AFTER_MS}, {@link WaitCause#RETRY_INFO} or
  * {@link WaitCause#WINDOW_RESET})
@@ -25,15 +25,15 @@ import io.github.retryafter.Scope;
  * @param decision what the operation decided after the response
  * @param elapsed the time since the operation started
  */
-public record CooldownStartedEvent(OperationSpec spec, Scope scope, int attempt, int status, WaitCause cause,
-		String field, Duration closedFor, Decision decision, Duration elapsed) {
+public record CooldownStartedEvent(OperationSpec spec, Scope scope, int attempt, AttemptOutcome.Response response,
+		WaitCause cause, String field, Duration closedFor, Decision decision, Duration elapsed) {
 
 	/**
 	 * Checks the arguments.
 	 * @param spec the operation whose response it was
 	 * @param scope whose gate closed
 	 * @param attempt the attempt that got the response
-	 * @param status the response's status
+	 * @param response the response that closed it
 	 * @param cause the field that named the latest instant, as a cause of waits
 	 * @param field that field's name
 	 * @param closedFor how long the gate stays closed from now
@@ -43,11 +43,20 @@ public record CooldownStartedEvent(OperationSpec spec, Scope scope, int attempt,
 	public CooldownStartedEvent {
 		Objects.requireNonNull(spec, "spec");
 		Objects.requireNonNull(scope, "scope");
+		Objects.requireNonNull(response, "response");
 		Objects.requireNonNull(cause, "cause");
 		Objects.requireNonNull(field, "field");
 		Objects.requireNonNull(closedFor, "closedFor");
 		Objects.requireNonNull(decision, "decision");
 		Objects.requireNonNull(elapsed, "elapsed");
+	}
+
+	/**
+	 * Returns the status of the response that closed the gate.
+	 * @return the status
+	 */
+	public int status() {
+		return this.response.status();
 	}
 
 }

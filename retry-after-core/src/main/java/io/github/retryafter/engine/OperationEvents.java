@@ -77,7 +77,7 @@ final class OperationEvents {
 			ProviderGate gate = engine.gate(operation.spec().scope());
 			engine.listener()
 				.onCooldownStarted(new CooldownStartedEvent(operation.spec(), gate.scope(), operation.attempts(),
-						((AttemptOutcome.Response) outcome).status(), pause.cause(), pause.field(),
+						(AttemptOutcome.Response) outcome, pause.cause(), pause.field(),
 						Duration.ofNanos(Math.max(0, gate.cooldownUntilNanos() - now)), decision,
 						elapsed(operation, now)));
 		}
