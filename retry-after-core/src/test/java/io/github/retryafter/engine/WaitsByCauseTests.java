@@ -142,6 +142,33 @@ class WaitsByCauseTests {
 	}
 
 	@Test
+	void anAnthropicTokenWindowWithNothingLeftHoldsTheRetryUntilItsResetAndNamesItsField() {
+		RetryPolicy anthropic = PACED.toBuilder()
+			.planner(PACED.planner().toBuilder().fields(ProviderProfile.ANTHROPIC.fields()).build())
+			.build();
+		RetryEngine engine = engine(anthropic, 0.5);
+		RetryOperation operation = engine.start(OperationSpec.of("GET"), Cancellation.never());
+		sendNext(operation);
+		operation.afterAttempt(response(429, "anthropic-ratelimit-requests-limit: 50",
+				"anthropic-ratelimit-requests-remaining: 49", "anthropic-ratelimit-tokens-limit: 40000",
+				"anthropic-ratelimit-tokens-remaining: 0",
+				"anthropic-ratelimit-tokens-reset: " + this.clock.instant().plusSeconds(3),
+				"Date: " + date(Duration.ZERO)));
+		long ended = this.clock.read();
+		sendNext(operation);
+		assertThat(this.cooldowns).singleElement().satisfies((cooldown) -> {
+			assertThat(cooldown.field()).isEqualTo("anthropic-ratelimit-tokens-reset");
+			assertThat(cooldown.cause()).isEqualTo(WaitCause.WINDOW_RESET);
+			assertThat(cooldown.closedFor()).isEqualTo(Duration.ofSeconds(3));
+		});
+		assertThat(this.waits).singleElement().satisfies((wait) -> {
+			assertThat(wait.waited()).isEqualTo(Duration.ofNanos(this.clock.read() - ended))
+				.isEqualTo(Duration.ofSeconds(3));
+			assertThat(wait.cause()).isEqualTo(WaitCause.WINDOW_RESET);
+		});
+	}
+
+	@Test
 	void aRetryPlannedFromRetryAfterWaitedItsPlanForRetryAfterInBothForms() {
 		RetryEngine engine = engine(PACED, 0.0, 0.0);
 		RetryOperation operation = engine.start(OperationSpec.of("GET"), Cancellation.never());
