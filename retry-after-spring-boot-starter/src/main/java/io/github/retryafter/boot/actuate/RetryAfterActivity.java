@@ -97,7 +97,7 @@ public final class RetryAfterActivity implements RetryListener {
 			.filter((delay) -> delay.compareTo(event.closedFor()) > 0)
 			.orElse(event.closedFor());
 		state(event.spec().provider()).lastRetryAfter = new LastRetryAfter(
-				fieldValue(event.field(), event.response().hints().headers().values(event.field())), event.status(),
+				fieldValue(event.field(), event.response().hints().lines(event.field())), event.status(),
 				this.wallClock.instant(),
 				retry.isPresent() ? "RETRY" : ((Decision.Stop) event.decision()).outcome().name(),
 				Optional.of(waitTime), event.cause().name(), Optional.empty());
@@ -161,7 +161,7 @@ public final class RetryAfterActivity implements RetryListener {
 		}
 		String name = field.names().get(0);
 		List<String> lines = field.inBody() ? List.of("retryDelay " + plan.get().instructed().toMillis() + " ms")
-				: ((AttemptOutcome.Response) outcome).hints().headers().values(name);
+				: ((AttemptOutcome.Response) outcome).hints().lines(name);
 		return Optional.of(fieldValue(name, lines));
 	}
 
