@@ -76,6 +76,30 @@ final class CompositeListener implements RetryListener {
 	}
 
 	@Override
+	public void onWaited(WaitedEvent event) {
+		for (RetryListener listener : this.all) {
+			try {
+				listener.onWaited(event);
+			}
+			catch (RuntimeException ex) {
+				warn(listener, "onWaited", ex);
+			}
+		}
+	}
+
+	@Override
+	public void onCooldownStarted(CooldownStartedEvent event) {
+		for (RetryListener listener : this.all) {
+			try {
+				listener.onCooldownStarted(event);
+			}
+			catch (RuntimeException ex) {
+				warn(listener, "onCooldownStarted", ex);
+			}
+		}
+	}
+
+	@Override
 	public void onCooldownEnded(CooldownEndedEvent event) {
 		for (RetryListener listener : this.all) {
 			try {

@@ -1,6 +1,7 @@
 package io.github.retryafter.engine;
 
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.Optional;
 import java.util.OptionalLong;
 
@@ -40,17 +41,21 @@ final class GateFeed {
 			.build();
 	}
 
-	/** See {@link RetryEngine#observe(OperationSpec, int, AttemptOutcome, Classification)}. */
-	void observe(ProviderGate gate, OperationSpec spec, int attempts, AttemptOutcome.Response response,
+	/**
+	 * Tells {@code gate} what one response of attempt {@code attempts} said (see the class description).
+	 * @return the pause the response named for its gate, {@code null} when it named none
+	 */
+	Pause observe(ProviderGate gate, OperationSpec spec, int attempts, AttemptOutcome.Response response,
 			Classification classification) {
+		Pause pause = null;
 		if (this.policy.pacing().rateLimitFields()) {
-			observeRateLimitFields(gate, spec, attempts, response);
+			pause = observeRateLimitFields(gate, spec, attempts, response);
 		}
 		int status = response.status();
 		boolean throttle = status == 429 || status == 503;
 		if (classification == Classification.SUCCESS) {
 			gate.onSuccess(response.sentAtNanos(), response.receivedAtNanos());
-			return;
+			return pause;
 		}
 		Optional<Duration> wait = Optional.empty();
 		if ((throttle || classification == Classification.RETRYABLE) && response.hints().hasWaitField(this.gatePlanner.options().fields())) {
@@ -58,9 +63,14 @@ final class GateFeed {
 				Optional<RetryPlan> plan = this.gatePlanner.plan(response.hints(), PlanRequest.forAttempt(attempts));
 				if (plan.isPresent()) {
 					wait = Optional.of(plan.get().floor());
-					if (!gate.absorbs(status, wait)) {
+					boolean closes = !gate.absorbs(status, wait);
+					long before = gate.cooldownUntilNanos();
+					if (closes) {
 						gate.closeUntil(plan.get().deadlineNanos());
 					}
+					pause = Pause.later(pause, new Pause(WaitCause.of(plan.get().source()),
+							plan.get().source().field().names().get(0), plan.get().deadlineNanos(),
+							closes && gate.cooldownUntilNanos() - before > 0));
 				}
 			}
 			catch (RetryAfterException ex) {
@@ -70,6 +80,7 @@ final class GateFeed {
 		if (throttle) {
 			gate.onThrottle(response.sentAtNanos(), response.receivedAtNanos(), wait);
 		}
+		return pause;
 	}
 
 	/**
@@ -97,8 +108,9 @@ final class GateFeed {
 	 * while they are in use ({@link ProviderGate#onWindows}); an exhausted window closes the gate until its
 	 * reset ({@link RateLimitFields#hold()}), measured from receipt and capped at the planner's max wait (the deadline
 	 * without one). Unusable fields are reported to the listener and ignored.
+	 * @return the exhausted window's pause, {@code null} when no window is exhausted
 	 */
-	private void observeRateLimitFields(ProviderGate gate, OperationSpec spec, int attempts,
+	private Pause observeRateLimitFields(ProviderGate gate, OperationSpec spec, int attempts,
 			AttemptOutcome.Response response) {
 		RateLimitFields fields = response.hints().rateLimits(this.policy.planner().fields());
 		for (RateLimitFields.Problem problem : fields.problems()) {
@@ -111,11 +123,54 @@ final class GateFeed {
 		else if (paced.isPresent()) {
 			gate.onWindows(fields.ratePerSecond(), paced.getAsLong(), response.receivedAtNanos());
 		}
-		if (fields.hold().isPresent()) {
-			Duration cap = this.policy.planner().maxWait().orElse(this.policy.deadline());
-			Duration wait = fields.hold().get().compareTo(cap) > 0 ? cap : fields.hold().get();
-			gate.closeUntil(Saturating.add(response.receivedAtNanos(), Saturating.toNanos(wait)));
+		if (fields.hold().isEmpty()) {
+			return null;
 		}
+		Duration cap = this.policy.planner().maxWait().orElse(this.policy.deadline());
+		Duration wait = fields.hold().get().compareTo(cap) > 0 ? cap : fields.hold().get();
+		long until = Saturating.add(response.receivedAtNanos(), Saturating.toNanos(wait));
+		long before = gate.cooldownUntilNanos();
+		gate.closeUntil(until);
+		return new Pause(WaitCause.WINDOW_RESET, resetField(fields), until, gate.cooldownUntilNanos() - before > 0);
+	}
+
+	/** The name of the field that gave an exhausted window's reset: the latest reset among the windows held. */
+	private static String resetField(RateLimitFields fields) {
+		RateLimitFields.Family family = fields.family().orElse(RateLimitFields.Family.X_TRIO);
+		Optional<RateLimitFields.Window> held = fields.windows()
+			.stream()
+			.filter(RateLimitFields.Window::exhausted)
+			.max(Comparator.comparing((window) -> window.reset().get()));
+		return switch (family) {
+			case IETF -> "RateLimit";
+			case DRAFT_TRIO -> "RateLimit-Reset";
+			case X_TRIO -> "X-RateLimit-Reset";
+			case OPENAI -> "x-ratelimit-reset-" + held.map(RateLimitFields.Window::name).orElse("requests");
+			case ANTHROPIC -> "anthropic-ratelimit-" + held.map(RateLimitFields.Window::name).orElse("requests")
+					+ "-reset";
+		};
+	}
+
+	/**
+	 * What one response named of a pause for its provider's gate: the latest instant it named, the field that named
+	 * it, and whether the response closed the gate or kept it closed longer. Immutable.
+	 *
+	 * @param cause the field that named the instant, as a cause of waits
+	 * @param field that field's name, as providers spell it
+	 * @param untilNanos the instant, on the gate's ticker
+	 * @param closedGate whether the response closed the gate or moved its end later (by any of its fields)
+	 */
+	record Pause(WaitCause cause, String field, long untilNanos, boolean closedGate) {
+
+		/** The later of two pauses of one response, closing the gate if either did. */
+		static Pause later(Pause first, Pause second) {
+			if (first == null) {
+				return second;
+			}
+			Pause later = (second.untilNanos - first.untilNanos > 0) ? second : first;
+			return new Pause(later.cause, later.field, later.untilNanos, first.closedGate || second.closedGate);
+		}
+
 	}
 
 }

@@ -60,6 +60,29 @@ final class OperationEvents {
 		}
 	}
 
+	/** The retry about to be sent waited through {@code gap}, now ended; nothing when it has none. */
+	static void waited(RetryOperation operation, Gap gap, long now) {
+		RetryEngine engine = operation.engine();
+		if (gap != null && engine.listening()) {
+			engine.listener()
+				.onWaited(gap.end(operation.spec(), operation.attempts(), now, elapsed(operation, now)));
+		}
+	}
+
+	/** The response of {@code outcome} closed its gate, or kept it closed longer: reported with the decision after it. */
+	static void cooldownStarted(RetryOperation operation, GateFeed.Pause pause, AttemptOutcome outcome,
+			Decision decision, long now) {
+		RetryEngine engine = operation.engine();
+		if (pause != null && pause.closedGate() && engine.listening()) {
+			ProviderGate gate = engine.gate(operation.spec().scope());
+			engine.listener()
+				.onCooldownStarted(new CooldownStartedEvent(operation.spec(), gate.scope(), operation.attempts(),
+						(AttemptOutcome.Response) outcome, pause.cause(), pause.field(),
+						Duration.ofNanos(Math.max(0, gate.cooldownUntilNanos() - now)), decision,
+						elapsed(operation, now)));
+		}
+	}
+
 	static void cooldownEnded(RetryOperation operation, ProviderGate gate) {
 		RetryEngine engine = operation.engine();
 		if (engine.listening()) {

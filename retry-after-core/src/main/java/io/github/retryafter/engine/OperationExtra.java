@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.github.retryafter.pacing.GateHold;
 import io.github.retryafter.pacing.ProviderGate;
 
 /**
@@ -38,6 +39,9 @@ final class OperationExtra {
 	// the instant the provider named, handed on when the operation ended without success; null when none
 	NotBefore notBefore;
 
+	// the scheduled retry's wait while it lasts, by cause; null when no retry waits
+	private Gap gap;
+
 	/** Joins {@code gate}'s queue unless already in it; {@code false} when the queue is full. */
 	boolean queueAt(ProviderGate gate) {
 		if (this.queuedAt == null) {
@@ -55,6 +59,18 @@ final class OperationExtra {
 			this.queuedAt.dequeue();
 			this.queuedAt = null;
 		}
+	}
+
+	/**
+	 * Reports the probe's answer to its gate ({@code admitted}: the provider admitted it), once.
+	 * @return the gate whose probe this request was, {@code null} when it was none or its answer was given
+	 */
+	ProviderGate endProbe(boolean admitted) {
+		ProviderGate gate = takeProbe();
+		if (gate != null) {
+			gate.probeAnswered(admitted);
+		}
+		return gate;
 	}
 
 	/** The gate whose probe this request is, once: {@code null} when it is none, or its answer was given. */
@@ -88,7 +104,7 @@ final class OperationExtra {
 	/**
 	 * This retry waits for a token held in flight: it withdraws its probe (another request may probe meanwhile), or
 	 * keeps the admission of {@code admittedBy}, the gate that admitted it ({@code null} for a probe or with pacing
-	 * off).
+	 * off); a retry's wait counts the budget's hold from now.
 	 */
 	void awaitToken(long now, ProviderGate admittedBy) {
 		ProviderGate probe = takeProbe();
@@ -99,6 +115,9 @@ final class OperationExtra {
 			this.tokenWait = new TokenWait(now);
 		}
 		this.tokenWait.admittedBy = admittedBy;
+		if (this.gap != null) {
+			this.gap.held(now, GateHold.BUDGET, null);
+		}
 	}
 
 	/**
@@ -129,10 +148,38 @@ final class OperationExtra {
 		return List.copyOf(all);
 	}
 
-	/** The operation ended: no hold, no retry pending. */
+	/**
+	 * A retry was decided after the attempt that ended at {@code nowNanos}: it is pending, its delay counts in the
+	 * total wait, and its wait is measured from now, its first part the planned delay's (the field it was planned
+	 * from, or the backoff); {@code pause}, what the attempt's response named for the gate, gives a cooldown's cause.
+	 */
+	void retryScheduled(Decision.Retry retry, GateFeed.Pause pause, long nowNanos) {
+		this.totalWait = this.totalWait.plus(retry.delay());
+		this.pendingRetry = retry;
+		this.gap = new Gap(nowNanos, retry.plan().map((plan) -> WaitCause.of(plan.source())).orElse(WaitCause.BACKOFF),
+				pause);
+	}
+
+	/** The pending retry's wait, to end as the retry is permitted; {@code null} when there is none. */
+	Gap takeGap() {
+		Gap gap = this.gap;
+		this.gap = null;
+		return gap;
+	}
+
+	/** {@code gate} holds the request: the hold is kept for its next turn, and a retry's wait counts it from now. */
+	void hold(ProviderGate.Admission.Hold hold, ProviderGate gate, long nowNanos) {
+		this.held = hold;
+		if (this.gap != null) {
+			this.gap.held(nowNanos, hold.reason(), gate);
+		}
+	}
+
+	/** The operation ended: no hold, no retry pending, no wait. */
 	void ended() {
 		this.held = null;
 		this.pendingRetry = null;
+		this.gap = null;
 	}
 
 	/**

@@ -4,8 +4,9 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * Receives what the engine does: every attempt, every scheduled retry, every refusal and the end of every logical
- * operation. Metrics and logs bind here; every method does nothing by default.
+ * Receives what the engine does: every attempt, every scheduled retry and the wait before it, every refusal, every
+ * cooldown's start and end, and the end of every logical operation. Metrics and logs bind here; every method does
+ * nothing by default.
  * <p>
  * Methods are called on the thread driving the operation, synchronously, so they must be quick and must not block.
  * Implementations shared between operations must be thread-safe. An exception thrown by a listener is logged through
@@ -50,6 +51,20 @@ public interface RetryListener {
 	 * @param event the end
 	 */
 	default void onOperationFinished(OperationFinishedEvent event) {
+	}
+
+	/**
+	 * A retry's wait ended: how long it really lasted, and why.
+	 * @param event the wait, by cause
+	 */
+	default void onWaited(WaitedEvent event) {
+	}
+
+	/**
+	 * A response closed its provider's gate, or kept it closed longer, whatever field named the instant.
+	 * @param event the cooldown's start
+	 */
+	default void onCooldownStarted(CooldownStartedEvent event) {
 	}
 
 	/**

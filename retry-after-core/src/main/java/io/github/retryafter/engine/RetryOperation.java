@@ -182,7 +182,7 @@ public final class RetryOperation {
 			if (!extra.queueAt(gate)) {
 				return queueFull(gate, next, now);
 			}
-			extra.held = hold;
+			extra.hold(hold, gate, now);
 			return new Permit.Wait(hold.untilNanos(), hold.reason());
 		}
 		leaveQueue();
@@ -233,6 +233,7 @@ public final class RetryOperation {
 		this.latestTokensBefore = before;
 		this.latestDecision = null;
 		Permit.Proceed proceed = this.engine.proceed(next, timeout, deadlineNanos(), now);
+		OperationEvents.waited(this, (next > 1) ? this.extra.takeGap() : null, now);
 		OperationEvents.attempt(this, proceed.timeout(), now, before, (next == 1) ? before : this.extra.tokensAfter);
 		return proceed;
 	}
@@ -274,7 +275,7 @@ public final class RetryOperation {
 		OperationState state = (classification == Classification.SUCCESS) ? null
 				: new OperationState(this.spec, this.attempts, this.startedAtNanos, deadlineNanos(), totalWait(),
 						cancelled());
-		attemptEnded(outcome, classification);
+		GateFeed.Pause pause = attemptEnded(outcome, classification);
 		Evaluation evaluation = (state == null) ? Evaluation.SUCCEEDED
 				: judge.judge(state, outcome, classification, this.engine.ticker().read(),
 						this.engine.tokens().view(this.spec.scope()));
@@ -283,24 +284,26 @@ public final class RetryOperation {
 		this.latestEndedAtNanos = now;
 		this.latestDecision = decision;
 		if (decision instanceof Decision.Retry retry) {
-			return scheduled(retry, outcome, now);
+			scheduled(retry, outcome, pause, now);
 		}
-		Decision.Stop stop = (Decision.Stop) decision;
-		if (evaluation.refusedRetry()) {
+		else if (evaluation.refusedRetry() && decision instanceof Decision.Stop stop) {
 			OperationEvents.refusal(this, Optional.of(stop.outcome()), evaluation.hintError(), stop.reason(), now);
 		}
-		return finish(stop);
+		OperationEvents.cooldownStarted(this, pause, outcome, decision, now);
+		return (decision instanceof Decision.Stop stop) ? finish(stop) : decision;
 	}
 
 	/**
 	 * What the end of the attempt in flight does to the provider's gate and the budget, all of it and only here,
 	 * before the judge decides what follows: the gate hears the response (pacing on) and its probe's answer; a first
 	 * attempt that succeeded deposits, a retry gives its token back when it succeeded and otherwise leaves it spent.
+	 * @return the pause the response named for the gate, {@code null} when none (or pacing is off)
 	 */
-	private void attemptEnded(AttemptOutcome outcome, Classification classification) {
+	private GateFeed.Pause attemptEnded(AttemptOutcome outcome, Classification classification) {
 		boolean succeeded = classification == Classification.SUCCESS;
+		GateFeed.Pause pause = null;
 		if (this.engine.policy().pacing().enabled() && outcome instanceof AttemptOutcome.Response response) {
-			this.engine.gateFeed()
+			pause = this.engine.gateFeed()
 				.observe(this.engine.gate(this.spec.scope()), this.spec, this.attempts, response, classification);
 		}
 		endProbe(true, succeeded);
@@ -310,20 +313,18 @@ public final class RetryOperation {
 			this.extra.tokenHeld = false;
 		}
 		this.engine.tokens().attemptEnded(this.spec.scope(), retry, token, succeeded);
+		return pause;
 	}
 
-	/** A retry decided: its delay counts in the total wait, and it is reported. */
-	private Decision.Retry scheduled(Decision.Retry retry, AttemptOutcome outcome, long now) {
-		OperationExtra extra = extra();
-		extra.totalWait = extra.totalWait.plus(retry.delay());
-		extra.pendingRetry = retry;
+	/** A retry decided: it is pending, counted in the total wait and measured from now ({@link Gap}), and reported. */
+	private void scheduled(Decision.Retry retry, AttemptOutcome outcome, GateFeed.Pause pause, long now) {
+		extra().retryScheduled(retry, pause, now);
 		this.phase = Phase.READY;
 		retry.refusedHint()
 			.ifPresent((ex) -> OperationEvents.refusal(this, Optional.empty(), Optional.of(ex.code()),
 					"unusable Retry-After after attempt " + this.attempts + " treated as absent: " + ex.getMessage(),
 					now));
 		OperationEvents.retryScheduled(this, outcome, retry, now);
-		return retry;
 	}
 
 	/**
@@ -554,12 +555,9 @@ public final class RetryOperation {
 	 * ({@code admitted}) may open the gate before the cooldown's end; an answer that leaves it open is reported.
 	 */
 	private void endProbe(boolean answered, boolean admitted) {
-		ProviderGate gate = (this.extra != null) ? this.extra.takeProbe() : null;
-		if (gate != null) {
-			gate.probeAnswered(admitted);
-			if (answered && gate.cooldownRemaining().isZero()) {
-				OperationEvents.cooldownEnded(this, gate);
-			}
+		ProviderGate gate = (this.extra != null) ? this.extra.endProbe(admitted) : null;
+		if (answered && gate != null && gate.cooldownRemaining().isZero()) {
+			OperationEvents.cooldownEnded(this, gate);
 		}
 	}
 

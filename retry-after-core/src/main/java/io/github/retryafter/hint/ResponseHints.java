@@ -168,8 +168,14 @@ public final class ResponseHints {
 		return memo.rateLimits;
 	}
 
-	/** Every line of the field {@code name}, read from the headers the first time it is asked for. */
-	synchronized List<String> lines(String name) {
+	/**
+	 * Returns every line of the header field {@code name} as received, for reports: read from the headers the first
+	 * time any reader asks for it (the hints' own parsers included), so a report of a field the hints read reads
+	 * nothing again.
+	 * @param name the field's name, matched case-insensitively
+	 * @return the lines, empty when the response carries no such field
+	 */
+	public synchronized List<String> lines(String name) {
 		Memo memo = memo();
 		for (int i = 0; i < memo.count; i++) {
 			if (memo.names[i].equalsIgnoreCase(name)) {

@@ -1,5 +1,7 @@
 package io.github.retryafter.boot;
 
+import java.util.stream.Collectors;
+
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.slf4j.MDC;
@@ -7,17 +9,20 @@ import org.slf4j.MDC;
 import org.springframework.util.ClassUtils;
 
 import io.github.retryafter.engine.AttemptOutcome;
+import io.github.retryafter.engine.CooldownStartedEvent;
 import io.github.retryafter.engine.OperationFinishedEvent;
 import io.github.retryafter.engine.OperationSpec;
 import io.github.retryafter.engine.Outcome;
 import io.github.retryafter.engine.RefusalEvent;
 import io.github.retryafter.engine.RetryListener;
 import io.github.retryafter.engine.RetryScheduledEvent;
+import io.github.retryafter.engine.WaitedEvent;
 
 /**
- * Logs the engine's decisions under the category {@code io.github.retryafter}: one DEBUG line per scheduled retry and
- * per refused hint, and one DEBUG line per operation that did not succeed ({@code OUTCOME_UNKNOWN} at WARN, since a
- * person may have to look the outcome up). Each line names the provider, the host (never a path, query or user info),
+ * Logs the engine's decisions under the category {@code io.github.retryafter}: one DEBUG line per scheduled retry (the
+ * delay planned), per retry sent (the wait as it happened, and its cause), per provider's gate closed and per refused
+ * hint, and one DEBUG line per operation that did not succeed ({@code OUTCOME_UNKNOWN} at WARN, since a person may
+ * have to look the outcome up). Each line names the provider, the host (never a path, query or user info),
  * the status and the attempt; while it is written, the MDC (with SLF4J present) holds {@value #PROVIDER},
  * {@value #OPERATION} (an id of the logical operation, the same on each of its lines) and {@value #ATTEMPT}, so Boot's
  * structured logging shows them as fields on whichever thread the decision was made. Nothing is formatted unless the
@@ -42,7 +47,7 @@ public final class RetryAfterLogging implements RetryListener {
 	@Override
 	public void onRetryScheduled(RetryScheduledEvent event) {
 		if (logger.isDebugEnabled()) {
-			String line = subject(event.spec()) + " attempt " + event.attempt() + " failed; retrying in "
+			String line = subject(event.spec()) + " attempt " + event.attempt() + " failed; retry planned in "
 					+ event.delay().toMillis() + " ms (" + event.source() + "), " + status(event.outcome())
 					+ event.plan()
 						.map((plan) -> ", server floor " + plan.floor().toMillis() + " ms"
@@ -51,6 +56,38 @@ public final class RetryAfterLogging implements RetryListener {
 										: ", clock skew " + skew.toMillis() + " ms").orElse(""))
 						.orElse("")
 					+ ", " + event.remainingDeadline().toMillis() + " ms of the deadline left";
+			log(event.spec(), event.attempt(), () -> logger.debug(line));
+		}
+	}
+
+	@Override
+	public void onWaited(WaitedEvent event) {
+		if (logger.isDebugEnabled()) {
+			StringBuilder line = new StringBuilder(subject(event.spec())).append(" attempt ")
+				.append(event.attempt())
+				.append(" sent after waiting ")
+				.append(event.waited().toMillis())
+				.append(" ms (")
+				.append(event.cause().tagValue())
+				.append(')');
+			if (event.parts().size() > 1) {
+				String parts = event.parts()
+					.entrySet()
+					.stream()
+					.map((part) -> part.getValue().toMillis() + " ms " + part.getKey().tagValue())
+					.collect(Collectors.joining(", then "));
+				line.append(": ").append(parts);
+			}
+			log(event.spec(), event.attempt(), () -> logger.debug(line));
+		}
+	}
+
+	@Override
+	public void onCooldownStarted(CooldownStartedEvent event) {
+		if (logger.isDebugEnabled()) {
+			String line = subject(event.spec()) + " attempt " + event.attempt() + " got status " + event.status()
+					+ " whose " + event.field() + " closed the gate of '" + event.scope() + "' for "
+					+ event.closedFor().toMillis() + " ms (" + event.cause().tagValue() + ")";
 			log(event.spec(), event.attempt(), () -> logger.debug(line));
 		}
 	}

@@ -21,6 +21,7 @@ import io.github.retryafter.HeaderSource;
 import io.github.retryafter.RandomSource;
 import io.github.retryafter.Ticker;
 import io.github.retryafter.boot.autoconfigure.RetryAfterAutoConfiguration;
+import io.github.retryafter.boot.testing.Drive;
 import io.github.retryafter.engine.AttemptOutcome;
 import io.github.retryafter.engine.Decision;
 import io.github.retryafter.engine.FailureKind;
@@ -72,9 +73,29 @@ class RetryAfterLoggingTests {
 			Decision decision = operation.afterAttempt(new AttemptOutcome.Response(429,
 					HeaderSource.of(Map.of("Retry-After", List.of("3"))), now, now));
 			assertThat(decision).isInstanceOf(Decision.Retry.class);
-			assertThat(output).contains("retry-after: provider 'payments' GET attempt 1 failed; retrying in 3375 ms")
+			assertThat(output).contains("retry-after: provider 'payments' GET attempt 1 failed; retry planned in 3375 ms")
 				.contains("server floor 3000 ms");
 		});
+	}
+
+	@Test
+	void logsTheWaitAsItHappenedAndItsCauseWhenTheRetryIsSentAndTheGateThatClosed(CapturedOutput output) {
+		String date = java.time.format.DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", java.util.Locale.US)
+			.withZone(java.time.ZoneOffset.UTC)
+			.format(this.clock.instant());
+		HeaderSource exhausted = HeaderSource.of(Map.of("X-RateLimit-Remaining", List.of("0"), "X-RateLimit-Reset",
+				List.of(Long.toString(this.clock.instant().getEpochSecond() + 2)), "Date", List.of(date)));
+		this.contextRunner.withPropertyValues("retry.after.providers.github.hosts=api.github.com",
+				"retry.after.providers.github.profile=github")
+			.run((context) -> {
+				Drive.operation(context.getBean(RetryAfterProviders.class), "github", this.clock, exhausted, 403, 200);
+				assertThat(output)
+					.contains("provider 'github' GET attempt 1 failed; retry planned in 50 ms (BACKOFF), status 403")
+					.contains("provider 'github' GET attempt 1 got status 403 whose X-RateLimit-Reset closed the gate"
+							+ " of 'github' for 2000 ms (window-reset)")
+					.contains("provider 'github' GET attempt 2 sent after waiting 2000 ms (window-reset): 50 ms backoff,"
+							+ " then 1950 ms window-reset");
+			});
 	}
 
 	@Test

@@ -11,6 +11,7 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
+import io.github.retryafter.HintField;
 import io.github.retryafter.RetryAfterError;
 import io.github.retryafter.RetryPlan;
 import io.github.retryafter.Ticker;
@@ -18,16 +19,20 @@ import io.github.retryafter.boot.metrics.AmplificationWindow;
 import io.github.retryafter.engine.AttemptEvent;
 import io.github.retryafter.engine.AttemptKind;
 import io.github.retryafter.engine.AttemptOutcome;
+import io.github.retryafter.engine.CooldownStartedEvent;
+import io.github.retryafter.engine.Decision;
 import io.github.retryafter.engine.OperationFinishedEvent;
 import io.github.retryafter.engine.Outcome;
 import io.github.retryafter.engine.RefusalEvent;
 import io.github.retryafter.engine.RetryListener;
 import io.github.retryafter.engine.RetryScheduledEvent;
+import io.github.retryafter.engine.WaitCause;
 
 /**
  * A listener that keeps, per provider, what an operator wants to see on the {@code retryafter} endpoint: operations by
  * outcome, attempts by kind, the amplification over the last 50 to 60 seconds, the last measured clock skew, the last
- * {@code Retry-After} received and the last refusal. It needs no metrics library.
+ * hint received (a {@code Retry-After}, or whatever other field a retry was planned from or closed the provider's
+ * gate: {@code retry-after-ms}, Gemini's {@code RetryInfo}, a window's reset) and the last refusal. It needs no metrics library.
  * <p>
  * State is kept per provider name the engine reports, which is always a configured name or {@code default} for engines
  * built by the starter, so it is bounded by configuration. A {@code Retry-After} value is kept as received but cut to
@@ -71,9 +76,31 @@ public final class RetryAfterActivity implements RetryListener {
 			.flatMap(RetryPlan::skew)
 			.ifPresent((skew) -> state.lastSkew = new LastSkew(skew.toNanos() / 1e9, now,
 					skew.abs().compareTo(RetryPlan.DATE_PRECISION) < 0));
-		retryAfter(event.outcome()).ifPresent((value) -> state.lastRetryAfter = new LastRetryAfter(value,
+		hint(event.outcome(), event.plan()).ifPresent((value) -> state.lastRetryAfter = new LastRetryAfter(value,
 				status(event.outcome()), now, "RETRY", Optional.of(event.delay()), event.source().name(),
 				event.refusedHint()));
+	}
+
+	/**
+	 * Keeps the hint of a response that closed its provider's gate when no retry was planned from it: a window's reset
+	 * (the retry, if any, planned its backoff, and the gate holds it until the reset), or a wait field whose operation
+	 * ended. Its wait is how long the gate stays closed, or the retry's delay when longer.
+	 */
+	@Override
+	public void onCooldownStarted(CooldownStartedEvent event) {
+		Optional<Decision.Retry> retry = (event.decision() instanceof Decision.Retry scheduled) ? Optional.of(scheduled)
+				: Optional.empty();
+		if (event.cause() != WaitCause.WINDOW_RESET && retry.flatMap(Decision.Retry::plan).isPresent()) {
+			return;
+		}
+		Duration waitTime = retry.map(Decision.Retry::delay)
+			.filter((delay) -> delay.compareTo(event.closedFor()) > 0)
+			.orElse(event.closedFor());
+		state(event.spec().provider()).lastRetryAfter = new LastRetryAfter(
+				fieldValue(event.field(), event.response().hints().lines(event.field())), event.status(),
+				this.wallClock.instant(),
+				retry.isPresent() ? "RETRY" : ((Decision.Stop) event.decision()).outcome().name(),
+				Optional.of(waitTime), event.cause().name(), Optional.empty());
 	}
 
 	@Override
@@ -123,6 +150,30 @@ public final class RetryAfterActivity implements RetryListener {
 		return this.states.computeIfAbsent(provider, (name) -> new State(AmplificationWindow.standard(this.ticker)));
 	}
 
+	/**
+	 * The hint a retry was planned from, as received: the {@code Retry-After} lines as they are (or refused), another
+	 * wait field as {@code name: value}.
+	 */
+	private static Optional<String> hint(AttemptOutcome outcome, Optional<RetryPlan> plan) {
+		HintField field = plan.map((planned) -> planned.source().field()).orElse(HintField.RETRY_AFTER);
+		if (field == HintField.RETRY_AFTER) {
+			return retryAfter(outcome);
+		}
+		String name = field.names().get(0);
+		List<String> lines = field.inBody() ? List.of("retryDelay " + plan.get().instructed().toMillis() + " ms")
+				: ((AttemptOutcome.Response) outcome).hints().lines(name);
+		return Optional.of(fieldValue(name, lines));
+	}
+
+	/** A field other than {@code Retry-After}, as {@code name: value}, cut. */
+	private static String fieldValue(String name, List<String> lines) {
+		return cut(lines.isEmpty() ? name : name + ": " + String.join(", ", lines));
+	}
+
+	private static String cut(String value) {
+		return (value.length() > MAX_VALUE_LENGTH) ? value.substring(0, MAX_VALUE_LENGTH - 1) + "…" : value;
+	}
+
 	private static Optional<String> retryAfter(AttemptOutcome outcome) {
 		if (!(outcome instanceof AttemptOutcome.Response response)) {
 			return Optional.empty();
@@ -131,8 +182,7 @@ public final class RetryAfterActivity implements RetryListener {
 		if (values.isEmpty()) {
 			return Optional.empty();
 		}
-		String value = String.join(", ", values);
-		return Optional.of((value.length() > MAX_VALUE_LENGTH) ? value.substring(0, MAX_VALUE_LENGTH - 1) + "…" : value);
+		return Optional.of(cut(String.join(", ", values)));
 	}
 
 	private static int status(AttemptOutcome outcome) {
@@ -147,7 +197,7 @@ public final class RetryAfterActivity implements RetryListener {
 	 * @param amplification attempts ÷ operations over the window; empty when no operation finished in it
 	 * @param window the window the amplification covers at most
 	 * @param lastSkew the last measured clock skew
-	 * @param lastRetryAfter the last {@code Retry-After} received
+	 * @param lastRetryAfter the last hint received, whatever field gave it
 	 * @param lastRefusal the last refused retry or hint
 	 */
 	public record Snapshot(Map<Outcome, Long> operations, Map<AttemptKind, Long> attempts,
@@ -176,16 +226,22 @@ public final class RetryAfterActivity implements RetryListener {
 	}
 
 	/**
-	 * A {@code Retry-After} received.
+	 * A hint received: a {@code Retry-After}, or another field a retry was planned from or that closed the provider's
+	 * gate.
 	 *
 	 * @param value the field value as received (several fields joined with {@code ", "}), cut to
-	 * {@value RetryAfterActivity#MAX_VALUE_LENGTH} characters
+	 * {@value RetryAfterActivity#MAX_VALUE_LENGTH} characters; a field other than {@code Retry-After} as
+	 * {@code name: value} ({@code X-RateLimit-Reset: 1765432100}, {@code retry-after-ms: 2500}), Gemini's
+	 * {@code RetryInfo} as {@code google.rpc.RetryInfo: retryDelay 27000 ms}
 	 * @param status the response's status
 	 * @param at when it was received, on the client's wall clock
 	 * @param decision {@code RETRY} when a retry was scheduled, else the outcome the operation ended with
-	 * @param waitTime the wait before the retry, when one was scheduled (named {@code waitTime} because a record
-	 * component cannot be called {@code wait})
-	 * @param source where that wait came from ({@code RETRY_AFTER} or {@code BACKOFF}), or {@code null} with no retry
+	 * @param waitTime the wait before the retry, when one was scheduled; for a field that closed the provider's gate
+	 * and no retry was planned from, how long the gate stays closed (or the retry's delay, when longer) (named
+	 * {@code waitTime} because a record component cannot be called {@code wait})
+	 * @param source where that wait came from: {@code RETRY_AFTER} or {@code BACKOFF} for a retry planned from the
+	 * field, the {@link WaitCause} name ({@code WINDOW_RESET}…) for a field that closed the gate and no retry was
+	 * planned from; {@code null} when the operation ended on a {@code Retry-After}
 	 * @param error why the value could not be used, if it could not
 	 */
 	public record LastRetryAfter(String value, int status, Instant at, String decision, Optional<Duration> waitTime,

@@ -11,6 +11,8 @@ import java.util.Objects;
 import io.github.retryafter.boot.fleet.FleetStatus;
 import io.github.retryafter.engine.AttemptOutcome;
 import io.github.retryafter.engine.CooldownEndedEvent;
+import io.github.retryafter.engine.CooldownStartedEvent;
+import io.github.retryafter.engine.Decision;
 import io.github.retryafter.engine.OperationFinishedEvent;
 import io.github.retryafter.engine.Outcome;
 import io.github.retryafter.engine.RefusalEvent;
@@ -20,9 +22,10 @@ import io.github.retryafter.engine.RetryScheduledEvent;
 /**
  * A listener that keeps the most recent events an operator investigating an incident wants, in a ring buffer of a
  * fixed capacity (the oldest is dropped first): operations that ended without success, {@code Retry-After} values that
- * were refused, cooldowns a provider asked for (a {@code 429} or {@code 503} with a usable {@code Retry-After}) and
- * their ends (the probe after a cooldown got an answer that left the gate open), and the fleet falling back from its
- * store to local state ({@link #fleetFellBack}).
+ * were refused, cooldowns a provider asked for (a {@code 429} or {@code 503} with a usable wait field, and any response
+ * that closed the provider's gate, whatever its status and whichever field named the instant) and their ends (the
+ * probe after a cooldown got an answer that left the gate open), and the fleet falling back from its store to local
+ * state ({@link #fleetFellBack}).
  * Each event names its provider, time, outcome, attempts and a reason cut to {@value #MAX_REASON_LENGTH} characters;
  * nothing from a request's URL is kept. Bounded: at most {@code capacity} events of at most a few hundred bytes each.
  * Thread-safe.
@@ -79,6 +82,24 @@ public final class RetryAfterEvents implements RetryListener {
 			record(new Event(this.wallClock.instant(), Type.COOLDOWN, event.spec().provider(),
 					"STATUS_" + response.status(), event.attempt(), cut(ProviderWords.of(event)),
 					event.plan().map((plan) -> ProviderWords.asked(plan, event.delay())).orElse(null)));
+		}
+	}
+
+	/**
+	 * Records a gate closed by any field, unless {@link #onRetryScheduled} just recorded the same response (a
+	 * {@code 429} or {@code 503} whose retry was planned from its wait field), in the provider's words.
+	 */
+	@Override
+	public void onCooldownStarted(CooldownStartedEvent event) {
+		boolean recorded = (event.status() == 429 || event.status() == 503)
+				&& event.decision() instanceof Decision.Retry retry && retry.plan().isPresent();
+		if (!recorded) {
+			record(new Event(this.wallClock.instant(), Type.COOLDOWN, event.spec().provider(),
+					"STATUS_" + event.status(), event.attempt(),
+					cut("the provider's " + event.field() + " closed the gate of '" + event.scope() + "' for "
+							+ event.closedFor().toMillis() + " ms after attempt " + event.attempt() + " (status "
+							+ event.status() + ")"),
+					new Asked(event.field(), event.closedFor().toMillis(), 0, null, false)));
 		}
 	}
 
@@ -167,7 +188,11 @@ public final class RetryAfterEvents implements RetryListener {
 		 */
 		FLEET_FALLBACK,
 
-		/** A provider answered {@code 429} or {@code 503} with a usable {@code Retry-After}: it asked for a pause. */
+		/**
+		 * A provider asked for a pause: it answered {@code 429} or {@code 503} with a usable wait field, or a
+		 * response closed its gate (any status, any field: a window's reset too); the outcome is {@code STATUS_} and
+		 * the status.
+		 */
 		COOLDOWN,
 
 		/** A gate's cooldown ended: its probe was answered and the gate is open again ({@code OPEN}). */
@@ -185,7 +210,8 @@ public final class RetryAfterEvents implements RetryListener {
 	 * @param attempts the attempts sent so far
 	 * @param reason a sentence with the numbers, at most {@value RetryAfterEvents#MAX_REASON_LENGTH} characters
 	 * @param asked what the provider asked for, apart from what this library added; {@code null} except on a
-	 * {@link Type#COOLDOWN} planned from the provider's wait field
+	 * {@link Type#COOLDOWN} (for a gate closed by a field no retry was planned from, the time the gate stays closed,
+	 * nothing added)
 	 */
 	public record Event(Instant time, Type type, String provider, String outcome, int attempts, String reason,
 			Asked asked) {
@@ -208,7 +234,8 @@ public final class RetryAfterEvents implements RetryListener {
 	/**
 	 * What the provider asked for, kept apart from what this library added above it.
 	 *
-	 * @param field the field the wait came from ({@code Retry-After}, {@code retry-after-ms}, {@code x-ms-retry-after-ms})
+	 * @param field the field the wait came from ({@code Retry-After}, {@code retry-after-ms}, {@code x-ms-retry-after-ms},
+	 * {@code google.rpc.RetryInfo}, or a window's reset such as {@code X-RateLimit-Reset})
 	 * @param floorMillis the provider's wait after the response's age was taken off: never retried before it
 	 * @param addedMillis what this library added above the floor (the jitter, or the backoff it was compared with)
 	 * @param skewSeconds the server's {@code Date} minus the client's clock, signed; {@code null} without a usable

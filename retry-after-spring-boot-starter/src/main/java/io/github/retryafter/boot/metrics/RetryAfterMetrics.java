@@ -25,13 +25,14 @@ import io.github.retryafter.boot.RetryAfterProviders;
 import io.github.retryafter.budget.RetryBudget;
 import io.github.retryafter.engine.AttemptEvent;
 import io.github.retryafter.engine.AttemptKind;
-import io.github.retryafter.engine.DelaySource;
 import io.github.retryafter.engine.OperationFinishedEvent;
 import io.github.retryafter.engine.OperationSpec;
 import io.github.retryafter.engine.Outcome;
 import io.github.retryafter.engine.RefusalEvent;
 import io.github.retryafter.engine.RetryListener;
 import io.github.retryafter.engine.RetryScheduledEvent;
+import io.github.retryafter.engine.WaitCause;
+import io.github.retryafter.engine.WaitedEvent;
 
 /**
  * Binds the retry engine's events to Micrometer meters. Every meter of every configured provider is registered when
@@ -50,7 +51,8 @@ import io.github.retryafter.engine.RetryScheduledEvent;
  * <tr><td>{@value #CLOCK_SKEW_MAGNITUDE}</td><td>distribution summary, seconds</td><td>provider; absolute skews</td></tr>
  * <tr><td>{@value #BUDGET_REFUSALS}</td><td>counter</td><td>provider</td></tr>
  * <tr><td>{@value #BUDGET_TOKENS}</td><td>gauge</td><td>provider, plus {@code global} for the global bucket</td></tr>
- * <tr><td>{@value #WAIT}</td><td>timer</td><td>provider, source ({@code RETRY_AFTER}, {@code BACKOFF})</td></tr>
+ * <tr><td>{@value #WAIT}</td><td>timer</td><td>provider, cause ({@link WaitCause#tagValue()} of each
+ * {@link WaitCause}); each wait between two attempts as it happened, its cause the part that lasted longest</td></tr>
  * <tr><td>{@value #HINT_REFUSALS}</td><td>counter</td><td>provider, error ({@link RetryAfterError} names)</td></tr>
  * <tr><td>{@value #PACING_RATE}</td><td>gauge, requests per second</td><td>provider; the adaptive rate in force,
  * {@code NaN} while the provider is not being paced</td></tr>
@@ -90,7 +92,7 @@ public final class RetryAfterMetrics implements RetryListener, MeterBinder {
 	/** Budget tokens left. */
 	public static final String BUDGET_TOKENS = "retry.after.budget.tokens";
 
-	/** Planned waits between attempts. */
+	/** Waits between attempts as they happened, by cause. */
 	public static final String WAIT = "retry.after.wait";
 
 	/** {@code Retry-After} fields that could not be used, by error. */
@@ -157,9 +159,6 @@ public final class RetryAfterMetrics implements RetryListener, MeterBinder {
 		if (meters == null) {
 			return;
 		}
-		for (Timer timer : meters.waits.get(event.source())) {
-			timer.record(event.delay());
-		}
 		event.plan().flatMap(RetryPlan::skew).ifPresent((skew) -> {
 			double seconds = skew.toNanos() / 1e9;
 			meters.lastSkewSeconds = seconds;
@@ -167,6 +166,16 @@ public final class RetryAfterMetrics implements RetryListener, MeterBinder {
 				summary.record(Math.abs(seconds));
 			}
 		});
+	}
+
+	@Override
+	public void onWaited(WaitedEvent event) {
+		ProviderMeters meters = meters(event.spec());
+		if (meters != null) {
+			for (Timer timer : meters.waits.get(event.cause())) {
+				timer.record(event.waited());
+			}
+		}
 	}
 
 	@Override
@@ -248,7 +257,7 @@ public final class RetryAfterMetrics implements RetryListener, MeterBinder {
 
 		private final LongAdder budgetRefusals = new LongAdder();
 
-		private final Map<DelaySource, List<Timer>> waits = new EnumMap<>(DelaySource.class);
+		private final Map<WaitCause, List<Timer>> waits = new EnumMap<>(WaitCause.class);
 
 		private final List<DistributionSummary> skewMagnitudes = new CopyOnWriteArrayList<>();
 
@@ -259,8 +268,8 @@ public final class RetryAfterMetrics implements RetryListener, MeterBinder {
 			this.budget = budget;
 			this.gates = gates;
 			this.window = window;
-			for (DelaySource source : DelaySource.values()) {
-				this.waits.put(source, new CopyOnWriteArrayList<>());
+			for (WaitCause cause : WaitCause.values()) {
+				this.waits.put(cause, new CopyOnWriteArrayList<>());
 			}
 		}
 
@@ -316,9 +325,10 @@ public final class RetryAfterMetrics implements RetryListener, MeterBinder {
 				.baseUnit(SECONDS)
 				.description("Magnitude of measured clock skews")
 				.register(registry));
-			this.waits.forEach((source, timers) -> addOnce(timers, Timer.builder(WAIT)
-				.tags(provider.and("source", source.name()))
-				.description("Planned waits between attempts, by where the delay came from")
+			this.waits.forEach((cause, timers) -> addOnce(timers, Timer.builder(WAIT)
+				.tags(provider.and("cause", cause.tagValue()))
+				.description("Waits between attempts as they happened, from the end of one attempt to the start of the"
+						+ " next, by cause: the provider's field, the provider's gate, the budget or the backoff")
 				.register(registry)));
 		}
 

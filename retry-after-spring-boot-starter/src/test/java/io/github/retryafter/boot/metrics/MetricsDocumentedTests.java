@@ -27,6 +27,7 @@ import io.github.retryafter.boot.autoconfigure.RetryAfterMetricsAutoConfiguratio
 import io.github.retryafter.boot.autoconfigure.RetryAfterRestClientAutoConfiguration;
 import io.github.retryafter.boot.testing.FlakyProvider;
 import io.github.retryafter.boot.testing.FlakyProvider.Reply;
+import io.github.retryafter.engine.WaitCause;
 import io.github.retryafter.test.FakeClock;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -34,8 +35,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Every meter family the starter puts in a Prometheus scrape (its meters and its observations' timers, after one
  * RestClient operation that waited and retried) is listed in docs/metrics-and-tracing.md under its Prometheus name,
- * and carries a {@code # HELP} text that says more than its name. The fleet's meters need a store and are checked by
- * the fleet's own tests.
+ * and carries a {@code # HELP} text that says more than its name; and every cause a wait is tagged with is listed. The
+ * fleet's meters need a store and are checked by the fleet's own tests.
  */
 class MetricsDocumentedTests {
 
@@ -84,6 +85,19 @@ class MetricsDocumentedTests {
 				.isNotBlank()
 				.hasSizeGreaterThan(12));
 		});
+	}
+
+	@Test
+	void everyCauseOfAWaitIsATagValueTheWaitRowAndItsTableName() throws IOException {
+		String docs = Files.readString(Path.of("..", "docs", "metrics-and-tracing.md"));
+		String row = docs.lines()
+			.filter((line) -> line.startsWith("| `" + RetryAfterMetrics.WAIT + "` |"))
+			.findFirst()
+			.orElseThrow();
+		for (WaitCause cause : WaitCause.values()) {
+			assertThat(row).as("the %s row", RetryAfterMetrics.WAIT).contains("`" + cause.tagValue() + "`");
+			assertThat(docs).as("the causes' table").containsPattern("(?m)^\\| `[^|]*" + cause.tagValue() + "`");
+		}
 	}
 
 }

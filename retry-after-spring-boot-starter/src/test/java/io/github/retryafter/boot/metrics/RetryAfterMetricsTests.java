@@ -52,6 +52,8 @@ import io.github.retryafter.engine.RetryListener;
 import io.github.retryafter.engine.RetryOperation;
 import io.github.retryafter.engine.RetryPolicy;
 import io.github.retryafter.engine.RetryScheduledEvent;
+import io.github.retryafter.engine.WaitCause;
+import io.github.retryafter.engine.WaitedEvent;
 import io.github.retryafter.test.FakeClock;
 
 import static io.github.retryafter.boot.testing.Drive.REFUSED;
@@ -90,7 +92,7 @@ class RetryAfterMetricsTests {
 					Map.entry(RetryAfterMetrics.CLOCK_SKEW_MAGNITUDE, (long) providers),
 					Map.entry(RetryAfterMetrics.BUDGET_REFUSALS, (long) providers),
 					Map.entry(RetryAfterMetrics.BUDGET_TOKENS, providers + 1L),
-					Map.entry(RetryAfterMetrics.WAIT, 2L * providers),
+					Map.entry(RetryAfterMetrics.WAIT, (long) WaitCause.values().length * providers),
 					Map.entry(RetryAfterMetrics.HINT_REFUSALS, (long) RetryAfterError.values().length * providers),
 					Map.entry(RetryAfterMetrics.PACING_RATE, (long) providers),
 					Map.entry(RetryAfterMetrics.COOLDOWN_REMAINING, (long) providers),
@@ -112,14 +114,14 @@ class RetryAfterMetricsTests {
 			assertThat(counter(registry, RetryAfterMetrics.OPERATIONS, "payments", "outcome", "SUCCESS")).isEqualTo(1);
 			assertThat(counter(registry, RetryAfterMetrics.OPERATIONS, "default", "outcome", "SUCCESS")).isZero();
 			Timer backoff = registry.get(RetryAfterMetrics.WAIT)
-				.tags("provider", "payments", "source", "BACKOFF")
+				.tags("provider", "payments", "cause", "backoff")
 				.timer();
 			// full-jitter backoff with draw 0.5: half of the 100 ms and 200 ms ceilings
 			assertThat(backoff.count()).isEqualTo(2);
 			assertThat(backoff.totalTime(java.util.concurrent.TimeUnit.MILLISECONDS)).isEqualTo(150);
 			assertThat(backoff.max(java.util.concurrent.TimeUnit.MILLISECONDS)).isEqualTo(100);
 			assertThat(registry.get(RetryAfterMetrics.WAIT)
-				.tags("provider", "payments", "source", "RETRY_AFTER")
+				.tags("provider", "payments", "cause", "retry-after")
 				.timer()
 				.count()).isZero();
 			assertThat(registry.get(RetryAfterMetrics.AMPLIFICATION).tag("provider", "payments").gauge().value())
@@ -172,6 +174,11 @@ class RetryAfterMetricsTests {
 			OperationSpec spec = OperationSpec.of("GET").withProvider("payments");
 			metrics.onRetryScheduled(scheduled(spec, Duration.ofMillis(-2500), Duration.ofSeconds(3)));
 			metrics.onRetryScheduled(scheduled(spec, Duration.ofSeconds(1), Duration.ofSeconds(5)));
+			assertThat(registry.get(RetryAfterMetrics.WAIT).tags("provider", "payments").timers())
+				.as("a planned wait is not a wait yet")
+				.allSatisfy((timer) -> assertThat(timer.count()).isZero());
+			metrics.onWaited(waited(spec, Duration.ofSeconds(3)));
+			metrics.onWaited(waited(spec, Duration.ofSeconds(5)));
 			assertThat(registry.get(RetryAfterMetrics.CLOCK_SKEW).tag("provider", "payments").gauge().value())
 				.isEqualTo(1.0);
 			assertThat(registry.get(RetryAfterMetrics.CLOCK_SKEW_MAGNITUDE)
@@ -179,7 +186,7 @@ class RetryAfterMetricsTests {
 				.summary()
 				.totalAmount()).isEqualTo(3.5);
 			Timer hinted = registry.get(RetryAfterMetrics.WAIT)
-				.tags("provider", "payments", "source", "RETRY_AFTER")
+				.tags("provider", "payments", "cause", "retry-after")
 				.timer();
 			assertThat(hinted.count()).isEqualTo(2);
 			assertThat(hinted.totalTime(java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(8);
@@ -208,7 +215,7 @@ class RetryAfterMetricsTests {
 				assertThat(registry.get(RetryAfterMetrics.CLOCK_SKEW).tag("provider", "payments").gauge().value())
 					.isEqualTo(40.0);
 				Timer hinted = registry.get(RetryAfterMetrics.WAIT)
-					.tags("provider", "payments", "source", "RETRY_AFTER")
+					.tags("provider", "payments", "cause", "retry-after")
 					.timer();
 				assertThat(hinted.count()).isEqualTo(1);
 				assertThat(hinted.totalTime(java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(2);
@@ -317,9 +324,10 @@ class RetryAfterMetricsTests {
 						"retry_after_pacing_rate{provider=\"payments\"} NaN",
 						"retry_after_cooldown_remaining_seconds{provider=\"payments\"} 0.0",
 						"retry_after_pacing_queued{provider=\"payments\"} 0.0",
-						"retry_after_wait_seconds_count{provider=\"payments\",source=\"BACKOFF\"} 1",
-						"retry_after_wait_seconds_sum{provider=\"payments\",source=\"BACKOFF\"} 0.05",
-						"retry_after_wait_seconds_max{provider=\"payments\",source=\"BACKOFF\"} 0.05",
+						"retry_after_wait_seconds_count{cause=\"backoff\",provider=\"payments\"} 1",
+						"retry_after_wait_seconds_sum{cause=\"backoff\",provider=\"payments\"} 0.05",
+						"retry_after_wait_seconds_max{cause=\"backoff\",provider=\"payments\"} 0.05",
+						"retry_after_wait_seconds_count{cause=\"window-reset\",provider=\"payments\"} 0",
 						"retry_after_hint_refusals_total{error=\"TOO_LONG\",provider=\"payments\"} 0.0");
 				assertThat(scrape).doesNotContain("retry_after_wait_seconds_bucket");
 			});
@@ -333,7 +341,7 @@ class RetryAfterMetricsTests {
 			.run((context) -> {
 				Drive.operation(context.getBean(RetryAfterProviders.class), "payments", this.clock, REFUSED, 200);
 				assertThat(context.getBean(PrometheusMeterRegistry.class).scrape())
-					.contains("retry_after_wait_seconds_bucket{provider=\"payments\",source=\"BACKOFF\",le=");
+					.contains("retry_after_wait_seconds_bucket{cause=\"backoff\",provider=\"payments\",le=");
 			});
 	}
 
@@ -385,6 +393,11 @@ class RetryAfterMetricsTests {
 
 	private static double amplification(MeterRegistry registry, String provider) {
 		return registry.get(RetryAfterMetrics.AMPLIFICATION).tag("provider", provider).gauge().value();
+	}
+
+	private static WaitedEvent waited(OperationSpec spec, Duration waited) {
+		return new WaitedEvent(spec, 2, waited, WaitCause.RETRY_AFTER, Map.of(WaitCause.RETRY_AFTER, waited),
+				Duration.ZERO);
 	}
 
 	private static RetryScheduledEvent scheduled(OperationSpec spec, Duration skew, Duration wait) {

@@ -106,9 +106,9 @@ class HttpClientRequestsObservationTests {
 			Timer exchanges = registry.get("http.client.requests").timer();
 			assertThat(exchanges.count()).isEqualTo(1);
 			assertThat(exchanges.getId().getTag("status")).isEqualTo("200");
-			Timer waits = registry.get(RetryAfterMetrics.WAIT).tag("source", "BACKOFF").timer();
+			Timer waits = registry.get(RetryAfterMetrics.WAIT).tag("cause", "backoff").timer();
 			assertThat(waits.count()).isEqualTo(1);
-			// the one timing spans the planned wait and both attempts, and nothing outside the call
+			// the one timing spans the wait between the attempts and both attempts, and nothing outside the call
 			assertThat(exchanges.totalTime(TimeUnit.NANOSECONDS)).isGreaterThanOrEqualTo(waits.totalTime(TimeUnit.NANOSECONDS))
 				.isLessThanOrEqualTo(elapsed);
 		});
