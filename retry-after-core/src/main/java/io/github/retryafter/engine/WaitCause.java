@@ -60,11 +60,12 @@ public enum WaitCause {
 	/**
 	 * Returns the cause of a wait planned from a provider's wait field.
 	 * @param source the field and form the plan came from
-	 * @return {@link #RETRY_AFTER} for its three forms, else the field's own cause
+	 * @return {@link #RETRY_AFTER} for its three forms and for an instant an inner layer handed on (which names no
+	 * field of its own), else the field's own cause
 	 */
 	public static WaitCause of(PlanSource source) {
 		return switch (source) {
-			case DELAY_SECONDS, HTTP_DATE, HTTP_DATE_CLIENT_CLOCK -> RETRY_AFTER;
+			case DELAY_SECONDS, HTTP_DATE, HTTP_DATE_CLIENT_CLOCK, HANDED_ON -> RETRY_AFTER;
 			case RETRY_AFTER_MS -> RETRY_AFTER_MS;
 			case X_MS_RETRY_AFTER_MS -> X_MS_RETRY_AFTER_MS;
 			case RETRY_INFO -> RETRY_INFO;
