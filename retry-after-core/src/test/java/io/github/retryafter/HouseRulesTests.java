@@ -33,22 +33,33 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The house rules of issue 28, read from the main sources of every module with the JDK's own parser: rooms small
- * enough to read in one sitting (a file at most {@value #MAX_FILE_LINES} lines, {@code @ConfigurationProperties}
- * classes and the starter's other property classes excepted; a method or constructor at most {@value #MAX_METHOD_LINES}), {@code internal} imported by the
- * core only, and no import cycle between the core's packages.
+ * The house rules, read from the main sources of every module with the JDK's own parser: rooms small enough to read
+ * in one sitting (a file at most {@value #MAX_FILE_LINES} lines, {@code @ConfigurationProperties} classes and the
+ * starter's other property classes at most {@value #MAX_PROPERTIES_LINES}, split by concern beyond that; a method or
+ * constructor at most {@value #MAX_METHOD_LINES}), {@code internal} imported by the core only, and no import cycle
+ * between the core's packages.
  * <p>
  * What does not meet a rule yet is listed below, by name, as debt: a new offender fails, and so does a listed one that
  * meets the rule now (remove it from the list, so the list only shrinks).
  */
 class HouseRulesTests {
 
-	static final int MAX_FILE_LINES = 600;
+	static final int MAX_FILE_LINES = 500;
+
+	static final int MAX_PROPERTIES_LINES = 600;
 
 	static final int MAX_METHOD_LINES = 60;
 
-	/** Files over the limit today, as paths from the repository's root (none since issue 28). */
-	static final Set<String> LONG_FILES = Set.of();
+	/**
+	 * Files over the limit today, as paths from the repository's root: each is several jobs in one room (the operation's
+	 * bookkeeping and its before-attempt rules; a wide value and its builder; the Redis store's I/O and the fleet runtime
+	 * that is not Redis; the WebClient filter's loop and its hand-over), to be split, not squeezed.
+	 */
+	static final Set<String> LONG_FILES = Set.of(
+			"retry-after-core/src/main/java/io/github/retryafter/engine/RetryOperation.java",
+			"retry-after-core/src/main/java/io/github/retryafter/engine/RetryPolicy.java",
+			"retry-after-spring-boot-starter/src/main/java/io/github/retryafter/boot/fleet/redis/RedisFleet.java",
+			"retry-after-spring-boot-starter/src/main/java/io/github/retryafter/boot/webclient/RetryAfterExchangeFilterFunction.java");
 
 	/** Methods over the limit today, as {@code Type.method}. */
 	static final Set<String> LONG_METHODS = Set.of();
@@ -89,11 +100,12 @@ class HouseRulesTests {
 		Map<String, Long> tooLong = new TreeMap<>();
 		for (Source source : sources) {
 			long lines = source.lines();
-			if (lines > MAX_FILE_LINES && !source.isProperties()) {
+			if (lines > (source.isProperties() ? MAX_PROPERTIES_LINES : MAX_FILE_LINES)) {
 				tooLong.put(source.path(), lines);
 			}
 		}
-		assertThat(tooLong.keySet()).as("files over %d lines (%s)", MAX_FILE_LINES, tooLong)
+		assertThat(tooLong.keySet())
+			.as("files over %d lines, properties classes over %d (%s)", MAX_FILE_LINES, MAX_PROPERTIES_LINES, tooLong)
 			.containsExactlyInAnyOrderElementsOf(LONG_FILES);
 	}
 
@@ -253,7 +265,7 @@ class HouseRulesTests {
 			return this.unit.getLineMap().getLineNumber(position);
 		}
 
-		/** Whether the file binds configuration properties: Boot's own such classes are long by convention. */
+		/** Whether the file binds configuration properties: a wide tree of settings, allowed a longer room. */
 		boolean isProperties() {
 			if (this.path.endsWith("Properties.java") && this.path.contains("/boot/autoconfigure/")) {
 				return true;
