@@ -1,5 +1,6 @@
 package io.github.retryafter.boot.metrics;
 
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
@@ -34,24 +35,26 @@ import io.github.retryafter.engine.RetryListener;
 import io.github.retryafter.engine.RetryScheduledEvent;
 
 /**
- * Binds the retry engine's events to Micrometer meters. Every meter of every configured provider is registered when
- * the binder is bound, with every value of its enum tags, so the series are bounded by configuration (never by hosts
- * or URLs), exist before the first request, and every series of a meter has the same tag keys:
+ * Binds the retry engine's events to Micrometer meters, for every configured provider: its gauges, its budget's
+ * refusals, its skew summary, its attempts by kind and its waits by source when the binder is bound; a series of an
+ * operation's outcome or a hint's error on that value's first event on that provider, so a scrape holds no series for
+ * outcomes and errors that never happened. The series are bounded by configuration and enums (never by hosts or
+ * URLs), and every series of a meter has the same tag keys:
  * <table>
  * <caption>Meters</caption>
  * <tr><th>meter</th><th>type</th><th>tags</th></tr>
- * <tr><td>{@value #OPERATIONS}</td><td>counter</td><td>provider, outcome ({@link Outcome} names)</td></tr>
- * <tr><td>{@value #ATTEMPTS}</td><td>counter</td><td>provider, kind ({@code FIRST}, {@code RETRY})</td></tr>
+ * <tr><td>{@value #OPERATIONS}</td><td>function counter</td><td>provider, outcome ({@link Outcome} names)</td></tr>
+ * <tr><td>{@value #ATTEMPTS}</td><td>function counter</td><td>provider, kind ({@code FIRST}, {@code RETRY})</td></tr>
  * <tr><td>{@value #AMPLIFICATION}</td><td>gauge</td><td>provider; attempts sent ÷ operations finished over the last
  * 50 to 60 seconds ({@link AmplificationWindow#standard}), {@code NaN} when no operation finished in that time</td></tr>
  * <tr><td>{@value #CLOCK_SKEW}</td><td>gauge, seconds</td><td>provider; the last measured skew (server {@code Date}
  * minus client clock), signed and as measured (a magnitude under 1 s is within the {@code Date}'s one-second precision,
  * not skew), {@code NaN} before the first</td></tr>
  * <tr><td>{@value #CLOCK_SKEW_MAGNITUDE}</td><td>distribution summary, seconds</td><td>provider; absolute skews</td></tr>
- * <tr><td>{@value #BUDGET_REFUSALS}</td><td>counter</td><td>provider</td></tr>
+ * <tr><td>{@value #BUDGET_REFUSALS}</td><td>function counter</td><td>provider</td></tr>
  * <tr><td>{@value #BUDGET_TOKENS}</td><td>gauge</td><td>provider, plus {@code global} for the global bucket</td></tr>
  * <tr><td>{@value #WAIT}</td><td>timer</td><td>provider, source ({@code RETRY_AFTER}, {@code BACKOFF})</td></tr>
- * <tr><td>{@value #HINT_REFUSALS}</td><td>counter</td><td>provider, error ({@link RetryAfterError} names)</td></tr>
+ * <tr><td>{@value #HINT_REFUSALS}</td><td>function counter</td><td>provider, error ({@link RetryAfterError} names)</td></tr>
  * <tr><td>{@value #PACING_RATE}</td><td>gauge, requests per second</td><td>provider; the adaptive rate in force,
  * {@code NaN} while the provider is not being paced</td></tr>
  * <tr><td>{@value #COOLDOWN_REMAINING}</td><td>gauge, seconds</td><td>provider; how long the provider's gate stays
@@ -60,7 +63,8 @@ import io.github.retryafter.engine.RetryScheduledEvent;
  * </table>
  * <p>
  * Counters are function counters over this component's own adders, so events are counted from the first one, even
- * before the binder is bound, and one binder can be bound to several registries. Events of a provider that
+ * before the binder is bound (their series are registered when it is), and one binder can be bound to several
+ * registries. Events of a provider that
  * {@link RetryAfterProviders} does not list are ignored, so a tag value never comes from anywhere but configuration.
  * The provider list is read when first needed (binding, or the first event), not at construction, because this
  * listener is created while the providers' engines are being built.
@@ -116,6 +120,9 @@ public final class RetryAfterMetrics implements RetryListener, MeterBinder {
 
 	private final Ticker ticker;
 
+	// the registries bound so far; its monitor guards it and every first registration of a series
+	private final List<MeterRegistry> registries = new ArrayList<>();
+
 	private volatile Map<String, ProviderMeters> byProvider;
 
 	private volatile RetryBudget globalBudget;
@@ -133,8 +140,14 @@ public final class RetryAfterMetrics implements RetryListener, MeterBinder {
 	@Override
 	public void bindTo(MeterRegistry registry) {
 		Map<String, ProviderMeters> all = providers();
-		for (ProviderMeters meters : all.values()) {
-			meters.bindTo(registry);
+		synchronized (this.registries) {
+			if (this.registries.stream().anyMatch((bound) -> bound == registry)) {
+				return;
+			}
+			this.registries.add(registry);
+			for (ProviderMeters meters : all.values()) {
+				meters.bindTo(registry);
+			}
 		}
 		Gauge.builder(BUDGET_TOKENS, this, (metrics) -> metrics.globalBudget.globalTokens())
 			.tags(PROVIDER, GLOBAL)
@@ -214,7 +227,7 @@ public final class RetryAfterMetrics implements RetryListener, MeterBinder {
 		Map<String, ProviderMeters> result = new LinkedHashMap<>();
 		for (RetryAfterProviders.Provider provider : list) {
 			result.put(provider.name(), new ProviderMeters(provider.name(), provider.engine().budget(), provider,
-					AmplificationWindow.standard(this.ticker)));
+					AmplificationWindow.standard(this.ticker), this.registries));
 		}
 		this.globalBudget = all.get(OperationSpec.DEFAULT_PROVIDER)
 			.orElseGet(() -> list.iterator().next())
@@ -240,44 +253,70 @@ public final class RetryAfterMetrics implements RetryListener, MeterBinder {
 
 		private final AmplificationWindow window;
 
-		private final Map<Outcome, LongAdder> operations = adders(Outcome.class);
+		private final Tags provider;
 
-		private final Map<AttemptKind, LongAdder> attempts = adders(AttemptKind.class);
+		// per Outcome value that happened: at most Outcome.values().length series
+		private final SeriesOnFirstUse<Outcome, LongAdder> operations;
 
-		private final Map<RetryAfterError, LongAdder> hintRefusals = adders(RetryAfterError.class);
+		// per RetryAfterError value that happened: at most RetryAfterError.values().length series
+		private final SeriesOnFirstUse<RetryAfterError, LongAdder> hintRefusals;
+
+		// both kinds from the start: rate() sees no count a series had at its first scrape, and these carry the
+		// first retries of a burst
+		private final Map<AttemptKind, LongAdder> attempts = new EnumMap<>(AttemptKind.class);
+
+		// both sources from the start, for the same reason: the waits of a burst's first retries
+		private final Map<DelaySource, List<Timer>> waits = new EnumMap<>(DelaySource.class);
 
 		private final LongAdder budgetRefusals = new LongAdder();
-
-		private final Map<DelaySource, List<Timer>> waits = new EnumMap<>(DelaySource.class);
 
 		private final List<DistributionSummary> skewMagnitudes = new CopyOnWriteArrayList<>();
 
 		private volatile double lastSkewSeconds = Double.NaN;
 
-		ProviderMeters(String name, RetryBudget budget, RetryAfterProviders.Provider gates, AmplificationWindow window) {
+		ProviderMeters(String name, RetryBudget budget, RetryAfterProviders.Provider gates, AmplificationWindow window,
+				List<MeterRegistry> registries) {
 			this.name = name;
 			this.budget = budget;
 			this.gates = gates;
 			this.window = window;
+			this.provider = Tags.of(PROVIDER, name);
+			this.operations = counts(Outcome.class, OPERATIONS, "outcome",
+					"Logical operations finished (one per call, however many attempts), by outcome", registries);
+			this.hintRefusals = counts(RetryAfterError.class, HINT_REFUSALS, "error",
+					"Retry-After fields that could not be used (treated as absent, or too long), by error", registries);
+			for (AttemptKind kind : AttemptKind.values()) {
+				this.attempts.put(kind, new LongAdder());
+			}
 			for (DelaySource source : DelaySource.values()) {
 				this.waits.put(source, new CopyOnWriteArrayList<>());
 			}
 		}
 
+		/** One function counter per value of {@code type} that happened, over an adder of its own. */
+		private <E extends Enum<E>> SeriesOnFirstUse<E, LongAdder> counts(Class<E> type, String meter, String key,
+				String description, List<MeterRegistry> registries) {
+			return new SeriesOnFirstUse<>(type, LongAdder::new,
+					(registry, value, adder) -> FunctionCounter.builder(meter, adder, LongAdder::sum)
+						.tags(this.provider.and(key, value.name()))
+						.description(description)
+						.register(registry),
+					registries);
+		}
+
+		/** Registers this provider's meters in a registry being bound (holding the monitor of the registries). */
 		void bindTo(MeterRegistry registry) {
-			Tags provider = Tags.of(PROVIDER, this.name);
-			this.operations.forEach((outcome, adder) -> FunctionCounter.builder(OPERATIONS, adder, LongAdder::sum)
-				.tags(provider.and("outcome", outcome.name()))
-				.description("Logical operations finished (one per call, however many attempts), by outcome")
-				.register(registry));
+			Tags provider = this.provider;
+			this.operations.bindTo(registry);
+			this.hintRefusals.bindTo(registry);
 			this.attempts.forEach((kind, adder) -> FunctionCounter.builder(ATTEMPTS, adder, LongAdder::sum)
 				.tags(provider.and("kind", kind.name()))
 				.description("HTTP attempts sent, first requests and retries")
 				.register(registry));
-			this.hintRefusals.forEach((error, adder) -> FunctionCounter.builder(HINT_REFUSALS, adder, LongAdder::sum)
-				.tags(provider.and("error", error.name()))
-				.description("Retry-After fields that could not be used (treated as absent, or too long), by error")
-				.register(registry));
+			this.waits.forEach((source, timers) -> addOnce(timers, Timer.builder(WAIT)
+				.tags(provider.and("source", source.name()))
+				.description("Planned waits between attempts, by where the delay came from")
+				.register(registry)));
 			FunctionCounter.builder(BUDGET_REFUSALS, this.budgetRefusals, LongAdder::sum)
 				.tags(provider)
 				.description("Retries the retry budget refused")
@@ -316,10 +355,6 @@ public final class RetryAfterMetrics implements RetryListener, MeterBinder {
 				.baseUnit(SECONDS)
 				.description("Magnitude of measured clock skews")
 				.register(registry));
-			this.waits.forEach((source, timers) -> addOnce(timers, Timer.builder(WAIT)
-				.tags(provider.and("source", source.name()))
-				.description("Planned waits between attempts, by where the delay came from")
-				.register(registry)));
 		}
 
 		/** Adds a meter unless that very instance is there: binding twice to one registry records once. */
@@ -329,14 +364,6 @@ public final class RetryAfterMetrics implements RetryListener, MeterBinder {
 					meters.add(meter);
 				}
 			}
-		}
-
-		private static <E extends Enum<E>> Map<E, LongAdder> adders(Class<E> type) {
-			Map<E, LongAdder> map = new EnumMap<>(type);
-			for (E value : type.getEnumConstants()) {
-				map.put(value, new LongAdder());
-			}
-			return map;
 		}
 
 	}
