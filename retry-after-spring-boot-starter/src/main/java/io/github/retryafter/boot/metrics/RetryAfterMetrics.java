@@ -64,8 +64,8 @@ import io.github.retryafter.engine.RetryScheduledEvent;
  * <p>
  * Counters are function counters over this component's own adders, so events are counted from the first one, even
  * before the binder is bound (their series are registered when it is), and one binder can be bound to several
- * registries. Events of a provider that
- * {@link RetryAfterProviders} does not list are ignored, so a tag value never comes from anywhere but configuration.
+ * registries. Events of a provider that {@link RetryAfterProviders} does not list are ignored, so a tag value never
+ * comes from anywhere but configuration.
  * The provider list is read when first needed (binding, or the first event), not at construction, because this
  * listener is created while the providers' engines are being built.
  * <p>
@@ -191,14 +191,14 @@ public final class RetryAfterMetrics implements RetryListener, MeterBinder {
 		if (event.isBudgetRefusal()) {
 			meters.budgetRefusals.increment();
 		}
-		event.hintError().ifPresent((error) -> meters.hintRefusals.get(error).increment());
+		event.hintError().ifPresent((error) -> meters.hintRefusals.increment(error));
 	}
 
 	@Override
 	public void onOperationFinished(OperationFinishedEvent event) {
 		ProviderMeters meters = meters(event.spec());
 		if (meters != null) {
-			meters.operations.get(event.outcome()).increment();
+			meters.operations.increment(event.outcome());
 			meters.window.recordOperation();
 		}
 	}
@@ -256,10 +256,10 @@ public final class RetryAfterMetrics implements RetryListener, MeterBinder {
 		private final Tags provider;
 
 		// per Outcome value that happened: at most Outcome.values().length series
-		private final SeriesOnFirstUse<Outcome, LongAdder> operations;
+		private final CountsOnFirstUse<Outcome> operations;
 
 		// per RetryAfterError value that happened: at most RetryAfterError.values().length series
-		private final SeriesOnFirstUse<RetryAfterError, LongAdder> hintRefusals;
+		private final CountsOnFirstUse<RetryAfterError> hintRefusals;
 
 		// both kinds from the start: rate() sees no count a series had at its first scrape, and these carry the
 		// first retries of a burst
@@ -294,9 +294,9 @@ public final class RetryAfterMetrics implements RetryListener, MeterBinder {
 		}
 
 		/** One function counter per value of {@code type} that happened, over an adder of its own. */
-		private <E extends Enum<E>> SeriesOnFirstUse<E, LongAdder> counts(Class<E> type, String meter, String key,
+		private <E extends Enum<E>> CountsOnFirstUse<E> counts(Class<E> type, String meter, String key,
 				String description, List<MeterRegistry> registries) {
-			return new SeriesOnFirstUse<>(type, LongAdder::new,
+			return new CountsOnFirstUse<>(type,
 					(registry, value, adder) -> FunctionCounter.builder(meter, adder, LongAdder::sum)
 						.tags(this.provider.and(key, value.name()))
 						.description(description)
