@@ -48,7 +48,9 @@ public interface CallObserver {
 		}
 
 		/**
-		 * The call waits before its next attempt.
+		 * The call waits before its next attempt: called for a retry's wait, and each time the provider's gate holds
+		 * the call, which may be several times before one attempt (a held call asks again when its hold ends, and may
+		 * be held again). An observer counting waits counts the first call after each {@link #attempt}.
 		 * @param delay how long
 		 * @param source why: {@code RETRY_AFTER}, {@code BACKOFF} or {@code GATE}
 		 */

@@ -34,12 +34,16 @@ import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Bean;
+import org.springframework.web.client.HttpServerErrorException;
+import org.springframework.web.client.RestClient;
 
+import io.github.retryafter.boot.RetryAfterAttributes;
 import io.github.retryafter.boot.fleet.redis.RedisFleetSettings;
 import io.github.retryafter.boot.fleet.redis.RedisFleet;
 import io.github.retryafter.boot.metrics.RetryAfterFleetMetrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -55,6 +59,10 @@ import static org.awaitility.Awaitility.await;
  * <p>
  * The sample has no Redis, so the context adds a {@link RedisFleet} whose Redis is unreachable and its meters: it
  * falls back at once, as a fleet does when Redis goes away, and the fleet panel has series to show.
+ * <p>
+ * A series tagged by an outcome, a source or a hint's error exists once that happened on that provider, and the
+ * scenarios never send an unusable {@code Retry-After}: one call to {@code flaky-exact} (which no scenario here uses)
+ * meets one too long to obey, so the hint-refusals panel has its series.
  */
 @RequiresBinary("prometheus")
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT)
@@ -86,6 +94,9 @@ class DashboardPrometheusTests {
 
 	@Autowired
 	private ScenarioRunner runner;
+
+	@Autowired
+	private RestClient.Builder restClients;
 
 	@TempDir
 	private Path temp;
@@ -137,7 +148,11 @@ class DashboardPrometheusTests {
 		this.runner.run(Scenario.named("skew").orElseThrow().withOperations(40));
 		awaitOperationsScraped(40);
 		this.runner.run(Scenario.named("rate-limit").orElseThrow().withOperations(120));
-		awaitOperationsScraped(160);
+		refuseOneHint();
+		awaitOperationsScraped(161);
+		await("the hint refusal scraped").atMost(Duration.ofSeconds(15))
+			.pollInterval(Duration.ofMillis(250))
+			.until(() -> number("sum(retry_after_hint_refusals_total)") >= 1);
 		await("the fleet's fallback scraped").atMost(Duration.ofSeconds(15))
 			.pollInterval(Duration.ofMillis(250))
 			.until(() -> number("sum(retry_after_fleet_fallbacks_total)") >= 1);
@@ -162,6 +177,16 @@ class DashboardPrometheusTests {
 			}
 		}
 		assertThat(empty).as("panel queries without data").isEmpty();
+	}
+
+	/** One call answered {@code 503} with a {@code Retry-After} longer than the provider's longest wait. */
+	private void refuseOneHint() {
+		RestClient client = this.restClients.build();
+		assertThatExceptionOfType(HttpServerErrorException.class).isThrownBy(() -> client.get()
+			.uri("http://localhost:" + this.port + "/provider/status/503?retry-after=100000")
+			.attributes(RetryAfterAttributes.provider("flaky-exact"))
+			.retrieve()
+			.toBodilessEntity());
 	}
 
 	/**

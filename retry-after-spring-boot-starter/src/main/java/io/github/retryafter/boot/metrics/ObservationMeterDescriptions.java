@@ -25,7 +25,8 @@ public final class ObservationMeterDescriptions implements MeterFilter {
 			"Logical operations finished (one per call, waits included), by outcome",
 			OPERATION + ".active", "Logical operations in progress, waits included",
 			OPERATION + "." + RetryAfterObservations.WAIT_EVENT,
-			"Waits inside operations: a Retry-After, a backoff or the provider's gate",
+			"Waits operations took, one per wait before an attempt (a Retry-After, a backoff or the provider's gate),"
+					+ " however often the gate held the operation again meanwhile",
 			ATTEMPT, "HTTP attempts, from sending until the status arrives, by status or exception",
 			ATTEMPT + ".active", "HTTP attempts in flight");
 

@@ -1,11 +1,14 @@
 package io.github.retryafter.boot.metrics;
 
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
@@ -35,25 +38,27 @@ import io.github.retryafter.engine.WaitCause;
 import io.github.retryafter.engine.WaitedEvent;
 
 /**
- * Binds the retry engine's events to Micrometer meters. Every meter of every configured provider is registered when
- * the binder is bound, with every value of its enum tags, so the series are bounded by configuration (never by hosts
- * or URLs), exist before the first request, and every series of a meter has the same tag keys:
+ * Binds the retry engine's events to Micrometer meters, for every configured provider: its gauges, its budget's
+ * refusals, its skew summary, its attempts by kind and its waits caused by {@code Retry-After} and by backoff when
+ * the binder is bound; a series of an operation's outcome, a hint's error or a wait's other cause on that value's
+ * first event on that provider, so a scrape holds no series for outcomes, errors and causes that never happened. The series are bounded by configuration and enums (never by hosts or
+ * URLs), and every series of a meter has the same tag keys:
  * <table>
  * <caption>Meters</caption>
  * <tr><th>meter</th><th>type</th><th>tags</th></tr>
- * <tr><td>{@value #OPERATIONS}</td><td>counter</td><td>provider, outcome ({@link Outcome} names)</td></tr>
- * <tr><td>{@value #ATTEMPTS}</td><td>counter</td><td>provider, kind ({@code FIRST}, {@code RETRY})</td></tr>
+ * <tr><td>{@value #OPERATIONS}</td><td>function counter</td><td>provider, outcome ({@link Outcome} names)</td></tr>
+ * <tr><td>{@value #ATTEMPTS}</td><td>function counter</td><td>provider, kind ({@code FIRST}, {@code RETRY})</td></tr>
  * <tr><td>{@value #AMPLIFICATION}</td><td>gauge</td><td>provider; attempts sent ÷ operations finished over the last
  * 50 to 60 seconds ({@link AmplificationWindow#standard}), {@code NaN} when no operation finished in that time</td></tr>
  * <tr><td>{@value #CLOCK_SKEW}</td><td>gauge, seconds</td><td>provider; the last measured skew (server {@code Date}
  * minus client clock), signed and as measured (a magnitude under 1 s is within the {@code Date}'s one-second precision,
  * not skew), {@code NaN} before the first</td></tr>
  * <tr><td>{@value #CLOCK_SKEW_MAGNITUDE}</td><td>distribution summary, seconds</td><td>provider; absolute skews</td></tr>
- * <tr><td>{@value #BUDGET_REFUSALS}</td><td>counter</td><td>provider</td></tr>
+ * <tr><td>{@value #BUDGET_REFUSALS}</td><td>function counter</td><td>provider</td></tr>
  * <tr><td>{@value #BUDGET_TOKENS}</td><td>gauge</td><td>provider, plus {@code global} for the global bucket</td></tr>
  * <tr><td>{@value #WAIT}</td><td>timer</td><td>provider, cause ({@link WaitCause#tagValue()} of each
  * {@link WaitCause}); each wait between two attempts as it happened, its cause the part that lasted longest</td></tr>
- * <tr><td>{@value #HINT_REFUSALS}</td><td>counter</td><td>provider, error ({@link RetryAfterError} names)</td></tr>
+ * <tr><td>{@value #HINT_REFUSALS}</td><td>function counter</td><td>provider, error ({@link RetryAfterError} names)</td></tr>
  * <tr><td>{@value #PACING_RATE}</td><td>gauge, requests per second</td><td>provider; the adaptive rate in force,
  * {@code NaN} while the provider is not being paced</td></tr>
  * <tr><td>{@value #COOLDOWN_REMAINING}</td><td>gauge, seconds</td><td>provider; how long the provider's gate stays
@@ -62,8 +67,9 @@ import io.github.retryafter.engine.WaitedEvent;
  * </table>
  * <p>
  * Counters are function counters over this component's own adders, so events are counted from the first one, even
- * before the binder is bound, and one binder can be bound to several registries. Events of a provider that
- * {@link RetryAfterProviders} does not list are ignored, so a tag value never comes from anywhere but configuration.
+ * before the binder is bound (their series are registered when it is), and one binder can be bound to several
+ * registries. Events of a provider that {@link RetryAfterProviders} does not list are ignored, so a tag value never
+ * comes from anywhere but configuration.
  * The provider list is read when first needed (binding, or the first event), not at construction, because this
  * listener is created while the providers' engines are being built.
  * <p>
@@ -118,6 +124,9 @@ public final class RetryAfterMetrics implements RetryListener, MeterBinder {
 
 	private final Ticker ticker;
 
+	// the registries bound so far; its monitor guards it and every first registration of a series
+	private final List<MeterRegistry> registries = new ArrayList<>();
+
 	private volatile Map<String, ProviderMeters> byProvider;
 
 	private volatile RetryBudget globalBudget;
@@ -135,8 +144,14 @@ public final class RetryAfterMetrics implements RetryListener, MeterBinder {
 	@Override
 	public void bindTo(MeterRegistry registry) {
 		Map<String, ProviderMeters> all = providers();
-		for (ProviderMeters meters : all.values()) {
-			meters.bindTo(registry);
+		synchronized (this.registries) {
+			if (this.registries.stream().anyMatch((bound) -> bound == registry)) {
+				return;
+			}
+			this.registries.add(registry);
+			for (ProviderMeters meters : all.values()) {
+				meters.bindTo(registry);
+			}
 		}
 		Gauge.builder(BUDGET_TOKENS, this, (metrics) -> metrics.globalBudget.globalTokens())
 			.tags(PROVIDER, GLOBAL)
@@ -150,6 +165,16 @@ public final class RetryAfterMetrics implements RetryListener, MeterBinder {
 		if (meters != null) {
 			meters.attempts.get(event.kind()).increment();
 			meters.window.recordAttempt();
+		}
+	}
+
+	@Override
+	public void onWaited(WaitedEvent event) {
+		ProviderMeters meters = meters(event.spec());
+		if (meters != null) {
+			for (Timer timer : meters.waitTimers(event.cause())) {
+				timer.record(event.waited());
+			}
 		}
 	}
 
@@ -169,16 +194,6 @@ public final class RetryAfterMetrics implements RetryListener, MeterBinder {
 	}
 
 	@Override
-	public void onWaited(WaitedEvent event) {
-		ProviderMeters meters = meters(event.spec());
-		if (meters != null) {
-			for (Timer timer : meters.waits.get(event.cause())) {
-				timer.record(event.waited());
-			}
-		}
-	}
-
-	@Override
 	public void onRefusal(RefusalEvent event) {
 		ProviderMeters meters = meters(event.spec());
 		if (meters == null) {
@@ -187,14 +202,14 @@ public final class RetryAfterMetrics implements RetryListener, MeterBinder {
 		if (event.isBudgetRefusal()) {
 			meters.budgetRefusals.increment();
 		}
-		event.hintError().ifPresent((error) -> meters.hintRefusals.get(error).increment());
+		event.hintError().ifPresent((error) -> meters.hintRefusals.increment(error));
 	}
 
 	@Override
 	public void onOperationFinished(OperationFinishedEvent event) {
 		ProviderMeters meters = meters(event.spec());
 		if (meters != null) {
-			meters.operations.get(event.outcome()).increment();
+			meters.operations.increment(event.outcome());
 			meters.window.recordOperation();
 		}
 	}
@@ -223,7 +238,7 @@ public final class RetryAfterMetrics implements RetryListener, MeterBinder {
 		Map<String, ProviderMeters> result = new LinkedHashMap<>();
 		for (RetryAfterProviders.Provider provider : list) {
 			result.put(provider.name(), new ProviderMeters(provider.name(), provider.engine().budget(), provider,
-					AmplificationWindow.standard(this.ticker)));
+					AmplificationWindow.standard(this.ticker), this.registries));
 		}
 		this.globalBudget = all.get(OperationSpec.DEFAULT_PROVIDER)
 			.orElseGet(() -> list.iterator().next())
@@ -249,44 +264,76 @@ public final class RetryAfterMetrics implements RetryListener, MeterBinder {
 
 		private final AmplificationWindow window;
 
-		private final Map<Outcome, LongAdder> operations = adders(Outcome.class);
+		private final Tags provider;
 
-		private final Map<AttemptKind, LongAdder> attempts = adders(AttemptKind.class);
+		// per Outcome value that happened: at most Outcome.values().length series
+		private final CountsOnFirstUse<Outcome> operations;
 
-		private final Map<RetryAfterError, LongAdder> hintRefusals = adders(RetryAfterError.class);
+		// per RetryAfterError value that happened: at most RetryAfterError.values().length series
+		private final CountsOnFirstUse<RetryAfterError> hintRefusals;
+
+		// both kinds from the start: rate() sees no count a series had at its first scrape, and these carry the
+		// first retries of a burst
+		private final Map<AttemptKind, LongAdder> attempts = new EnumMap<>(AttemptKind.class);
+
+		// retry-after and backoff from the start, for the same reason (the waits of a burst's first retries); every
+		// other cause from its first wait on this provider: at most WaitCause.values().length series
+		private final Map<WaitCause, List<Timer>> waits = new EnumMap<>(WaitCause.class);
+
+		// the causes whose series exist, guarded by the monitor of the registries
+		private final Set<WaitCause> waitCauses = EnumSet.of(WaitCause.RETRY_AFTER, WaitCause.BACKOFF);
+
+		private final List<MeterRegistry> registries;
 
 		private final LongAdder budgetRefusals = new LongAdder();
-
-		private final Map<WaitCause, List<Timer>> waits = new EnumMap<>(WaitCause.class);
 
 		private final List<DistributionSummary> skewMagnitudes = new CopyOnWriteArrayList<>();
 
 		private volatile double lastSkewSeconds = Double.NaN;
 
-		ProviderMeters(String name, RetryBudget budget, RetryAfterProviders.Provider gates, AmplificationWindow window) {
+		ProviderMeters(String name, RetryBudget budget, RetryAfterProviders.Provider gates, AmplificationWindow window,
+				List<MeterRegistry> registries) {
 			this.name = name;
 			this.budget = budget;
 			this.gates = gates;
 			this.window = window;
+			this.provider = Tags.of(PROVIDER, name);
+			this.operations = counts(Outcome.class, OPERATIONS, "outcome",
+					"Logical operations finished (one per call, however many attempts), by outcome", registries);
+			this.hintRefusals = counts(RetryAfterError.class, HINT_REFUSALS, "error",
+					"Retry-After fields that could not be used (treated as absent, or too long), by error", registries);
+			for (AttemptKind kind : AttemptKind.values()) {
+				this.attempts.put(kind, new LongAdder());
+			}
 			for (WaitCause cause : WaitCause.values()) {
 				this.waits.put(cause, new CopyOnWriteArrayList<>());
 			}
+			this.registries = registries;
 		}
 
+		/** One function counter per value of {@code type} that happened, over an adder of its own. */
+		private <E extends Enum<E>> CountsOnFirstUse<E> counts(Class<E> type, String meter, String key,
+				String description, List<MeterRegistry> registries) {
+			return new CountsOnFirstUse<>(type,
+					(registry, value, adder) -> FunctionCounter.builder(meter, adder, LongAdder::sum)
+						.tags(this.provider.and(key, value.name()))
+						.description(description)
+						.register(registry),
+					registries);
+		}
+
+		/** Registers this provider's meters in a registry being bound (holding the monitor of the registries). */
 		void bindTo(MeterRegistry registry) {
-			Tags provider = Tags.of(PROVIDER, this.name);
-			this.operations.forEach((outcome, adder) -> FunctionCounter.builder(OPERATIONS, adder, LongAdder::sum)
-				.tags(provider.and("outcome", outcome.name()))
-				.description("Logical operations finished (one per call, however many attempts), by outcome")
-				.register(registry));
+			Tags provider = this.provider;
+			this.operations.bindTo(registry);
+			this.hintRefusals.bindTo(registry);
 			this.attempts.forEach((kind, adder) -> FunctionCounter.builder(ATTEMPTS, adder, LongAdder::sum)
 				.tags(provider.and("kind", kind.name()))
 				.description("HTTP attempts sent, first requests and retries")
 				.register(registry));
-			this.hintRefusals.forEach((error, adder) -> FunctionCounter.builder(HINT_REFUSALS, adder, LongAdder::sum)
-				.tags(provider.and("error", error.name()))
-				.description("Retry-After fields that could not be used (treated as absent, or too long), by error")
-				.register(registry));
+			for (WaitCause cause : this.waitCauses) {
+				addOnce(this.waits.get(cause), waitTimer(registry, cause));
+			}
 			FunctionCounter.builder(BUDGET_REFUSALS, this.budgetRefusals, LongAdder::sum)
 				.tags(provider)
 				.description("Retries the retry budget refused")
@@ -325,11 +372,30 @@ public final class RetryAfterMetrics implements RetryListener, MeterBinder {
 				.baseUnit(SECONDS)
 				.description("Magnitude of measured clock skews")
 				.register(registry));
-			this.waits.forEach((cause, timers) -> addOnce(timers, Timer.builder(WAIT)
-				.tags(provider.and("cause", cause.tagValue()))
+		}
+
+		/** The timers of a wait's cause, registered in every bound registry on the cause's first wait here. */
+		List<Timer> waitTimers(WaitCause cause) {
+			List<Timer> timers = this.waits.get(cause);
+			if (!timers.isEmpty()) {
+				return timers;
+			}
+			synchronized (this.registries) {
+				if (this.waitCauses.add(cause)) {
+					for (MeterRegistry registry : this.registries) {
+						addOnce(timers, waitTimer(registry, cause));
+					}
+				}
+				return timers;
+			}
+		}
+
+		private Timer waitTimer(MeterRegistry registry, WaitCause cause) {
+			return Timer.builder(WAIT)
+				.tags(this.provider.and("cause", cause.tagValue()))
 				.description("Waits between attempts as they happened, from the end of one attempt to the start of the"
 						+ " next, by cause: the provider's field, the provider's gate, the budget or the backoff")
-				.register(registry)));
+				.register(registry);
 		}
 
 		/** Adds a meter unless that very instance is there: binding twice to one registry records once. */
@@ -339,14 +405,6 @@ public final class RetryAfterMetrics implements RetryListener, MeterBinder {
 					meters.add(meter);
 				}
 			}
-		}
-
-		private static <E extends Enum<E>> Map<E, LongAdder> adders(Class<E> type) {
-			Map<E, LongAdder> map = new EnumMap<>(type);
-			for (E value : type.getEnumConstants()) {
-				map.put(value, new LongAdder());
-			}
-			return map;
 		}
 
 	}

@@ -14,8 +14,9 @@ import io.github.retryafter.engine.Outcome;
  * Opens the observations of the WebClient filter and the RestClient interceptor: one {@code retry.after.operation}
  * per logical operation, a child of the observation current when it starts (Boot's {@code http.client.requests}),
  * and one {@code retry.after.attempt} per attempt inside it, whose request headers carry the attempt's own trace
- * context. Each wait is an event on the operation ({@value #WAIT_EVENT}: its delay and source, {@code RETRY_AFTER},
- * {@code BACKOFF} or {@code GATE}). With {@link ObservationRegistry#NOOP} nothing is created. Thread-safe.
+ * context. Each wait the operation takes is one event on it ({@value #WAIT_EVENT}: its delay and source,
+ * {@code RETRY_AFTER}, {@code BACKOFF} or {@code GATE}), told when it begins: the provider's gate holding the operation
+ * again as it asks again adds none. With {@link ObservationRegistry#NOOP} nothing is created. Thread-safe.
  */
 public final class RetryAfterObservations {
 
@@ -89,6 +90,9 @@ public final class RetryAfterObservations {
 
 		private final AtomicBoolean stopped = new AtomicBoolean();
 
+		// whether the wait before the next attempt has been told; cleared when an attempt starts
+		private volatile boolean waitTold;
+
 		private OperationObservation(RetryAfterObservations owner, Observation observation,
 				RetryAfterOperationContext context) {
 			this.owner = owner;
@@ -123,6 +127,7 @@ public final class RetryAfterObservations {
 			if (this.context == null) {
 				return AttemptObservation.NONE;
 			}
+			this.waitTold = false;
 			RetryAfterAttemptContext attemptContext = new RetryAfterAttemptContext(this.context, attempt, headers);
 			Observation child = Observation.createNotStarted(this.owner.attemptConvention, DEFAULT_ATTEMPT,
 					() -> attemptContext, this.owner.registry);
@@ -132,15 +137,19 @@ public final class RetryAfterObservations {
 		}
 
 		/**
-		 * Records a wait as an event on the operation; a wait shorter than a millisecond (a gate re-checking a slot
-		 * that is already due) is not recorded.
-		 * @param delay how long the wait lasts
+		 * Records a wait as an event on the operation, once per wait: from the first call after an attempt (or
+		 * before the first) that is told, later calls until the next {@link #attempt} are the same wait going on (a
+		 * retry's wait the provider's gate then holds, or the gate holding the operation again each time it asks
+		 * again) and are not told. A wait shorter than a millisecond (a gate re-checking a slot that is already due)
+		 * is not told, and does not stand for a longer one after it.
+		 * @param delay how long the wait lasts, as planned when it is told
 		 * @param source why: {@code RETRY_AFTER}, {@code BACKOFF} or {@code GATE}
 		 */
 		public void waiting(Duration delay, String source) {
-			if (this.context == null || delay.compareTo(SHORTEST_WAIT_EVENT) < 0) {
+			if (this.context == null || this.waitTold || delay.compareTo(SHORTEST_WAIT_EVENT) < 0) {
 				return;
 			}
+			this.waitTold = true;
 			double seconds = Math.max(0, delay.toNanos()) / 1e9;
 			this.observation.event(Observation.Event.of(WAIT_EVENT,
 					String.format(java.util.Locale.ROOT, "wait %.3fs (%s)", seconds, source)));

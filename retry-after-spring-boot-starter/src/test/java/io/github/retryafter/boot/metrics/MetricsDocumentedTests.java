@@ -4,7 +4,12 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import io.micrometer.core.instrument.Meter;
 
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -18,6 +23,7 @@ import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConf
 import org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration;
 import org.springframework.boot.restclient.autoconfigure.RestClientAutoConfiguration;
 import org.springframework.boot.restclient.autoconfigure.RestClientObservationAutoConfiguration;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.web.client.RestClient;
 
@@ -33,10 +39,11 @@ import io.github.retryafter.test.FakeClock;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Every meter family the starter puts in a Prometheus scrape (its meters and its observations' timers, after one
- * RestClient operation that waited and retried) is listed in docs/metrics-and-tracing.md under its Prometheus name,
- * and carries a {@code # HELP} text that says more than its name; and every cause a wait is tagged with is listed. The
- * fleet's meters need a store and are checked by the fleet's own tests.
+ * Every meter family the starter puts in a Prometheus scrape (its meters and its observations' timers, after
+ * RestClient operations that waited, retried and met an unusable {@code Retry-After}) is listed in
+ * docs/metrics-and-tracing.md under its Prometheus name, as the Micrometer type it is, and carries a {@code # HELP}
+ * text that says more than its name; and every cause a wait is tagged with is listed. The fleet's meters need a
+ * store: their rows' types are checked for form only.
  */
 class MetricsDocumentedTests {
 
@@ -59,13 +66,20 @@ class MetricsDocumentedTests {
 		this.provider.close();
 	}
 
+	private static final Path DOCS = Path.of("..", "docs", "metrics-and-tracing.md");
+
+	// a row of the metrics table: | `meter` (note) | `prometheus name` | Micrometer type | tags | meaning |
+	private static final Pattern ROW = Pattern.compile("^\\| `(retry\\.after\\.[a-z.]+)`[^|]*\\| `retry_after_[^|]*\\| ([^|]*) \\|",
+			Pattern.MULTILINE);
+
+	private static final Set<String> MICROMETER_TYPES = Set.of("`Counter`", "`FunctionCounter`", "`Timer`",
+			"`FunctionTimer`", "`LongTaskTimer`", "`DistributionSummary`", "`Gauge`", "`TimeGauge`");
+
 	@Test
 	void everyMeterFamilyInTheScrapeIsDocumentedWithAHelpText() throws IOException {
-		this.provider.script("/pay", Reply.status(503).retryAfter("1"), Reply.ok());
-		String docs = Files.readString(Path.of("..", "docs", "metrics-and-tracing.md"));
+		String docs = Files.readString(DOCS);
 		this.contextRunner.run((context) -> {
-			RestClient client = context.getBean(RestClient.Builder.class).baseUrl(this.provider.baseUrl()).build();
-			assertThat(client.get().uri("/pay").retrieve().toBodilessEntity().getStatusCode().value()).isEqualTo(200);
+			sendTraffic(context);
 			Map<String, String> help = new TreeMap<>();
 			context.getBean(PrometheusMeterRegistry.class)
 				.scrape()
@@ -98,6 +112,56 @@ class MetricsDocumentedTests {
 			assertThat(row).as("the %s row", RetryAfterMetrics.WAIT).contains("`" + cause.tagValue() + "`");
 			assertThat(docs).as("the causes' table").containsPattern("(?m)^\\| `[^|]*" + cause.tagValue() + "`");
 		}
+	}
+
+	@Test
+	void everyMeterIsDocumentedAsTheMicrometerTypeItIs() throws IOException {
+		Map<String, String> documented = documentedTypes();
+		assertThat(documented).as("rows of the metrics table").hasSizeGreaterThanOrEqualTo(20);
+		assertThat(documented).as("types that are not Micrometer's")
+			.allSatisfy((meter, type) -> assertThat(MICROMETER_TYPES).as(meter).contains(type));
+		this.contextRunner.run((context) -> {
+			sendTraffic(context);
+			Map<String, String> registered = new TreeMap<>();
+			context.getBean(PrometheusMeterRegistry.class)
+				.getMeters()
+				.stream()
+				.filter((meter) -> meter.getId().getName().startsWith("retry.after."))
+				.forEach((meter) -> registered.put(meter.getId().getName(), "`" + micrometerType(meter) + "`"));
+			assertThat(registered).as("meters registered").containsKeys(RetryAfterMetrics.OPERATIONS,
+					RetryAfterMetrics.WAIT, RetryAfterMetrics.HINT_REFUSALS, RetryAfterMetrics.CLOCK_SKEW_MAGNITUDE,
+					"retry.after.operation", "retry.after.operation.active", "retry.after.operation.wait");
+			assertThat(registered).allSatisfy((meter, type) -> assertThat(documented.get(meter))
+				.as("the type docs/metrics-and-tracing.md gives %s", meter)
+				.isEqualTo(type));
+		});
+	}
+
+	/**
+	 * Two operations: one answered {@code 503 Retry-After: 1} then {@code 200}, one whose {@code Retry-After} cannot be
+	 * read, answered {@code 200} after a backoff.
+	 */
+	private void sendTraffic(AssertableApplicationContext context) {
+		this.provider.script("/pay", Reply.status(503).retryAfter("1"), Reply.ok());
+		this.provider.script("/garbled", Reply.status(503).retryAfter("soon"), Reply.ok());
+		RestClient client = context.getBean(RestClient.Builder.class).baseUrl(this.provider.baseUrl()).build();
+		assertThat(client.get().uri("/pay").retrieve().toBodilessEntity().getStatusCode().value()).isEqualTo(200);
+		assertThat(client.get().uri("/garbled").retrieve().toBodilessEntity().getStatusCode().value()).isEqualTo(200);
+	}
+
+	private static Map<String, String> documentedTypes() throws IOException {
+		Map<String, String> types = new TreeMap<>();
+		Matcher row = ROW.matcher(Files.readString(DOCS));
+		while (row.find()) {
+			types.put(row.group(1), row.group(2).trim());
+		}
+		return types;
+	}
+
+	private static String micrometerType(Meter meter) {
+		return meter.match((gauge) -> "Gauge", (counter) -> "Counter", (timer) -> "Timer",
+				(summary) -> "DistributionSummary", (longTaskTimer) -> "LongTaskTimer", (timeGauge) -> "TimeGauge",
+				(functionCounter) -> "FunctionCounter", (functionTimer) -> "FunctionTimer", (other) -> "Meter");
 	}
 
 }

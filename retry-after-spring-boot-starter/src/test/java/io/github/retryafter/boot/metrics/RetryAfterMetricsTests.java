@@ -78,22 +78,21 @@ class RetryAfterMetricsTests {
 				"retry.after.budget.refill-per-second=0", "retry.after.global-budget.refill-per-second=0");
 
 	@Test
-	void registersEveryMeterOfEveryConfiguredProviderBeforeTheFirstRequest() {
+	void registersEachProvidersMetersBeforeTheFirstRequestButNoOutcomeOrHintErrorThatHasNotHappened() {
 		this.contextRunner.run((context) -> {
 			MeterRegistry registry = context.getBean(MeterRegistry.class);
 			Map<String, Long> series = retryAfterMeters(registry).stream()
 				.collect(Collectors.groupingBy((meter) -> meter.getId().getName(), Collectors.counting()));
 			int providers = 2;
+			// no operation has finished and no hint was refused: no series for outcomes or errors yet
 			assertThat(series).containsExactlyInAnyOrderEntriesOf(Map.ofEntries(
-					Map.entry(RetryAfterMetrics.OPERATIONS, (long) Outcome.values().length * providers),
 					Map.entry(RetryAfterMetrics.ATTEMPTS, 2L * providers),
+					Map.entry(RetryAfterMetrics.WAIT, 2L * providers),
 					Map.entry(RetryAfterMetrics.AMPLIFICATION, (long) providers),
 					Map.entry(RetryAfterMetrics.CLOCK_SKEW, (long) providers),
 					Map.entry(RetryAfterMetrics.CLOCK_SKEW_MAGNITUDE, (long) providers),
 					Map.entry(RetryAfterMetrics.BUDGET_REFUSALS, (long) providers),
 					Map.entry(RetryAfterMetrics.BUDGET_TOKENS, providers + 1L),
-					Map.entry(RetryAfterMetrics.WAIT, (long) WaitCause.values().length * providers),
-					Map.entry(RetryAfterMetrics.HINT_REFUSALS, (long) RetryAfterError.values().length * providers),
 					Map.entry(RetryAfterMetrics.PACING_RATE, (long) providers),
 					Map.entry(RetryAfterMetrics.COOLDOWN_REMAINING, (long) providers),
 					Map.entry(RetryAfterMetrics.PACING_QUEUED, (long) providers)));
@@ -112,7 +111,10 @@ class RetryAfterMetricsTests {
 			assertThat(counter(registry, RetryAfterMetrics.ATTEMPTS, "payments", "kind", "FIRST")).isEqualTo(1);
 			assertThat(counter(registry, RetryAfterMetrics.ATTEMPTS, "payments", "kind", "RETRY")).isEqualTo(2);
 			assertThat(counter(registry, RetryAfterMetrics.OPERATIONS, "payments", "outcome", "SUCCESS")).isEqualTo(1);
-			assertThat(counter(registry, RetryAfterMetrics.OPERATIONS, "default", "outcome", "SUCCESS")).isZero();
+			assertThat(registry.find(RetryAfterMetrics.OPERATIONS).tag("provider", "default").meters())
+				.as("a provider that finished no operation").isEmpty();
+			assertThat(registry.find(RetryAfterMetrics.OPERATIONS).tag("provider", "payments").meters())
+				.as("outcomes that never happened").hasSize(1);
 			Timer backoff = registry.get(RetryAfterMetrics.WAIT)
 				.tags("provider", "payments", "cause", "backoff")
 				.timer();
@@ -231,12 +233,13 @@ class RetryAfterMetricsTests {
 			Drive.operation(providers, providers.resolve(URI.create("https://host-0.example/"), Optional.empty()).name(),
 					this.clock, REFUSED, 200);
 			int afterOneHost = retryAfterMeters(registry).size();
+			// the first success's series; then every host ends the same way
+			assertThat(afterOneHost - before).isEqualTo(1);
 			for (int i = 1; i < 10_000; i++) {
 				String name = providers.resolve(URI.create("https://host-" + i + ".example/x?id=" + i), Optional.empty())
 					.name();
 				Drive.operation(providers, name, this.clock, (i % 10 == 0) ? REFUSED : 200, 200);
 			}
-			assertThat(afterOneHost).isEqualTo(before);
 			assertThat(retryAfterMeters(registry)).hasSize(afterOneHost);
 			Set<String> providerValues = retryAfterMeters(registry).stream()
 				.map((meter) -> meter.getId().getTag("provider"))
@@ -253,12 +256,16 @@ class RetryAfterMetricsTests {
 			MeterRegistry registry = context.getBean(MeterRegistry.class);
 			RetryAfterOperations operations = context.getBean(RetryAfterOperations.class);
 			RetryEngine engine = context.getBean(RetryAfterProviders.class).get("default").orElseThrow().engine();
-			int before = retryAfterMeters(registry).size();
 			HeaderSource pause = HeaderSource.of(Map.of("Retry-After", List.of("60")));
+			int before = 0;
 			for (int i = 0; i < 10_000; i++) {
 				Drive.operation(operations, URI.create("https://host-" + i + ".example/x?id=" + i), this.clock, pause,
 						(i % 3 == 0) ? 503 : 200);
 				assertThat(engine.originGates().size()).isLessThanOrEqualTo(200);
+				if (i == 2) {
+					// a series appears on its outcome's first event: the first three hosts have seen both answers
+					before = retryAfterMeters(registry).size();
+				}
 			}
 			assertThat(engine.originGates()).hasSizeGreaterThan(180);
 			assertThat(((TokenBucketRetryBudget) engine.budget()).originBuckets()).isLessThanOrEqualTo(200);
@@ -298,7 +305,9 @@ class RetryAfterMetricsTests {
 	void everySeriesOfAMeterHasTheSameTagKeys() {
 		this.contextRunner.run((context) -> {
 			MeterRegistry registry = context.getBean(MeterRegistry.class);
-			Drive.operation(context.getBean(RetryAfterProviders.class), "payments", this.clock, REFUSED, 200);
+			RetryAfterProviders providers = context.getBean(RetryAfterProviders.class);
+			Drive.operation(providers, "payments", this.clock, REFUSED, 200);
+			Drive.operation(providers, "payments", this.clock, GARBLED, 503, 200);
 			Map<String, Set<List<String>>> keysByName = retryAfterMeters(registry).stream()
 				.collect(Collectors.groupingBy((meter) -> meter.getId().getName(), Collectors.mapping(
 						(meter) -> meter.getId().getTags().stream().map(Tag::getKey).sorted().toList(),
@@ -313,6 +322,7 @@ class RetryAfterMetricsTests {
 			.withBean("prometheus", PrometheusMeterRegistry.class, () -> new PrometheusMeterRegistry(PrometheusConfig.DEFAULT))
 			.run((context) -> {
 				Drive.operation(context.getBean(RetryAfterProviders.class), "payments", this.clock, REFUSED, 200);
+				Drive.operation(context.getBean(RetryAfterProviders.class), "default", this.clock, GARBLED, 503, 200);
 				String scrape = context.getBean(PrometheusMeterRegistry.class).scrape();
 				assertThat(scrape).contains("retry_after_operations_total{outcome=\"SUCCESS\",provider=\"payments\"} 1.0",
 						"retry_after_attempts_total{kind=\"RETRY\",provider=\"payments\"} 1.0",
@@ -327,9 +337,40 @@ class RetryAfterMetricsTests {
 						"retry_after_wait_seconds_count{cause=\"backoff\",provider=\"payments\"} 1",
 						"retry_after_wait_seconds_sum{cause=\"backoff\",provider=\"payments\"} 0.05",
 						"retry_after_wait_seconds_max{cause=\"backoff\",provider=\"payments\"} 0.05",
-						"retry_after_wait_seconds_count{cause=\"window-reset\",provider=\"payments\"} 0",
-						"retry_after_hint_refusals_total{error=\"TOO_LONG\",provider=\"payments\"} 0.0");
-				assertThat(scrape).doesNotContain("retry_after_wait_seconds_bucket");
+						"retry_after_wait_seconds_count{cause=\"retry-after\",provider=\"payments\"} 0",
+						"retry_after_hint_refusals_total{error=\"INVALID_DELAY\",provider=\"default\"} 1.0");
+				assertThat(scrape).doesNotContain("retry_after_wait_seconds_bucket",
+						"retry_after_wait_seconds_count{cause=\"window-reset\"",
+						"retry_after_hint_refusals_total{error=\"INVALID_DELAY\",provider=\"payments\"}",
+						"retry_after_hint_refusals_total{error=\"TOO_LONG\"",
+						"retry_after_operations_total{outcome=\"NOT_RETRYABLE\"");
+			});
+	}
+
+	@Test
+	void anOutcomesSeriesCountsFromItsFirstEventInEveryRegistryBoundBeforeOrAfterIt() {
+		this.contextRunner.run((context) -> {
+			RetryAfterMetrics metrics = context.getBean(RetryAfterMetrics.class);
+			SimpleMeterRegistry early = new SimpleMeterRegistry();
+			metrics.bindTo(early);
+			Drive.operation(context.getBean(RetryAfterProviders.class), "payments", this.clock, REFUSED, 200);
+			SimpleMeterRegistry late = new SimpleMeterRegistry();
+			metrics.bindTo(late);
+			metrics.bindTo(late);
+			for (MeterRegistry registry : List.of(context.getBean(MeterRegistry.class), early, late)) {
+				assertThat(counter(registry, RetryAfterMetrics.ATTEMPTS, "payments", "kind", "RETRY")).isEqualTo(1);
+				assertThat(counter(registry, RetryAfterMetrics.OPERATIONS, "payments", "outcome", "SUCCESS"))
+					.isEqualTo(1);
+				assertThat(registry.find(RetryAfterMetrics.OPERATIONS).tag("provider", "payments").functionCounters())
+					.as("outcomes that happened").hasSize(1);
+			}
+			Drive.operation(context.getBean(RetryAfterProviders.class), "payments", this.clock, REFUSED, 200);
+			// bound twice, recorded once
+			assertThat(late.get(RetryAfterMetrics.WAIT).tags("provider", "payments", "cause", "backoff").timer().count())
+				.isEqualTo(1);
+			assertThat(early.get(RetryAfterMetrics.WAIT).tags("provider", "payments", "cause", "backoff").timer().count())
+				.isEqualTo(2);
+			assertThat(counter(late, RetryAfterMetrics.OPERATIONS, "payments", "outcome", "SUCCESS")).isEqualTo(2);
 			});
 	}
 
@@ -378,6 +419,8 @@ class RetryAfterMetricsTests {
 				.hasSingleBean(RetryAfterProviders.class)
 				.doesNotHaveBean(RetryAfterMetrics.class));
 	}
+
+	private static final HeaderSource GARBLED = HeaderSource.of(Map.of("Retry-After", List.of("soon")));
 
 	private static List<Meter> retryAfterMeters(MeterRegistry registry) {
 		return registry.getMeters().stream().filter((meter) -> meter.getId().getName().startsWith("retry.after.")).toList();
