@@ -38,13 +38,6 @@ import io.github.retryafter.boot.restclient.RetryAfterClientHttpRequestIntercept
 public final class RetryAfterRestClientAutoConfiguration {
 
 	@Bean
-	@ConditionalOnMissingBean
-	RetryAfterClientHttpRequestInterceptor retryAfterClientHttpRequestInterceptor(RetryAfterOperations operations,
-			Ticker ticker, Sleeper sleeper) {
-		return new RetryAfterClientHttpRequestInterceptor(operations, ticker, Waiter.of(ticker, sleeper));
-	}
-
-	@Bean
 	@ConditionalOnMissingBean(name = "retryAfterRestClientCustomizer")
 	RestClientCustomizer retryAfterRestClientCustomizer(RetryAfterClientHttpRequestInterceptor interceptor) {
 		return (builder) -> builder.requestInterceptor(interceptor);
@@ -68,6 +61,22 @@ public final class RetryAfterRestClientAutoConfiguration {
 				return bean;
 			}
 		};
+	}
+
+	/**
+	 * The one interceptor RestClient and RestTemplate are given, unless the application defines its own: imported by
+	 * both auto-configurations, so either stands without the other.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	static class InterceptorConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		RetryAfterClientHttpRequestInterceptor retryAfterClientHttpRequestInterceptor(RetryAfterOperations operations,
+				Ticker ticker, Sleeper sleeper) {
+			return new RetryAfterClientHttpRequestInterceptor(operations, ticker, Waiter.of(ticker, sleeper));
+		}
+
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -10,9 +10,6 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.web.client.RestTemplate;
 
-import io.github.retryafter.Sleeper;
-import io.github.retryafter.Ticker;
-import io.github.retryafter.Waiter;
 import io.github.retryafter.boot.RetryAfterOperations;
 import io.github.retryafter.boot.restclient.HandOver;
 import io.github.retryafter.boot.restclient.RetryAfterClientHttpRequestInterceptor;
@@ -28,16 +25,10 @@ import io.github.retryafter.boot.restclient.RetryAfterClientHttpRequestIntercept
 @ConditionalOnClass({ RestTemplate.class, RestTemplateCustomizer.class })
 @ConditionalOnBean(RetryAfterOperations.class)
 @ConditionalOnBooleanProperty(name = "retry.after.rest-template.enabled", matchIfMissing = true)
-@Import({ RetryAfterRestClientAutoConfiguration.HttpComponentsRetryConfiguration.class,
+@Import({ RetryAfterRestClientAutoConfiguration.InterceptorConfiguration.class,
+		RetryAfterRestClientAutoConfiguration.HttpComponentsRetryConfiguration.class,
 		RetryAfterRestClientAutoConfiguration.ReactorNettyRetryConfiguration.class })
 public final class RetryAfterRestTemplateAutoConfiguration {
-
-	@Bean
-	@ConditionalOnMissingBean
-	RetryAfterClientHttpRequestInterceptor retryAfterClientHttpRequestInterceptor(RetryAfterOperations operations,
-			Ticker ticker, Sleeper sleeper) {
-		return new RetryAfterClientHttpRequestInterceptor(operations, ticker, Waiter.of(ticker, sleeper));
-	}
 
 	/**
 	 * Applied after the application's customizers (unordered ones included, which Boot applies in registration
