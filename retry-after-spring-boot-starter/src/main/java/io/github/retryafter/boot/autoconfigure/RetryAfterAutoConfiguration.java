@@ -3,9 +3,14 @@ package io.github.retryafter.boot.autoconfigure;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
 
 import io.micrometer.observation.ObservationRegistry;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -14,6 +19,7 @@ import org.springframework.context.ApplicationListener;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.event.ContextClosedEvent;
 import org.springframework.core.env.Environment;
+import org.springframework.util.ClassUtils;
 
 import io.github.retryafter.RandomSource;
 import io.github.retryafter.Sleeper;
@@ -26,6 +32,8 @@ import io.github.retryafter.boot.RetryAfterSettings;
 import io.github.retryafter.boot.observation.RetryAfterAttemptObservationConvention;
 import io.github.retryafter.boot.observation.RetryAfterObservations;
 import io.github.retryafter.boot.observation.RetryAfterOperationObservationConvention;
+import io.github.retryafter.boot.springai.ModelClients;
+import io.github.retryafter.boot.springai.ModelClients.ModelClient;
 import io.github.retryafter.budget.RetryBudget;
 import io.github.retryafter.budget.TokenBucketRetryBudget;
 import io.github.retryafter.engine.RetryEngine;
@@ -41,6 +49,8 @@ import io.github.retryafter.request.RequestPreparer.UnmatchedHostListener;
 @ConditionalOnBooleanProperty(name = "retry.after.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(RetryAfterProperties.class)
 public final class RetryAfterAutoConfiguration {
+
+	private static final Log logger = LogFactory.getLog(RetryAfterAutoConfiguration.class);
 
 	@Bean
 	@ConditionalOnMissingBean
@@ -64,6 +74,44 @@ public final class RetryAfterAutoConfiguration {
 	@ConditionalOnMissingBean
 	RetryAfterLogging retryAfterLogging() {
 		return new RetryAfterLogging();
+	}
+
+	/**
+	 * Once every singleton is built (the model clients among them): one INFO line per provider, saying its profile,
+	 * hosts, service groups and the clients under it ({@link ProviderWiring}).
+	 */
+	@Bean
+	SmartInitializingSingleton retryAfterWiringReport(RetryAfterSettings settings, RetryAfterProperties properties,
+			Environment environment, ObjectProvider<ModelClients> models) {
+		return () -> {
+			if (!logger.isInfoEnabled()) {
+				return;
+			}
+			List<ModelClient> clients = models.stream().flatMap((found) -> found.all().stream()).toList();
+			ProviderWiring.lines(settings.providers(), properties.getProviders(), clientsOn(environment), clients)
+				.forEach(logger::info);
+		};
+	}
+
+	/** The client integrations that are on, by the classes present and their switches. */
+	private static List<String> clientsOn(Environment environment) {
+		ClassLoader loader = RetryAfterAutoConfiguration.class.getClassLoader();
+		List<String> on = new ArrayList<>();
+		addIf(on, "RestClient", "org.springframework.web.client.RestClient", "rest-client", environment, loader);
+		addIf(on, "RestTemplate", "org.springframework.boot.restclient.RestTemplateBuilder", "rest-template",
+				environment, loader);
+		addIf(on, "WebClient", "org.springframework.web.reactive.function.client.WebClient", "web-client",
+				environment, loader);
+		addIf(on, "OkHttp builders", "okhttp3.OkHttpClient", "ok-http", environment, loader);
+		return on;
+	}
+
+	private static void addIf(List<String> on, String client, String type, String key, Environment environment,
+			ClassLoader loader) {
+		if (ClassUtils.isPresent(type, loader)
+				&& environment.getProperty("retry.after." + key + ".enabled", Boolean.class, true)) {
+			on.add(client);
+		}
 	}
 
 	/**
