@@ -19,10 +19,10 @@ import io.github.retryafter.hint.RateLimitFields;
  * the last one stored wins. Bounded: one snapshot per unit, two per provider. Thread-safe and lock-free: one
  * volatile write per unit a response carries, one volatile read per gauge.
  */
-final class LastWindows {
+public final class LastWindows {
 
 	/** What a window counts; its lower-case name is the {@code unit} tag. */
-	enum Unit {
+	public enum Unit {
 
 		/** Requests. */
 		REQUESTS,
@@ -30,7 +30,11 @@ final class LastWindows {
 		/** Tokens. */
 		TOKENS;
 
-		String tag() {
+		/**
+		 * Returns the {@code unit} tag value.
+		 * @return the lower-case name
+		 */
+		public String tag() {
 			return name().toLowerCase(Locale.ROOT);
 		}
 
@@ -42,7 +46,11 @@ final class LastWindows {
 	 * @param limit its limit
 	 * @param resetSeconds the seconds from the response until it resets
 	 */
-	record Seen(double remaining, double limit, double resetSeconds) {
+	public record Seen(double remaining, double limit, double resetSeconds) {
+	}
+
+	/** Creates an empty holder. */
+	public LastWindows() {
 	}
 
 	// by ordinal; null until a response carried a window of that unit
@@ -53,7 +61,7 @@ final class LastWindows {
 	 * @param fields the response's rate-limit fields, as the provider's profile reads them
 	 * @return whether a unit was seen here for the first time
 	 */
-	boolean record(RateLimitFields fields) {
+	public boolean record(RateLimitFields fields) {
 		if (fields.family().isEmpty()) {
 			return false;
 		}
@@ -87,7 +95,7 @@ final class LastWindows {
 	 * @param unit the unit
 	 * @return the window, empty before a response carried one
 	 */
-	Optional<Seen> last(Unit unit) {
+	public Optional<Seen> last(Unit unit) {
 		return Optional.ofNullable(this.last.get(unit.ordinal()));
 	}
 
