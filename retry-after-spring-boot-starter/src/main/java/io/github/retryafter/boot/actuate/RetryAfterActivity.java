@@ -10,12 +10,15 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
 
 import io.github.retryafter.HintField;
 import io.github.retryafter.RetryAfterError;
 import io.github.retryafter.RetryPlan;
 import io.github.retryafter.Ticker;
+import io.github.retryafter.boot.RetryAfterProviders;
 import io.github.retryafter.boot.metrics.AmplificationWindow;
+import io.github.retryafter.boot.metrics.LastWindows;
 import io.github.retryafter.engine.AttemptEvent;
 import io.github.retryafter.engine.AttemptKind;
 import io.github.retryafter.engine.AttemptOutcome;
@@ -51,6 +54,9 @@ public final class RetryAfterActivity implements RetryListener {
 
 	private final Map<String, State> states = new ConcurrentHashMap<>();
 
+	// null: windows not kept (no provider list to read the profiles' field sets from)
+	private final Supplier<RetryAfterProviders> providers;
+
 	/**
 	 * Creates the listener.
 	 * @param wallClock stamps the "last seen" values, for display only
@@ -59,6 +65,21 @@ public final class RetryAfterActivity implements RetryListener {
 	public RetryAfterActivity(InstantSource wallClock, Ticker ticker) {
 		this.wallClock = Objects.requireNonNull(wallClock, "wallClock");
 		this.ticker = Objects.requireNonNull(ticker, "ticker");
+		this.providers = null;
+	}
+
+	/**
+	 * Creates the listener, which also keeps each configured provider's last rate-limit windows
+	 * ({@link #windows(String)}), read as the provider's profile reads them.
+	 * @param wallClock stamps the "last seen" values, for display only
+	 * @param ticker the monotonic clock of the amplification window
+	 * @param providers supplies the configured providers; called when a response is first seen, not here, because
+	 * this listener is created while the providers' engines are being built
+	 */
+	public RetryAfterActivity(InstantSource wallClock, Ticker ticker, Supplier<RetryAfterProviders> providers) {
+		this.wallClock = Objects.requireNonNull(wallClock, "wallClock");
+		this.ticker = Objects.requireNonNull(ticker, "ticker");
+		this.providers = Objects.requireNonNull(providers, "providers");
 	}
 
 	@Override
@@ -71,6 +92,7 @@ public final class RetryAfterActivity implements RetryListener {
 	@Override
 	public void onRetryScheduled(RetryScheduledEvent event) {
 		State state = state(event.spec().provider());
+		keepWindows(state, event.spec().provider(), event.outcome());
 		Instant now = this.wallClock.instant();
 		event.plan()
 			.flatMap(RetryPlan::skew)
@@ -112,6 +134,7 @@ public final class RetryAfterActivity implements RetryListener {
 	@Override
 	public void onOperationFinished(OperationFinishedEvent event) {
 		State state = state(event.spec().provider());
+		event.lastOutcome().ifPresent((last) -> keepWindows(state, event.spec().provider(), last));
 		state.operations.get(event.outcome()).increment();
 		state.window.recordOperation();
 		if (event.outcome() != Outcome.SUCCESS && event.lastOutcome().isPresent()) {
@@ -140,6 +163,27 @@ public final class RetryAfterActivity implements RetryListener {
 				Double.isNaN(ratio) ? Optional.empty() : Optional.of(ratio), state.window.span(),
 				Optional.ofNullable(state.lastSkew), Optional.ofNullable(state.lastRetryAfter),
 				Optional.ofNullable(state.lastRefusal));
+	}
+
+	/**
+	 * Returns the last rate-limit windows a configured provider's responses announced.
+	 * @param provider the provider name
+	 * @return its windows, empty when none was seen (or this listener was created without the providers)
+	 */
+	public Optional<LastWindows> windows(String provider) {
+		State state = this.states.get(provider);
+		return Optional.ofNullable(state).map((seen) -> seen.windows);
+	}
+
+	/** Keeps a configured provider's windows from a response, read with its profile's field set. */
+	private void keepWindows(State state, String provider, AttemptOutcome outcome) {
+		if (this.providers == null || !(outcome instanceof AttemptOutcome.Response response)) {
+			return;
+		}
+		this.providers.get()
+			.get(provider)
+			.ifPresent((configured) -> state.windows
+				.record(response.hints().rateLimits(configured.policy().planner().fields())));
 	}
 
 	private State state(String provider) {
@@ -273,6 +317,9 @@ public final class RetryAfterActivity implements RetryListener {
 		private volatile LastRetryAfter lastRetryAfter;
 
 		private volatile LastRefusal lastRefusal;
+
+		// one window per unit, each replaced whole by the next response that carries one
+		private final LastWindows windows = new LastWindows();
 
 		State(AmplificationWindow window) {
 			this.window = window;

@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.TreeMap;
 
 import org.springframework.boot.actuate.endpoint.Access;
@@ -21,6 +22,7 @@ import io.github.retryafter.boot.StateScope;
 import io.github.retryafter.boot.fleet.FleetStatus;
 import io.github.retryafter.boot.fleet.FleetStatusProvider;
 import io.github.retryafter.boot.fleet.UnsharedHosts;
+import io.github.retryafter.boot.metrics.LastWindows;
 import io.github.retryafter.boot.springai.ModelClients;
 import io.github.retryafter.budget.BudgetSettings;
 import io.github.retryafter.budget.RetryBudget;
@@ -222,7 +224,8 @@ public class RetryAfterEndpoint {
 				snapshot.lastSkew().map(SkewDescriptor::of).orElse(null),
 				snapshot.lastRetryAfter().map(LastRetryAfterDescriptor::of).orElse(null),
 				snapshot.lastRefusal().map(RefusalDescriptor::of).orElse(null),
-				PacingDescriptor.of(provider), provider.settings().scope().name(), sharedByFleet(provider));
+				PacingDescriptor.of(provider), provider.settings().scope().name(), sharedByFleet(provider),
+				WindowDescriptor.of(this.activity.windows(provider.name())));
 	}
 
 	private Boolean sharedByFleet(RetryAfterProviders.Provider provider) {
@@ -288,11 +291,41 @@ public class RetryAfterEndpoint {
 	 * @param scope {@code PROVIDER} (one state for all its hosts) or {@code ORIGIN} (a state per origin)
 	 * @param sharedByFleet with a fleet store, whether the fleet shares this provider's budget and cooldown (a
 	 * provider kept per origin, {@code default} among them, stays per instance); {@code null} without a fleet
+	 * @param windows the last rate-limit window a response announced, by unit ({@code requests}, {@code tokens}); empty
+	 * before the first
 	 */
 	public record ProviderDescriptor(SettingsDescriptor settings, BudgetDescriptor budget, Map<String, Long> operations,
 			Map<String, Long> attempts, AmplificationDescriptor amplification, SkewDescriptor lastSkew,
 			LastRetryAfterDescriptor lastRetryAfter, RefusalDescriptor lastRefusal, PacingDescriptor pacing,
-			String scope, Boolean sharedByFleet) implements OperationResponseBody {
+			String scope, Boolean sharedByFleet, Map<String, WindowDescriptor> windows)
+			implements OperationResponseBody {
+	}
+
+	/**
+	 * A provider's last rate-limit window of one unit, as the response that carried it announced it.
+	 *
+	 * @param remaining what was left, or {@code null} when not announced
+	 * @param limit its limit, or {@code null} when not announced or not kept (the standard families)
+	 * @param resetSeconds the seconds from that response until it resets, or {@code null} when not announced
+	 */
+	public record WindowDescriptor(Double remaining, Double limit, Double resetSeconds) {
+
+		static Map<String, WindowDescriptor> of(Optional<LastWindows> windows) {
+			Map<String, WindowDescriptor> result = new LinkedHashMap<>();
+			windows.ifPresent((seen) -> {
+				for (LastWindows.Unit unit : LastWindows.Unit.values()) {
+					seen.last(unit)
+						.ifPresent((window) -> result.put(unit.tag(), new WindowDescriptor(known(window.remaining()),
+								known(window.limit()), known(window.resetSeconds()))));
+				}
+			});
+			return result;
+		}
+
+		private static Double known(double value) {
+			return Double.isNaN(value) ? null : value;
+		}
+
 	}
 
 	/**

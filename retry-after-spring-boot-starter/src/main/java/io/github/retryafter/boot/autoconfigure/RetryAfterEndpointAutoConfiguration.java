@@ -36,8 +36,11 @@ public final class RetryAfterEndpointAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RetryAfterActivity retryAfterActivity(ObjectProvider<InstantSource> wallClocks, Ticker ticker) {
-		return new RetryAfterActivity(RetryAfterAutoConfiguration.wallClock(ticker, wallClocks), ticker);
+	RetryAfterActivity retryAfterActivity(ObjectProvider<InstantSource> wallClocks, Ticker ticker,
+			ObjectProvider<RetryAfterProviders> providers) {
+		// the providers are read lazily: this listener is created while the providers' engines are being built
+		return new RetryAfterActivity(RetryAfterAutoConfiguration.wallClock(ticker, wallClocks), ticker,
+				providers::getObject);
 	}
 
 	@Bean

@@ -27,6 +27,7 @@ import io.github.retryafter.Ticker;
 import io.github.retryafter.boot.RetryAfterProviders;
 import io.github.retryafter.budget.RetryBudget;
 import io.github.retryafter.engine.AttemptEvent;
+import io.github.retryafter.engine.AttemptOutcome;
 import io.github.retryafter.engine.AttemptKind;
 import io.github.retryafter.engine.OperationFinishedEvent;
 import io.github.retryafter.engine.OperationSpec;
@@ -64,6 +65,9 @@ import io.github.retryafter.engine.WaitedEvent;
  * <tr><td>{@value #COOLDOWN_REMAINING}</td><td>gauge, seconds</td><td>provider; how long the provider's gate stays
  * closed, 0 when open</td></tr>
  * <tr><td>{@value #PACING_QUEUED}</td><td>gauge</td><td>provider; requests waiting at the provider's gate</td></tr>
+ * <tr><td>{@value #WINDOW_REMAINING}, {@value #WINDOW_LIMIT}, {@value #WINDOW_RESET}</td><td>gauges (the reset in
+ * seconds)</td><td>provider, unit ({@code requests}, {@code tokens}); the last rate-limit window a response announced
+ * ({@link LastWindows}), registered for a unit on the first response of that provider that carried one</td></tr>
  * </table>
  * <p>
  * Counters are function counters over this component's own adders, so events are counted from the first one, even
@@ -112,6 +116,15 @@ public final class RetryAfterMetrics implements RetryListener, MeterBinder {
 
 	/** Requests waiting at the provider's gate. */
 	public static final String PACING_QUEUED = "retry.after.pacing.queued";
+
+	/** What is left of the last rate-limit window a response announced, by unit. */
+	public static final String WINDOW_REMAINING = "retry.after.window.remaining";
+
+	/** The limit of the last rate-limit window a response announced, by unit. */
+	public static final String WINDOW_LIMIT = "retry.after.window.limit";
+
+	/** The seconds until the last rate-limit window a response announced resets, from that response, by unit. */
+	public static final String WINDOW_RESET = "retry.after.window.reset";
 
 	/** The {@code provider} tag value of the global budget bucket. */
 	public static final String GLOBAL = "global";
@@ -184,6 +197,7 @@ public final class RetryAfterMetrics implements RetryListener, MeterBinder {
 		if (meters == null) {
 			return;
 		}
+		meters.observe(event.outcome());
 		event.plan().flatMap(RetryPlan::skew).ifPresent((skew) -> {
 			double seconds = skew.toNanos() / 1e9;
 			meters.lastSkewSeconds = seconds;
@@ -209,6 +223,7 @@ public final class RetryAfterMetrics implements RetryListener, MeterBinder {
 	public void onOperationFinished(OperationFinishedEvent event) {
 		ProviderMeters meters = meters(event.spec());
 		if (meters != null) {
+			event.lastOutcome().ifPresent(meters::observe);
 			meters.operations.increment(event.outcome());
 			meters.window.recordOperation();
 		}
@@ -291,6 +306,10 @@ public final class RetryAfterMetrics implements RetryListener, MeterBinder {
 
 		private volatile double lastSkewSeconds = Double.NaN;
 
+		// every response reaches a retry's or the operation's end event: at most one window per unit kept, and three
+		// gauges per unit from its first window on this provider
+		private final LastWindows windows = new LastWindows();
+
 		ProviderMeters(String name, RetryBudget budget, RetryAfterProviders.Provider gates, AmplificationWindow window,
 				List<MeterRegistry> registries) {
 			this.name = name;
@@ -367,11 +386,58 @@ public final class RetryAfterMetrics implements RetryListener, MeterBinder {
 				.tags(provider)
 				.description("Requests waiting at the provider's gates, for a cooldown, a probe's answer or a slot in its rate")
 				.register(registry);
+			for (LastWindows.Unit unit : LastWindows.Unit.values()) {
+				if (this.windows.seen(unit)) {
+					windowGauges(registry, unit);
+				}
+			}
 			addOnce(this.skewMagnitudes, DistributionSummary.builder(CLOCK_SKEW_MAGNITUDE)
 				.tags(provider)
 				.baseUnit(SECONDS)
 				.description("Magnitude of measured clock skews")
 				.register(registry));
+		}
+
+		/**
+		 * Keeps the windows a response's rate-limit fields announced (the families the provider's field set names),
+		 * and registers a unit's gauges in every bound registry on its first window here.
+		 */
+		void observe(AttemptOutcome outcome) {
+			if (!(outcome instanceof AttemptOutcome.Response response)) {
+				return;
+			}
+			if (this.windows.record(response.hints().rateLimits(this.gates.policy().planner().fields()))) {
+				synchronized (this.registries) {
+					for (MeterRegistry registry : this.registries) {
+						for (LastWindows.Unit unit : LastWindows.Unit.values()) {
+							if (this.windows.seen(unit)) {
+								windowGauges(registry, unit);
+							}
+						}
+					}
+				}
+			}
+		}
+
+		/** Registers one unit's window gauges; registering them again in a registry finds the same gauges. */
+		private void windowGauges(MeterRegistry registry, LastWindows.Unit unit) {
+			Tags tags = this.provider.and("unit", unit.tag());
+			Gauge.builder(WINDOW_REMAINING, this.windows, (windows) -> windows.remaining(unit))
+				.tags(tags)
+				.description("What was left of the provider's rate-limit window in the last response that announced"
+						+ " one, by unit (requests, tokens)")
+				.register(registry);
+			Gauge.builder(WINDOW_LIMIT, this.windows, (windows) -> windows.limit(unit))
+				.tags(tags)
+				.description("The limit of the provider's rate-limit window in the last response that announced one,"
+						+ " by unit; NaN when the fields gave none (the standard families)")
+				.register(registry);
+			Gauge.builder(WINDOW_RESET, this.windows, (windows) -> windows.resetSeconds(unit))
+				.tags(tags)
+				.baseUnit(SECONDS)
+				.description("Seconds until the provider's rate-limit window resets, as the last response that"
+						+ " announced one said, measured from that response, by unit")
+				.register(registry);
 		}
 
 		/** The timers of a wait's cause, registered in every bound registry on the cause's first wait here. */

@@ -162,6 +162,28 @@ class RetryAfterEndpointTests {
 	}
 
 	@Test
+	void showsTheLastRateLimitWindowOfEachUnitAsTheProfileReadsIt() {
+		this.contextRunner.withPropertyValues("retry.after.providers.openai.hosts=api.openai.example",
+				"retry.after.providers.openai.profile=openai").run((context) -> {
+			RetryAfterEndpoint endpoint = context.getBean(RetryAfterEndpoint.class);
+			RetryAfterProviders providers = context.getBean(RetryAfterProviders.class);
+			assertThat(endpoint.provider("openai").windows()).isEmpty();
+			Drive.operation(providers, "openai", this.clock, HeaderSource.of(Map.of("x-ratelimit-remaining-requests",
+					List.of("42"), "x-ratelimit-limit-requests", List.of("60"), "x-ratelimit-reset-requests",
+					List.of("1s"), "x-ratelimit-remaining-tokens", List.of("8000"), "x-ratelimit-limit-tokens",
+					List.of("10000"), "x-ratelimit-reset-tokens", List.of("30ms"))), 200);
+			assertThat(endpoint.provider("openai").windows()).containsExactly(
+					Map.entry("requests", new RetryAfterEndpoint.WindowDescriptor(42.0, 60.0, 1.0)),
+					Map.entry("tokens", new RetryAfterEndpoint.WindowDescriptor(8000.0, 10000.0, 0.03)));
+			Drive.operation(providers, "payments", this.clock,
+					HeaderSource.of(Map.of("X-RateLimit-Remaining", List.of("7"), "X-RateLimit-Reset", List.of("30"))),
+					200);
+			assertThat(endpoint.provider("payments").windows())
+				.containsExactly(Map.entry("requests", new RetryAfterEndpoint.WindowDescriptor(7.0, null, 30.0)));
+		});
+	}
+
+	@Test
 	void showsWhoseTimeoutsBoundAModelProvidersAttempts() {
 		this.contextRunner
 			.withPropertyValues("retry.after.providers.openai.profile=openai",

@@ -3,6 +3,7 @@ package io.github.retryafter.boot.metrics;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -27,10 +28,13 @@ import org.springframework.boot.test.context.assertj.AssertableApplicationContex
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.web.client.RestClient;
 
+import io.github.retryafter.HeaderSource;
 import io.github.retryafter.RandomSource;
+import io.github.retryafter.boot.RetryAfterProviders;
 import io.github.retryafter.boot.autoconfigure.RetryAfterAutoConfiguration;
 import io.github.retryafter.boot.autoconfigure.RetryAfterMetricsAutoConfiguration;
 import io.github.retryafter.boot.autoconfigure.RetryAfterRestClientAutoConfiguration;
+import io.github.retryafter.boot.testing.Drive;
 import io.github.retryafter.boot.testing.FlakyProvider;
 import io.github.retryafter.boot.testing.FlakyProvider.Reply;
 import io.github.retryafter.engine.WaitCause;
@@ -90,7 +94,8 @@ class MetricsDocumentedTests {
 					int space = rest.indexOf(' ');
 					help.put((space < 0) ? rest : rest.substring(0, space), (space < 0) ? "" : rest.substring(space + 1));
 				});
-			assertThat(help).as("families scraped").containsKeys("retry_after_operations_total",
+			assertThat(help).as("families scraped").containsKeys("retry_after_window_remaining",
+					"retry_after_window_limit", "retry_after_window_reset_seconds", "retry_after_operations_total",
 					"retry_after_attempts_total", "retry_after_operation_seconds", "retry_after_attempt_seconds");
 			assertThat(help.keySet()).as("families missing from docs/metrics-and-tracing.md")
 				.allSatisfy((family) -> assertThat(docs).contains("`" + family.replaceFirst("_max$", "")));
@@ -129,7 +134,7 @@ class MetricsDocumentedTests {
 				.filter((meter) -> meter.getId().getName().startsWith("retry.after."))
 				.forEach((meter) -> registered.put(meter.getId().getName(), "`" + micrometerType(meter) + "`"));
 			assertThat(registered).as("meters registered").containsKeys(RetryAfterMetrics.OPERATIONS,
-					RetryAfterMetrics.WAIT, RetryAfterMetrics.HINT_REFUSALS, RetryAfterMetrics.CLOCK_SKEW_MAGNITUDE,
+					RetryAfterMetrics.WAIT, RetryAfterMetrics.HINT_REFUSALS, RetryAfterMetrics.WINDOW_RESET, RetryAfterMetrics.CLOCK_SKEW_MAGNITUDE,
 					"retry.after.operation", "retry.after.operation.active", "retry.after.operation.wait");
 			assertThat(registered).allSatisfy((meter, type) -> assertThat(documented.get(meter))
 				.as("the type docs/metrics-and-tracing.md gives %s", meter)
@@ -139,7 +144,8 @@ class MetricsDocumentedTests {
 
 	/**
 	 * Two operations: one answered {@code 503 Retry-After: 1} then {@code 200}, one whose {@code Retry-After} cannot be
-	 * read, answered {@code 200} after a backoff.
+	 * read, answered {@code 200} after a backoff; and one answered with an {@code X-RateLimit-*} window, for the window
+	 * gauges.
 	 */
 	private void sendTraffic(AssertableApplicationContext context) {
 		this.provider.script("/pay", Reply.status(503).retryAfter("1"), Reply.ok());
@@ -147,6 +153,8 @@ class MetricsDocumentedTests {
 		RestClient client = context.getBean(RestClient.Builder.class).baseUrl(this.provider.baseUrl()).build();
 		assertThat(client.get().uri("/pay").retrieve().toBodilessEntity().getStatusCode().value()).isEqualTo(200);
 		assertThat(client.get().uri("/garbled").retrieve().toBodilessEntity().getStatusCode().value()).isEqualTo(200);
+		Drive.operation(context.getBean(RetryAfterProviders.class), "payments", context.getBean(FakeClock.class),
+				HeaderSource.of(Map.of("X-RateLimit-Remaining", List.of("7"), "X-RateLimit-Reset", List.of("30"))), 200);
 	}
 
 	private static Map<String, String> documentedTypes() throws IOException {

@@ -225,6 +225,52 @@ class RetryAfterMetricsTests {
 	}
 
 	@Test
+	void windowGaugesShowTheLastWindowOfEachUnitTheProvidersResponsesAnnounced() {
+		this.contextRunner
+			.withPropertyValues("retry.after.providers.model.hosts=api.model.example",
+					"retry.after.providers.model.profile=openai")
+			.run((context) -> {
+				MeterRegistry registry = context.getBean(MeterRegistry.class);
+				RetryAfterProviders providers = context.getBean(RetryAfterProviders.class);
+				assertThat(registry.find(RetryAfterMetrics.WINDOW_REMAINING).gauges()).isEmpty();
+				assertThat(Drive.operation(providers, "model", this.clock, HeaderSource.empty(), 200))
+					.isEqualTo(Outcome.SUCCESS);
+				assertThat(registry.find(RetryAfterMetrics.WINDOW_REMAINING).gauges()).isEmpty();
+				Drive.operation(providers, "model", this.clock, openAi("50", "60", "2s", "9000", "10000", "6m0s"), 200);
+				Drive.operation(providers, "model", this.clock, openAi("42", "60", "1s", "8000", "10000", "30ms"), 503,
+						200);
+				assertThat(window(registry, RetryAfterMetrics.WINDOW_REMAINING, "model", "requests")).isEqualTo(42);
+				assertThat(window(registry, RetryAfterMetrics.WINDOW_LIMIT, "model", "requests")).isEqualTo(60);
+				assertThat(window(registry, RetryAfterMetrics.WINDOW_RESET, "model", "requests")).isEqualTo(1.0);
+				assertThat(window(registry, RetryAfterMetrics.WINDOW_REMAINING, "model", "tokens")).isEqualTo(8000);
+				assertThat(window(registry, RetryAfterMetrics.WINDOW_LIMIT, "model", "tokens")).isEqualTo(10000);
+				assertThat(window(registry, RetryAfterMetrics.WINDOW_RESET, "model", "tokens")).isEqualTo(0.03);
+				assertThat(registry.find(RetryAfterMetrics.WINDOW_REMAINING).tag("provider", "payments").gauges())
+					.isEmpty();
+				// a standard family is a window of requests, its limit not kept; no tokens series for it
+				Drive.operation(providers, "payments", this.clock, HeaderSource.of(Map.of("X-RateLimit-Remaining",
+						List.of("7"), "X-RateLimit-Limit", List.of("10"), "X-RateLimit-Reset", List.of("30"))), 200);
+				assertThat(window(registry, RetryAfterMetrics.WINDOW_REMAINING, "payments", "requests")).isEqualTo(7);
+				assertThat(window(registry, RetryAfterMetrics.WINDOW_LIMIT, "payments", "requests")).isNaN();
+				assertThat(window(registry, RetryAfterMetrics.WINDOW_RESET, "payments", "requests")).isEqualTo(30);
+				assertThat(registry.find(RetryAfterMetrics.WINDOW_REMAINING).tags("provider", "payments", "unit", "tokens")
+					.gauges()).isEmpty();
+			});
+	}
+
+	private static HeaderSource openAi(String requestsLeft, String requests, String requestsReset, String tokensLeft,
+			String tokens, String tokensReset) {
+		return HeaderSource.of(Map.of("x-ratelimit-remaining-requests", List.of(requestsLeft),
+				"x-ratelimit-limit-requests", List.of(requests), "x-ratelimit-reset-requests", List.of(requestsReset),
+				"x-ratelimit-remaining-tokens", List.of(tokensLeft), "x-ratelimit-limit-tokens", List.of(tokens),
+				"x-ratelimit-reset-tokens", List.of(tokensReset)));
+	}
+
+	private static double window(MeterRegistry registry, String meter, String provider, String unit) {
+		return registry.get(meter).tags("provider", provider, "unit", unit).gauge().value();
+	}
+
+	@Test
 	void tenThousandDistinctHostsAddNoSeries() {
 		this.contextRunner.run((context) -> {
 			MeterRegistry registry = context.getBean(MeterRegistry.class);
