@@ -3,6 +3,7 @@ package io.github.retryafter.engine;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.BiConsumer;
 
 import io.github.retryafter.pacing.GateHold;
 
@@ -14,36 +15,52 @@ public sealed interface Permit {
 
 	/**
 	 * Send the attempt. A transport bounds it by {@code timeout} (lowering the client's own timeouts to it, or
-	 * ending it itself) unless {@code clientTimeouts} says the client's own timeouts alone bound it.
+	 * ending it itself) unless {@code clientTimeouts} says the client's own timeouts alone bound it, and writes the
+	 * fields the attempt must carry ({@link #writeFields}) on the request it sends.
 	 * @param attempt the attempt number, from 1
 	 * @param timeout the time the attempt is given: {@code min(attemptTimeout, remaining deadline - reserve)}, or,
 	 * when the engine keeps the client's own timeouts ({@link RetryEngine#clientTimeouts()}), what is left of the
 	 * deadline
 	 * @param clientTimeouts whether the client's own timeouts alone bound this attempt: the transport neither lowers
 	 * them nor ends the attempt itself (the first attempt, when the engine keeps the client's own timeouts)
+	 * @param attemptHeader the request header in which the provider reads how many retries were sent before this
+	 * attempt ({@link ProviderConventions#attemptHeader()}), empty when it asks for none
 	 */
-	record Proceed(int attempt, Duration timeout, boolean clientTimeouts) implements Permit {
+	record Proceed(int attempt, Duration timeout, boolean clientTimeouts,
+			Optional<String> attemptHeader) implements Permit {
 
 		/**
 		 * Checks the arguments.
 		 * @param attempt the attempt number, from 1
 		 * @param timeout the time the attempt is given
 		 * @param clientTimeouts whether the client's own timeouts alone bound this attempt
+		 * @param attemptHeader the provider's attempt header, empty for none
 		 */
 		public Proceed {
 			Objects.requireNonNull(timeout, "timeout");
+			Objects.requireNonNull(attemptHeader, "attemptHeader");
 			if (attempt < 1) {
 				throw new IllegalArgumentException("attempt must be at least 1 but was " + attempt);
 			}
 		}
 
 		/**
-		 * A permit bounded by {@code timeout}.
+		 * A permit whose attempt carries no field of retry-after's own.
+		 * @param attempt the attempt number, from 1
+		 * @param timeout the time the attempt is given
+		 * @param clientTimeouts whether the client's own timeouts alone bound this attempt
+		 */
+		public Proceed(int attempt, Duration timeout, boolean clientTimeouts) {
+			this(attempt, timeout, clientTimeouts, Optional.empty());
+		}
+
+		/**
+		 * A permit bounded by {@code timeout}, whose attempt carries no field of retry-after's own.
 		 * @param attempt the attempt number, from 1
 		 * @param timeout the time the attempt is given: {@code min(attemptTimeout, remaining deadline - reserve)}
 		 */
 		public Proceed(int attempt, Duration timeout) {
-			this(attempt, timeout, false);
+			this(attempt, timeout, false, Optional.empty());
 		}
 
 		/**
@@ -53,6 +70,28 @@ public sealed interface Permit {
 		 */
 		public Optional<Duration> bound() {
 			return this.clientTimeouts ? Optional.empty() : Optional.of(this.timeout);
+		}
+
+		/**
+		 * Returns whether {@link #writeFields} writes anything, so that a transport whose requests are immutable
+		 * copies one only when it must.
+		 * @return whether the attempt carries a field of retry-after's own
+		 */
+		public boolean hasFields() {
+			return this.attemptHeader.isPresent();
+		}
+
+		/**
+		 * Writes the request fields this attempt must carry, replacing any of the same name: the provider's attempt
+		 * header with the number of retries sent before it ({@code 0} on the first attempt). The idempotency key is
+		 * the operation's, the same on every attempt, and is added once by the request's preparation
+		 * (the core's {@code RequestPreparer}); the trace context is the observing transport's.
+		 * @param fields sets one request field, replacing its values
+		 */
+		public void writeFields(BiConsumer<String, String> fields) {
+			if (this.attemptHeader.isPresent()) {
+				fields.accept(this.attemptHeader.get(), Integer.toString(this.attempt - 1));
+			}
 		}
 
 	}

@@ -114,7 +114,8 @@ public final class RetryEngine {
 		this.listener = RetryListener.guarded(builder.listener);
 		this.originGates = new BoundedLru<>(builder.maxOrigins,
 				(scope) -> new ProviderGate(scope, this.policy.pacing(), this.ticker));
-		this.firstProceed = new Permit.Proceed(1, this.policy.attemptTimeout());
+		this.firstProceed = new Permit.Proceed(1, this.policy.attemptTimeout(), false,
+				this.policy.conventions().attemptHeader());
 		this.clientTimeouts = builder.clientTimeouts;
 		this.gateFeed = new GateFeed(this.policy, this.planner, this.listener);
 	}
@@ -283,10 +284,10 @@ public final class RetryEngine {
 	Permit.Proceed proceed(int attempt, Duration timeout, long deadlineNanos, long nowNanos) {
 		if (this.clientTimeouts) {
 			return new Permit.Proceed(attempt, attemptTime(this.policy.availableNanos(deadlineNanos, nowNanos)),
-					attempt == 1);
+					attempt == 1, this.policy.conventions().attemptHeader());
 		}
 		return (attempt == 1 && timeout == this.policy.attemptTimeout()) ? this.firstProceed
-				: new Permit.Proceed(attempt, timeout);
+				: new Permit.Proceed(attempt, timeout, false, this.policy.conventions().attemptHeader());
 	}
 
 	/** The time an attempt is given, as its permit says, when {@code availableNanos} were left of the deadline. */

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.BiConsumer;
 
 import io.github.retryafter.BodySource;
 import io.github.retryafter.Cancellation;
@@ -137,7 +138,8 @@ public final class RetryRunner {
 		@Override
 		public T send(Permit.Proceed proceed) throws Exception {
 			return this.attempt.call(new AttemptContext(this.operation.spec(), proceed.attempt(), proceed.timeout(),
-					this.operation.idempotencyKey(), this.idempotencyKeyHeader, this.operation.cancellation()));
+					this.operation.idempotencyKey(), this.idempotencyKeyHeader, this.operation.cancellation(),
+					proceed.attemptHeader()));
 		}
 
 		@Override
@@ -246,11 +248,11 @@ public final class RetryRunner {
 
 		/**
 		 * The discard hook: releases a failed response the runner retries, before it waits, knowing how long until
-		 * that retry is due. An adapter that reads the rest of the body to keep its connection reusable reads it no
-		 * longer than {@code drainWithin} (and no more than it can afford), and beyond that aborts the connection
-		 * rather than return it to a pool; draining must never delay the retry. {@code drainWithin} is zero when the
-		 * response is dropped because the engine, a listener or the end of the run threw: release it at once. By
-		 * default calls {@link #discard(Object)}, which closes without draining.
+		 * that retry is due. An adapter that reads the rest of the body to keep its connection reusable reads it
+		 * within {@link DrainBound#window(Duration) DrainBound.window(drainWithin)} (and no more than it can afford),
+		 * and beyond that aborts the connection rather than return it to a pool; draining must never delay the retry.
+		 * {@code drainWithin} is zero when the response is dropped because the engine, a listener or the end of the
+		 * run threw: release it at once. By default calls {@link #discard(Object)}, which closes without draining.
 		 * @param response the response
 		 * @param drainWithin the time until the retry is due on the engine's ticker, never negative
 		 */
@@ -284,9 +286,36 @@ public final class RetryRunner {
 	 * @param idempotencyKey the key to send, the same on every attempt
 	 * @param idempotencyKeyHeader the header to send it in
 	 * @param cancellation the operation's cancellation, to abandon a request in flight
+	 * @param attemptHeader the header in which the provider reads the retries sent before this attempt, if it asks
+	 * for one ({@link Permit.Proceed#attemptHeader()})
 	 */
 	public record AttemptContext(OperationSpec spec, int attempt, Duration timeout, Optional<String> idempotencyKey,
-			String idempotencyKeyHeader, Cancellation cancellation) {
+			String idempotencyKeyHeader, Cancellation cancellation, Optional<String> attemptHeader) {
+
+		/**
+		 * What one attempt is given, for a provider that asks for no attempt header.
+		 * @param spec the operation
+		 * @param attempt the attempt number, from 1
+		 * @param timeout the time the attempt may take
+		 * @param idempotencyKey the key to send, the same on every attempt
+		 * @param idempotencyKeyHeader the header to send it in
+		 * @param cancellation the operation's cancellation, to abandon a request in flight
+		 */
+		public AttemptContext(OperationSpec spec, int attempt, Duration timeout, Optional<String> idempotencyKey,
+				String idempotencyKeyHeader, Cancellation cancellation) {
+			this(spec, attempt, timeout, idempotencyKey, idempotencyKeyHeader, cancellation, Optional.empty());
+		}
+
+		/**
+		 * Writes the request fields this attempt must carry, replacing any of the same name: the idempotency key in
+		 * its header, and the provider's attempt header with the retries sent before this attempt.
+		 * @param fields sets one request field, replacing its values
+		 */
+		public void writeFields(BiConsumer<String, String> fields) {
+			this.idempotencyKey.ifPresent((key) -> fields.accept(this.idempotencyKeyHeader, key));
+			this.attemptHeader.ifPresent((header) -> fields.accept(header, Integer.toString(this.attempt - 1)));
+		}
+
 	}
 
 	/**

@@ -253,6 +253,9 @@ public final class RetryingHttpClient {
 			HttpRequest.Builder attempt = HttpRequest.newBuilder(this.request, (name, value) -> true);
 			// with the client's own timeouts the request keeps its own, if any
 			proceed.bound().ifPresent(attempt::timeout);
+			if (proceed.hasFields()) {
+				proceed.writeFields(attempt::setHeader);
+			}
 			if (this.body != null) {
 				attempt.method(this.request.method(), this.body.publisher());
 			}

@@ -34,6 +34,7 @@ import io.github.retryafter.Cancellation;
 import io.github.retryafter.Scope;
 import io.github.retryafter.engine.OperationFinishedEvent;
 import io.github.retryafter.engine.Outcome;
+import io.github.retryafter.engine.ProviderConventions;
 import io.github.retryafter.engine.RetryEngine;
 import io.github.retryafter.engine.RetryListener;
 import io.github.retryafter.engine.RetryPolicy;
@@ -257,6 +258,20 @@ class RetryingHttpClientTests {
 	}
 
 	@Test
+	void eachAttemptCarriesTheProvidersAttemptHeaderWithTheRetriesBeforeIt() throws IOException {
+		this.statuses.add(503);
+		this.statuses.add(503);
+		this.statuses.add(200);
+		RetryPolicy policy = RetryPolicy.DEFAULTS.toBuilder()
+			.conventions(ProviderConventions.NONE.withAttemptHeader("x-stainless-retry-count"))
+			.build();
+		RetryRunner.Result<HttpResponse<String>> result = RetryingHttpClient.of(this.client, engine(policy), this.clock)
+			.send(HttpRequest.newBuilder(uri()).build(), BodyHandlers.ofString());
+		assertThat(result.outcome()).isEqualTo(Outcome.SUCCESS);
+		assertThat(this.seen).extracting(Seen::retries).containsExactly("0", "1", "2");
+	}
+
+	@Test
 	void sendsEachRequestToTheProviderItsHostRoutesItTo() throws IOException {
 		this.statuses.add(503);
 		this.statuses.add(200);
@@ -390,7 +405,7 @@ class RetryingHttpClientTests {
 	private void answer(HttpExchange exchange) throws IOException {
 		String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
 		this.seen.add(new Seen(body, exchange.getRequestHeaders().getFirst("Idempotency-Key"),
-				exchange.getRemoteAddress().getPort()));
+				exchange.getRemoteAddress().getPort(), exchange.getRequestHeaders().getFirst("x-stainless-retry-count")));
 		Integer status = this.statuses.poll();
 		boolean failed = status != null && status != 200;
 		byte[] answer = failed ? "busy".repeat(16 * 1024).getBytes(StandardCharsets.UTF_8)
@@ -417,7 +432,7 @@ class RetryingHttpClientTests {
 		exchange.close();
 	}
 
-	private record Seen(String body, String key, int port) {
+	private record Seen(String body, String key, int port, String retries) {
 	}
 
 }

@@ -18,8 +18,9 @@ import io.github.retryafter.Cancellation;
 import io.github.retryafter.HeaderSource;
 import io.github.retryafter.Ticker;
 import io.github.retryafter.engine.Decision;
+import io.github.retryafter.engine.DrainBound;
 import io.github.retryafter.engine.FailureKind;
-import io.github.retryafter.engine.Outcome;
+import io.github.retryafter.engine.Ending;
 import io.github.retryafter.engine.Permit;
 import io.github.retryafter.engine.ReplaySafety;
 import io.github.retryafter.engine.RetryLoop;
@@ -31,7 +32,7 @@ import io.github.retryafter.request.ProviderRoute;
  * (the interceptor sends a first attempt itself): an attempt is {@code chain.proceed(request)} with OkHttp's connect,
  * read and write timeouts lowered to the engine's attempt timeout (unless the engine keeps the client's own: then a
  * first attempt keeps them, a retry has them lowered to what is left of the deadline); a failed response the engine retries is drained
- * within its bound and closed ({@link FailedBodies}) before the wait, so {@code chain.proceed} may be called again; the
+ * within the core's {@link DrainBound} and closed ({@link FailedBodies}) before the wait, so {@code chain.proceed} may be called again; the
  * call's {@link Call#isCanceled()} is carried into the operation's {@link Cancellation} after every wait and on every
  * failure. Used by the call's thread only.
  */
@@ -92,7 +93,7 @@ final class CallExchange implements RetryLoop.Exchange<Response, Response, IOExc
 
 	@Override
 	public Response send(Permit.Proceed proceed) throws IOException {
-		return proceed(this.chain, this.request, proceed, this.route, this.observed);
+		return proceed(this.chain, this.request, proceed, this.observed);
 	}
 
 	@Override
@@ -109,11 +110,12 @@ final class CallExchange implements RetryLoop.Exchange<Response, Response, IOExc
 	 * Sends {@code request} once down {@code chain}, its timeouts lowered to the attempt's, with the retries before
 	 * it in the provider's attempt header if it asks for one: the interceptor's first attempt and every one after it.
 	 */
-	static Response proceed(Interceptor.Chain chain, Request request, Permit.Proceed proceed, ProviderRoute route,
+	static Response proceed(Interceptor.Chain chain, Request request, Permit.Proceed proceed,
 			CallObserver.Operation observed) throws IOException {
-		String header = route.policy().conventions().attemptHeader().orElse(null);
-		if (header != null) {
-			request = request.newBuilder().header(header, Integer.toString(proceed.attempt() - 1)).build();
+		if (proceed.hasFields()) {
+			Request.Builder fields = request.newBuilder();
+			proceed.writeFields(fields::header);
+			request = fields.build();
 		}
 		if (observed == CallObserver.Operation.NONE) {
 			return proceed(chain, request, proceed);
@@ -215,7 +217,7 @@ final class CallExchange implements RetryLoop.Exchange<Response, Response, IOExc
 
 	@Override
 	public void discard(Response response, Duration drainWithin) {
-		FailedBodies.discard(response, drainWithin, this.maxDrainBytes);
+		FailedBodies.discard(response, DrainBound.window(drainWithin), this.maxDrainBytes);
 	}
 
 	/**
@@ -223,9 +225,7 @@ final class CallExchange implements RetryLoop.Exchange<Response, Response, IOExc
 	 * to say than the response (it retried, stopped for a reason of its own, or the provider named an instant).
 	 */
 	static Response endedOn(Decision.Stop stop, Response response, String provider, RetryOperation operation) {
-		boolean plain = stop.outcome() == Outcome.SUCCESS || (stop.outcome() == Outcome.NOT_RETRYABLE
-				&& operation.attempts() <= 1 && operation.notBefore().isEmpty());
-		if (plain) {
+		if (!Ending.saysMore(operation, stop)) {
 			return response;
 		}
 		RetryOutcomeException outcome = new RetryOutcomeException(stop, provider, operation.attempts(),
@@ -250,20 +250,17 @@ final class CallExchange implements RetryLoop.Exchange<Response, Response, IOExc
 				? ReplaySafety.explained(stop, unreplayable(body)) : stop;
 		RetryOutcomeException outcome = new RetryOutcomeException(explained, this.route.name(),
 				this.operation.attempts(), this.operation.notBefore());
-		if (failure == null) {
-			throw outcome;
-		}
-		failure.addSuppressed(outcome);
-		if (failure instanceof IOException io) {
+		Throwable thrown = Ending.attach(failure, outcome);
+		if (thrown instanceof IOException io) {
 			throw io;
 		}
-		if (failure instanceof RuntimeException runtime) {
+		if (thrown instanceof RuntimeException runtime) {
 			throw runtime;
 		}
-		if (failure instanceof Error error) {
+		if (thrown instanceof Error error) {
 			throw error;
 		}
-		throw new IOException(failure);
+		throw new IOException(thrown);
 	}
 
 	@Override

@@ -10,16 +10,13 @@ import okio.BufferedSource;
 import okio.Timeout;
 
 /**
- * What the interceptor does with a failed response it retries: reads at most a bound of its body, for at most
- * {@link #DRAIN_TIMEOUT} and never past the instant its retry is due, so that its connection can go back to OkHttp's
- * pool; a longer body, or one still arriving then, has its socket closed by the read's deadline (OkHttp's timeouts
- * close the socket when they fire), so its connection is dropped, never pooled half read. The response is closed in
- * every case. Stateless.
+ * What the interceptor does with a failed response it retries: reads at most a bound of its body, within the core's
+ * drain window ({@link io.github.retryafter.engine.DrainBound}: never past the instant its retry is due, at most
+ * 500 ms), so that its connection can go back to OkHttp's pool; a longer body, or one still arriving then, has its
+ * socket closed by the read's deadline (OkHttp's timeouts close the socket when they fire), so its connection is
+ * dropped, never pooled half read. The response is closed in every case. Stateless.
  */
 final class FailedBodies {
-
-	/** The longest a failed body is read before its retry, however far off the retry is, as the Spring adapters. */
-	static final Duration DRAIN_TIMEOUT = Duration.ofMillis(500);
 
 	private static final long SEGMENT = 8192;
 
@@ -29,16 +26,15 @@ final class FailedBodies {
 	/**
 	 * Drains and closes {@code response}.
 	 * @param response the failed response
-	 * @param untilDue the time until its retry is due; zero to close at once
+	 * @param window the drain window ({@link io.github.retryafter.engine.DrainBound#window}); zero to close at once
 	 * @param maxBytes the most bytes read
 	 */
-	static void discard(Response response, Duration untilDue, long maxBytes) {
+	static void discard(Response response, Duration window, long maxBytes) {
 		ResponseBody body = response.body();
 		if (body == null) {
 			response.close();
 			return;
 		}
-		Duration window = (untilDue.compareTo(DRAIN_TIMEOUT) < 0) ? untilDue : DRAIN_TIMEOUT;
 		try {
 			BufferedSource source = body.source();
 			Timeout timeout = source.timeout();

@@ -192,7 +192,7 @@ public final class RetryAfterInterceptor implements Interceptor {
 		long sentAt = this.ticker.read();
 		Response response;
 		try {
-			response = CallExchange.proceed(chain, request, proceed, route, observed);
+			response = CallExchange.proceed(chain, request, proceed, observed);
 		}
 		catch (IOException | RuntimeException ex) {
 			CallExchange exchange = exchange(chain, request, route, operation, observed);

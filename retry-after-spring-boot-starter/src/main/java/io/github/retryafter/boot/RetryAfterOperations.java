@@ -20,7 +20,7 @@ import io.github.retryafter.boot.observation.RetryAfterObservations;
 import io.github.retryafter.boot.observation.RetryAfterObservations.OperationObservation;
 import io.github.retryafter.engine.Decision;
 import io.github.retryafter.engine.OperationSpec;
-import io.github.retryafter.engine.Outcome;
+import io.github.retryafter.engine.Ending;
 import io.github.retryafter.engine.Permit;
 import io.github.retryafter.engine.RetryOperation;
 import io.github.retryafter.request.RequestPreparer;
@@ -401,9 +401,7 @@ public final class RetryAfterOperations {
 		 * @return the exception, empty after a success or a first response that was simply not retryable
 		 */
 		public Optional<RetryAfterOutcomeException> endedOn(Decision.Stop stop) {
-			boolean plain = stop.outcome() == Outcome.SUCCESS || (stop.outcome() == Outcome.NOT_RETRYABLE
-					&& this.operation.attempts() <= 1 && this.operation.notBefore().isEmpty());
-			return plain ? Optional.empty() : Optional.of(outcomeException(stop));
+			return Ending.saysMore(this.operation, stop) ? Optional.of(outcomeException(stop)) : Optional.empty();
 		}
 
 		/**
@@ -415,11 +413,7 @@ public final class RetryAfterOperations {
 		 * @return the exception to throw or signal
 		 */
 		public Throwable endedWithout(Decision.Stop stop, Throwable failure) {
-			if (failure == null) {
-				return outcomeException(stop);
-			}
-			failure.addSuppressed(outcomeException(stop));
-			return failure;
+			return Ending.attach(failure, outcomeException(stop));
 		}
 
 		/**

@@ -18,7 +18,6 @@ import org.springframework.http.client.ClientHttpResponse;
 import io.github.retryafter.HeaderSource;
 import io.github.retryafter.Ticker;
 import io.github.retryafter.Waiter;
-import io.github.retryafter.boot.FailedResponses;
 import io.github.retryafter.boot.RetryAfterOperations;
 import io.github.retryafter.boot.RetryAfterOperations.Prepared;
 import io.github.retryafter.boot.RetryAfterOperations.Started;
@@ -27,6 +26,7 @@ import io.github.retryafter.boot.StandInResponse;
 import io.github.retryafter.boot.observation.RetryAfterObservations.AttemptObservation;
 import io.github.retryafter.boot.observation.RetryAfterObservations.OperationObservation;
 import io.github.retryafter.engine.Decision;
+import io.github.retryafter.engine.DrainBound;
 import io.github.retryafter.engine.Permit;
 import io.github.retryafter.engine.RetryLoop;
 
@@ -49,7 +49,7 @@ import io.github.retryafter.engine.RetryLoop;
  * be interrupted while waiting for headers, so there the factory's own read timeout
  * ({@code spring.http.clients.read-timeout}) bounds that wait. A failed response the engine retries has at most
  * {@code retry.after.max-drain} bytes of its body read, never past the instant its retry is due nor longer than
- * {@link FailedResponses#DRAIN_TIMEOUT}; beyond that its connection is aborted, not pooled. Every response the caller
+ * {@link DrainBound#MAX}; beyond that its connection is aborted, not pooled. Every response the caller
  * does not get is closed, also when the engine or a listener throws.
  * <p>
  * Interrupting the calling thread during a wait ends the operation as {@code CANCELLED}, sends no further request and
@@ -130,9 +130,9 @@ public final class RetryAfterClientHttpRequestInterceptor implements ClientHttpR
 		}
 
 		private ClientHttpResponse guarded(Permit.Proceed proceed) throws IOException {
-			// the retries before this attempt, in the header the provider reads them from (if it asks for one)
-			this.started.prepared().provider().policy().conventions().attemptHeader().ifPresent((header) ->
-					this.request.getHeaders().set(header, Integer.toString(proceed.attempt() - 1)));
+			if (proceed.hasFields()) {
+				proceed.writeFields(this.request.getHeaders()::set);
+			}
 			AttemptGuard guard = AttemptGuard.armEntered(proceed.attempt(), proceed.bound().orElse(null));
 			GuardedResponse response;
 			try {
@@ -200,7 +200,7 @@ public final class RetryAfterClientHttpRequestInterceptor implements ClientHttpR
 		@Override
 		public void discard(ClientHttpResponse response, Duration drainWithin) {
 			if (response instanceof GuardedResponse guarded) {
-				guarded.discard(FailedResponses.drainWindow(drainWithin),
+				guarded.discard(DrainBound.window(drainWithin),
 						this.started.prepared().provider().settings().maxDrainBytes());
 			}
 			else {

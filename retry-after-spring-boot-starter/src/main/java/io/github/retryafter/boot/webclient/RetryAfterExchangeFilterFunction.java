@@ -29,7 +29,6 @@ import reactor.core.scheduler.Scheduler;
 import io.github.retryafter.HeaderSource;
 import io.github.retryafter.Ticker;
 import io.github.retryafter.boot.AttemptTimeouts;
-import io.github.retryafter.boot.FailedResponses;
 import io.github.retryafter.boot.ProviderSettings;
 import io.github.retryafter.boot.RetryAfterOperations;
 import io.github.retryafter.boot.RetryAfterOperations.Prepared;
@@ -39,6 +38,7 @@ import io.github.retryafter.boot.observation.RetryAfterObservations.AttemptObser
 import io.github.retryafter.boot.observation.RetryAfterObservations.OperationObservation;
 import io.github.retryafter.engine.AttemptOutcome;
 import io.github.retryafter.engine.Decision;
+import io.github.retryafter.engine.DrainBound;
 import io.github.retryafter.engine.FailureKind;
 import io.github.retryafter.engine.Outcome;
 import io.github.retryafter.engine.Permit;
@@ -59,7 +59,7 @@ import io.github.retryafter.engine.RetryOperation;
  * it retryable. A request without a body is sent as it is, at no extra cost.
  * <p>
  * <b>Bodies received.</b> A failed response that is retried has its body read and released ({@link Drain}) at most
- * {@link ProviderSettings#maxDrainBytes()}, for at most {@link FailedResponses#DRAIN_TIMEOUT}, and never past the
+ * {@link ProviderSettings#maxDrainBytes()}, for at most {@link DrainBound#MAX}, and never past the
  * instant its retry is due; a body that does not end by then is cancelled, which makes Reactor Netty close its
  * connection instead of returning it to the pool. Every response is released on every path: when the engine or a
  * listener throws, and when the subscriber cancels while a response is arriving.
@@ -265,7 +265,7 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 			}
 			Permit.Proceed proceed = (Permit.Proceed) permit;
 			OperationObservation operationObservation = this.started.observation();
-			ClientRequest attemptRequest = requestFor(proceed.attempt());
+			ClientRequest attemptRequest = requestFor(proceed);
 			AttemptObservation observation = AttemptObservation.none();
 			if (operationObservation.isObserved()) {
 				Map<String, String> carrier = new LinkedHashMap<>();
@@ -308,20 +308,18 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 			}
 		}
 
-		/** The first attempt records its body as it writes it; every later one writes the recording. */
-		private ClientRequest requestFor(int attempt) {
-			ClientRequest request = counted(this.mono.request, attempt);
+		/**
+		 * The request with the fields the permit says the attempt carries; the first attempt records its body as it
+		 * writes it, every later one writes the recording.
+		 */
+		private ClientRequest requestFor(Permit.Proceed proceed) {
+			ClientRequest request = !proceed.hasFields() ? this.mono.request : ClientRequest.from(this.mono.request)
+				.headers((headers) -> proceed.writeFields(headers::set))
+				.build();
 			if (this.body == null) {
 				return request;
 			}
-			return (attempt == 1) ? this.body.recording(request) : this.body.replaying(request);
-		}
-
-		/** The request with the retries before this attempt in the provider's attempt header, if it asks for one. */
-		private ClientRequest counted(ClientRequest request, int attempt) {
-			Optional<String> header = this.started.prepared().provider().policy().conventions().attemptHeader();
-			return header.isEmpty() ? request
-					: ClientRequest.from(request).header(header.get(), Integer.toString(attempt - 1)).build();
+			return (proceed.attempt() == 1) ? this.body.recording(request) : this.body.replaying(request);
 		}
 
 		@Override
@@ -400,7 +398,7 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 		 * past the instant the retry is due.
 		 */
 		private Mono<Void> drain(ClientResponse response, long notBeforeNanos) {
-			Duration window = FailedResponses.drainWindow(notBeforeNanos, filter().ticker.read());
+			Duration window = DrainBound.window(notBeforeNanos, filter().ticker.read());
 			return Drain.of(response, maxDrainBytes(), window, filter().scheduler);
 		}
 
