@@ -14,6 +14,12 @@ import org.springframework.web.reactive.function.client.ClientRequest;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
+import io.github.retryafter.engine.AttemptOutcome;
+import io.github.retryafter.engine.Decision;
+import io.github.retryafter.engine.ReplaySafety;
+import io.github.retryafter.engine.RetryEngine;
+import io.github.retryafter.engine.RetryOperation;
+
 /**
  * The request body exactly as the first attempt wrote it, so that every retry sends the same bytes instead of running
  * the request's {@link BodyInserter} again (which, for a body read from a stream, would send nothing the second time).
@@ -101,6 +107,21 @@ final class RecordedBody {
 			throw new IllegalStateException("the request body " + current.problem + " and cannot be replayed");
 		}
 		return ClientRequest.from(request).body(this::replay).build();
+	}
+
+	/**
+	 * Ends the operation {@code NOT_RETRYABLE} when the engine would retry {@code outcome} but this body, as the first
+	 * attempt wrote it, cannot be sent again: the core's {@link ReplaySafety} decides, before the engine, so no retry
+	 * is scheduled (nor reported) that cannot be sent.
+	 * @param engine the operation's engine
+	 * @param operation the operation, its attempt in flight
+	 * @param outcome the attempt's outcome
+	 * @return the stop, empty when the body can be replayed or the engine would not retry
+	 */
+	Optional<Decision.Stop> refusal(RetryEngine engine, RetryOperation operation, AttemptOutcome outcome) {
+		Optional<String> problem = notReplayable();
+		return problem.isEmpty() ? Optional.empty()
+				: ReplaySafety.refuseUnreplayable(engine, operation, outcome, problem.get());
 	}
 
 	/**

@@ -7,7 +7,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.contextpropagation.ObservationThreadLocalAccessor;
@@ -42,7 +41,6 @@ import io.github.retryafter.engine.DrainBound;
 import io.github.retryafter.engine.FailureKind;
 import io.github.retryafter.engine.Outcome;
 import io.github.retryafter.engine.Permit;
-import io.github.retryafter.engine.ReplaySafety;
 import io.github.retryafter.engine.RetryOperation;
 
 /**
@@ -261,22 +259,15 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 		/** Sends the attempt the engine admitted, or ends the operation it refused. */
 		private Publisher<ClientResponse> send(Permit permit, StandInResponse previous) {
 			if (permit instanceof Permit.Refused refused) {
-				return stopped(refused.stop(), (previous != null) ? toClientResponse(previous) : null, null);
+				return stopped(refused.stop(), (previous != null) ? EndedClientResponse.of(previous) : null, null);
 			}
 			Permit.Proceed proceed = (Permit.Proceed) permit;
-			OperationObservation operationObservation = this.started.observation();
-			ClientRequest attemptRequest = requestFor(proceed);
-			AttemptObservation observation = AttemptObservation.none();
-			if (operationObservation.isObserved()) {
-				Map<String, String> carrier = new LinkedHashMap<>();
-				observation = operationObservation.attempt(proceed.attempt(), carrier::put);
-				if (!carrier.isEmpty()) {
-					attemptRequest = ClientRequest.from(attemptRequest)
-						.headers((headers) -> carrier.forEach(headers::set))
-						.build();
-				}
-			}
-			AttemptObservation observed = observation;
+			OperationObservation operation = this.started.observation();
+			// without an observation there are no trace headers to write: no carrier is made for them
+			Map<String, String> trace = operation.isObserved() ? new LinkedHashMap<>() : Map.of();
+			AttemptObservation observed = operation.isObserved() ? operation.attempt(proceed.attempt(), trace::put)
+					: AttemptObservation.none();
+			ClientRequest attemptRequest = requestFor(proceed, trace);
 			long sentAt = filter().ticker.read();
 			return new TimedExchange(this.mono.next.exchange(attemptRequest), proceed.bound().orElse(null), observed,
 					this, sentAt);
@@ -309,13 +300,15 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 		}
 
 		/**
-		 * The request with the fields the permit says the attempt carries; the first attempt records its body as it
-		 * writes it, every later one writes the recording.
+		 * The request with the fields the permit says the attempt carries and the attempt's trace context; the first
+		 * attempt records its body as it writes it, every later one writes the recording.
 		 */
-		private ClientRequest requestFor(Permit.Proceed proceed) {
-			ClientRequest request = !proceed.hasFields() ? this.mono.request : ClientRequest.from(this.mono.request)
-				.headers((headers) -> proceed.writeFields(headers::set))
-				.build();
+		private ClientRequest requestFor(Permit.Proceed proceed, Map<String, String> trace) {
+			ClientRequest request = (!proceed.hasFields() && trace.isEmpty()) ? this.mono.request
+					: ClientRequest.from(this.mono.request).headers((headers) -> {
+						proceed.writeFields(headers::set);
+						trace.forEach(headers::set);
+					}).build();
 			if (this.body == null) {
 				return request;
 			}
@@ -374,23 +367,10 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 			return stopped((Decision.Stop) decision, null, failure);
 		}
 
-		/**
-		 * Ends the operation {@code NOT_RETRYABLE} when the engine would retry {@code outcome} but the body, as the
-		 * first attempt wrote it, cannot be sent again: the core's {@link ReplaySafety} decides, before the engine, so
-		 * no retry is scheduled (nor reported) that cannot be sent. Costs nothing for a request without a body, or
-		 * with a body that can be replayed.
-		 * @param outcome the attempt's outcome, {@code null} for an exception that is not an I/O failure
-		 */
+		/** Ends the operation when its body cannot be sent again ({@link RecordedBody#refusal}); free without one. */
 		private Optional<Decision.Stop> unreplayable(AttemptOutcome outcome) {
-			if (this.body == null || outcome == null) {
-				return Optional.empty();
-			}
-			Optional<String> problem = this.body.notReplayable();
-			if (problem.isEmpty()) {
-				return Optional.empty();
-			}
-			return ReplaySafety.refuseUnreplayable(this.started.prepared().provider().engine(), operation(), outcome,
-					problem.get());
+			return (this.body == null || outcome == null) ? Optional.empty()
+					: this.body.refusal(this.started.prepared().provider().engine(), operation(), outcome);
 		}
 
 		/**
@@ -421,20 +401,13 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 
 		/**
 		 * Bounds the body of a failed response the operation ends on by the operation's deadline (or
-		 * {@link #FINAL_BODY_GRACE} when less is left): a server that sends its headers and then nothing cannot hold
-		 * the caller past it. A body still arriving then fails with a {@link TimeoutException} and its connection is
-		 * closed. A successful response's body is the caller's, and is not bounded.
+		 * {@link #FINAL_BODY_GRACE} when less is left). A successful response's body is the caller's, and is not
+		 * bounded.
 		 */
 		private ClientResponse bounded(ClientResponse response) {
-			Ticker ticker = filter().ticker;
-			long endNanos = Math.max(operation().deadlineNanos(), ticker.read() + FINAL_BODY_GRACE.toNanos());
-			Mono<Long> end = Mono.defer(() -> Mono.delay(Duration.ofNanos(Math.max(0, endNanos - ticker.read())),
-					filter().scheduler));
-			return response.mutate()
-				.body((body) -> body.timeout(end, (buffer) -> end)
-					.onErrorMap(TimeoutException.class, (ex) -> new TimeoutException("the body of the failed response "
-							+ "the operation ended on did not arrive within the operation's deadline")))
-				.build();
+			RetryAfterExchangeFilterFunction filter = filter();
+			long endNanos = Math.max(operation().deadlineNanos(), filter.ticker.read() + FINAL_BODY_GRACE.toNanos());
+			return EndedClientResponse.bounded(response, endNanos, filter.ticker, filter.scheduler);
 		}
 
 		/** The failed response the operation ended on, carrying how it ended when that says more than it does. */
@@ -519,14 +492,6 @@ public final class RetryAfterExchangeFilterFunction implements ExchangeFilterFun
 			this.started.end();
 		}
 
-	}
-
-	/** The stand-in of a failed response as the WebClient's caller gets it: its status and headers, no body. */
-	private static ClientResponse toClientResponse(StandInResponse standIn) {
-		return ClientResponse.create(standIn.getStatusCode())
-			.headers((target) -> target.addAll(standIn.getHeaders()))
-			.request(standIn.getRequest())
-			.build();
 	}
 
 }
