@@ -2,12 +2,10 @@ package io.github.retryafter.engine;
 
 import java.time.Duration;
 import java.util.Objects;
-import java.util.Optional;
 
 import io.github.retryafter.Sleeper;
 import io.github.retryafter.Ticker;
 import io.github.retryafter.Waiter;
-import io.github.retryafter.hint.ResponseHints;
 
 /**
  * The blocking attempt loop, written once: {@code beforeAttempt} → wait → send → {@code afterAttempt} → release, for
@@ -141,7 +139,8 @@ public final class RetryLoop {
 						return (response != null) ? endWith(exchange, stop, response)
 								: exchange.end(stop, null, failure);
 					}
-					response = retrying(exchange, (Decision.Retry) decision, response);
+					response = AttemptSteps.retrying(exchange, (Decision.Retry) decision, response,
+							this.ticker.read());
 					await(((Decision.Retry) decision).notBeforeNanos(), operation, exchange);
 					decision = null;
 					permit = operation.beforeAttempt();
@@ -162,7 +161,7 @@ public final class RetryLoop {
 						decision = operation.afterFailure(ex, exchange.classify(ex), sentAt, this.ticker.read());
 						continue;
 					}
-					decision = decide(operation, exchange, response, sentAt);
+					decision = AttemptSteps.decide(operation, exchange, response, sentAt, this.ticker.read());
 				}
 				else if (permit instanceof Permit.Wait wait) {
 					exchange.held(wait);
@@ -180,33 +179,6 @@ public final class RetryLoop {
 		}
 	}
 
-	/**
-	 * A retry decided: the failed response, if any, is stood in for and discarded (told how long until its retry is
-	 * due, so draining never delays it), then the retry is announced.
-	 * @return what stands for the response until the next attempt; {@code null} after a failure
-	 */
-	private <T> T retrying(Exchange<T, ?, ?> exchange, Decision.Retry retry, T response) {
-		T standIn = null;
-		if (response != null) {
-			standIn = exchange.standIn(response);
-			exchange.discard(response, untilDue(retry.notBeforeNanos()));
-		}
-		exchange.retryScheduled(retry);
-		return standIn;
-	}
-
-	/** Hands a response to the engine; if the engine or a listener throws, the response is discarded first. */
-	private <T> Decision decide(RetryOperation operation, Exchange<T, ?, ?> exchange, T received, long sentAt) {
-		try {
-			return operation.afterAttempt(new AttemptOutcome.Response(exchange.status(received),
-					ResponseHints.of(exchange.headers(received), exchange.body(received)), sentAt, this.ticker.read()));
-		}
-		catch (RuntimeException | Error ex) {
-			exchange.discard(received, Duration.ZERO);
-			throw ex;
-		}
-	}
-
 	/** Ends with a response the engine stopped on; if ending throws, the response is discarded first. */
 	private <T, R, X extends Exception> R endWith(Exchange<T, R, X> exchange, Decision.Stop stop, T received)
 			throws X {
@@ -217,11 +189,6 @@ public final class RetryLoop {
 			exchange.discard(received, Duration.ZERO);
 			throw ex;
 		}
-	}
-
-	/** The time from now until {@code notBeforeNanos} on the ticker, never negative. */
-	private Duration untilDue(long notBeforeNanos) {
-		return Duration.ofNanos(Math.max(0, notBeforeNanos - this.ticker.read()));
 	}
 
 	/** Waits on the operation's cancellation, asked for only here: an operation that never waits needs none. */
@@ -243,7 +210,7 @@ public final class RetryLoop {
 	 * @param <R> what the caller gets
 	 * @param <X> what {@link #end} may throw
 	 */
-	public interface Exchange<T, R, X extends Exception> extends RetryRunner.ResponseAdapter<T> {
+	public interface Exchange<T, R, X extends Exception> extends AttemptHooks<T> {
 
 		/**
 		 * Sends the request once, giving up after {@code proceed.bound()} when it names one (otherwise the client's
@@ -254,40 +221,6 @@ public final class RetryLoop {
 		 * ends the operation {@link Outcome#NOT_RETRYABLE})
 		 */
 		T send(Permit.Proceed proceed) throws Exception;
-
-		/**
-		 * Says what an exception thrown by {@link #send} means for the request's side effects.
-		 * @param failure the exception
-		 * @return the kind, or empty when it is not an I/O failure; {@link FailureKind#classify} by default
-		 */
-		default Optional<FailureKind> classify(Throwable failure) {
-			return FailureKind.classify(failure);
-		}
-
-		/**
-		 * Returns what stands for a failed response once it is {@link #discard(Object, Duration) discarded}, in case the engine then
-		 * refuses the next attempt and the loop ends with it. Called just before {@link #discard(Object, Duration)}.
-		 * @param response the failed response the engine retries
-		 * @return what to end with instead: by default the response itself
-		 */
-		default T standIn(T response) {
-			return response;
-		}
-
-		/**
-		 * Called when the engine has scheduled a retry, before waiting for it (a tracing hook: the delay and where it
-		 * came from). Does nothing by default.
-		 * @param retry the engine's decision
-		 */
-		default void retryScheduled(Decision.Retry retry) {
-		}
-
-		/**
-		 * Called when the provider's gate holds the next attempt, before waiting for it. Does nothing by default.
-		 * @param wait until when, and why
-		 */
-		default void held(Permit.Wait wait) {
-		}
 
 		/**
 		 * Called before every wait (between attempts, or for the provider's gate): register for cancellation here

@@ -2,32 +2,24 @@ package io.github.retryafter.jdk;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpHeaders;
 import java.net.http.HttpRequest;
 import java.net.http.HttpRequest.BodyPublisher;
 import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandler;
-import java.net.http.HttpResponse.BodyHandlers;
-import java.nio.ByteBuffer;
-import java.util.List;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Flow;
-
-import javax.net.ssl.SSLSession;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ForkJoinPool;
 
 import io.github.retryafter.Cancellation;
-import io.github.retryafter.HeaderSource;
 import io.github.retryafter.Sleeper;
-import io.github.retryafter.engine.Decision;
+import io.github.retryafter.Ticker;
+import io.github.retryafter.engine.AsyncRetryLoop;
 import io.github.retryafter.engine.OperationSpec;
 import io.github.retryafter.engine.Outcome;
-import io.github.retryafter.engine.Permit;
-import io.github.retryafter.engine.ReplaySafety;
 import io.github.retryafter.engine.RetryEngine;
 import io.github.retryafter.engine.RetryLoop;
 import io.github.retryafter.engine.RetryOperation;
@@ -83,23 +75,30 @@ public final class RetryingHttpClient {
 
 	private final RetryLoop loop;
 
+	private final AsyncRetryLoop asyncLoop;
+
 	private final int maxReplayBody;
 
 	private RetryingHttpClient(HttpClient client, RequestPreparer<?, ? extends PreparedRequest<?>> preparer,
-			RetryLoop loop, int maxReplayBody) {
+			RetryLoop loop, AsyncRetryLoop asyncLoop, int maxReplayBody) {
 		this.client = Objects.requireNonNull(client, "client");
 		this.preparer = preparer;
 		this.loop = loop;
+		this.asyncLoop = asyncLoop;
 		this.maxReplayBody = maxReplayBody;
 	}
 
 	private static <P extends ProviderRoute> RetryingHttpClient create(HttpClient client, ProviderRoutes<P> routes,
 			Sleeper sleeper) {
+		Objects.requireNonNull(client, "client");
 		Objects.requireNonNull(routes, "routes");
 		Objects.requireNonNull(sleeper, "sleeper");
-		RetryLoop loop = RetryLoop.of(routes.defaultRoute().engine().ticker(), sleeper);
-		return new RetryingHttpClient(client, RequestPreparer.of(routes, UUID.randomUUID().toString()), loop,
-				(int) DEFAULT_MAX_REPLAY_BODY);
+		Ticker ticker = routes.defaultRoute().engine().ticker();
+		// waits of sendAsync end on the client's executor, or on the common pool when it has none
+		AsyncRetryLoop.Timer timer = AsyncRetryLoop.Timer
+			.delayed(client.executor().orElse(ForkJoinPool.commonPool()));
+		return new RetryingHttpClient(client, RequestPreparer.of(routes, UUID.randomUUID().toString()),
+				RetryLoop.of(ticker, sleeper), AsyncRetryLoop.of(ticker, timer), (int) DEFAULT_MAX_REPLAY_BODY);
 	}
 
 	/**
@@ -162,7 +161,19 @@ public final class RetryingHttpClient {
 		if (bytes < 0) {
 			throw new IllegalArgumentException("maxReplayBody must not be negative but was " + bytes);
 		}
-		return new RetryingHttpClient(this.client, this.preparer, this.loop, (int) Math.min(bytes, MAX_ARRAY));
+		return new RetryingHttpClient(this.client, this.preparer, this.loop, this.asyncLoop,
+				(int) Math.min(bytes, MAX_ARRAY));
+	}
+
+	/**
+	 * Returns a copy of this adapter whose {@link #sendAsync sendAsync} waits on {@code timer} (a virtual timer in
+	 * tests; by default delayed tasks on the client's executor).
+	 * @param timer schedules the end of each wait, on the engines' ticker
+	 * @return a new adapter
+	 */
+	public RetryingHttpClient withTimer(AsyncRetryLoop.Timer timer) {
+		return new RetryingHttpClient(this.client, this.preparer, this.loop,
+				AsyncRetryLoop.of(this.asyncLoop.ticker(), timer), this.maxReplayBody);
 	}
 
 	/**
@@ -183,26 +194,86 @@ public final class RetryingHttpClient {
 		Objects.requireNonNull(handler, "handler");
 		Objects.requireNonNull(options, "options");
 		Objects.requireNonNull(cancellation, "cancellation");
-		BodyPublisher publisher = request.bodyPublisher().orElse(null);
-		RecordedBody body = (publisher != null && publisher.contentLength() < 0)
-				? RecordedBody.record(publisher, this.maxReplayBody) : null;
+		RecordedBody body = recorded(request);
 		try {
-			PreparedRequest<?> prepared = this.preparer.prepare(request.method(), request.uri(), request.headers(),
-					RetryingHttpClient::firstValue, options,
-					(body != null && !body.replayable()) ? RequestPreparer.BODY_NOT_REPLAYABLE : 0);
-			HttpRequest keyed = prepared.headerToAdd()
-				.map((header) -> HttpRequest.newBuilder(request, (name, value) -> true)
-					.header(header.getKey(), header.getValue())
-					.build())
-				.orElse(request);
+			PreparedRequest<?> prepared = prepare(request, options, body);
 			RetryOperation operation = prepared.route().engine().start(prepared.spec(), cancellation);
-			return this.loop.run(operation, new Call<>(this.client, operation, keyed, handler, body));
+			return this.loop.run(operation,
+					new HttpClientExchange.Blocking<>(this.client, operation, keyed(request, prepared), handler, body));
 		}
 		finally {
 			if (body != null) {
 				body.release();
 			}
 		}
+	}
+
+	/**
+	 * Sends {@code request} until its provider's engine stops, without blocking: attempts are
+	 * {@link HttpClient#sendAsync sent asynchronously} and waits are timers ({@link AsyncRetryLoop}), with the same
+	 * rules as {@link #send(HttpRequest, BodyHandler, OperationOptions, Cancellation) send}. A body of unknown length
+	 * is read ahead on the calling thread, as {@code send} reads it. Cancelling the returned future cancels the
+	 * operation: no further attempt is sent.
+	 * @param <B> the body type
+	 * @param request the request; its own timeout is replaced by the engine's per attempt
+	 * @param handler reads the final response's body
+	 * @param options what the request says of its operation: a provider it names, a key, a deadline of its own
+	 * @return completes with how the operation ended, with the final response (its body read) or the last
+	 * attempt's failure; exceptionally if the final body cannot be read
+	 * @throws IOException if a body of unknown length cannot be read ahead ({@link InterruptedIOException} when
+	 * interrupted)
+	 * @throws IllegalArgumentException if {@code options} names no configured provider: nothing is sent
+	 */
+	public <B> CompletableFuture<RetryRunner.Result<HttpResponse<B>>> sendAsync(HttpRequest request,
+			BodyHandler<B> handler, OperationOptions options) throws IOException {
+		Objects.requireNonNull(handler, "handler");
+		Objects.requireNonNull(options, "options");
+		RecordedBody body = recorded(request);
+		PreparedRequest<?> prepared;
+		try {
+			prepared = prepare(request, options, body);
+		}
+		catch (RuntimeException | Error ex) {
+			if (body != null) {
+				body.release();
+			}
+			throw ex;
+		}
+		RetryOperation operation = prepared.route().engine().start(prepared.spec());
+		CompletableFuture<CompletionStage<RetryRunner.Result<HttpResponse<B>>>> run = this.asyncLoop.run(operation,
+				new HttpClientExchange.Async<>(this.client, operation, keyed(request, prepared), handler, body));
+		CompletableFuture<RetryRunner.Result<HttpResponse<B>>> result = run.thenCompose((ended) -> ended);
+		result.whenComplete((ended, failure) -> {
+			if (body != null) {
+				body.release();
+			}
+			if (result.isCancelled()) {
+				run.cancel(false);
+			}
+		});
+		return result;
+	}
+
+	/** A body of unknown length, read ahead so that every attempt sends the same bytes; {@code null} for none. */
+	private RecordedBody recorded(HttpRequest request) throws InterruptedIOException {
+		BodyPublisher publisher = request.bodyPublisher().orElse(null);
+		return (publisher != null && publisher.contentLength() < 0) ? RecordedBody.record(publisher, this.maxReplayBody)
+				: null;
+	}
+
+	private PreparedRequest<?> prepare(HttpRequest request, OperationOptions options, RecordedBody body) {
+		return this.preparer.prepare(request.method(), request.uri(), request.headers(),
+				RetryingHttpClient::firstValue, options,
+				(body != null && !body.replayable()) ? RequestPreparer.BODY_NOT_REPLAYABLE : 0);
+	}
+
+	/** The request with the idempotency key its preparation added, on every attempt. */
+	private static HttpRequest keyed(HttpRequest request, PreparedRequest<?> prepared) {
+		return prepared.headerToAdd()
+			.map((header) -> HttpRequest.newBuilder(request, (name, value) -> true)
+				.header(header.getKey(), header.getValue())
+				.build())
+			.orElse(request);
 	}
 
 	/**
@@ -237,179 +308,6 @@ public final class RetryingHttpClient {
 	/** The first value of a request's header field, or {@code null}: HTTP field names are case-insensitive here. */
 	private static String firstValue(HttpHeaders headers, String name) {
 		return headers.firstValue(name).orElse(null);
-	}
-
-	/**
-	 * One operation's side of the loop: attempts are read as publishers, so a failed body can be cancelled unread.
-	 * {@code body} is the read-ahead body of unknown length that every attempt sends instead of the request's own
-	 * publisher; {@code null} when the request's publisher is sent as it is.
-	 */
-	private record Call<B>(HttpClient client, RetryOperation operation, HttpRequest request, BodyHandler<B> handler,
-			RecordedBody body) implements
-			RetryLoop.Exchange<HttpResponse<Flow.Publisher<List<ByteBuffer>>>, RetryRunner.Result<HttpResponse<B>>, IOException> {
-
-		@Override
-		public HttpResponse<Flow.Publisher<List<ByteBuffer>>> send(Permit.Proceed proceed) throws IOException, InterruptedException {
-			HttpRequest.Builder attempt = HttpRequest.newBuilder(this.request, (name, value) -> true);
-			// with the client's own timeouts the request keeps its own, if any
-			proceed.bound().ifPresent(attempt::timeout);
-			if (proceed.hasFields()) {
-				proceed.writeFields(attempt::setHeader);
-			}
-			if (this.body != null) {
-				attempt.method(this.request.method(), this.body.publisher());
-			}
-			return this.client.send(attempt.build(), BodyHandlers.ofPublisher());
-		}
-
-		@Override
-		public int status(HttpResponse<Flow.Publisher<List<ByteBuffer>>> response) {
-			return response.statusCode();
-		}
-
-		@Override
-		public HeaderSource headers(HttpResponse<Flow.Publisher<List<ByteBuffer>>> response) {
-			return response.headers()::allValues;
-		}
-
-		@Override
-		public HttpResponse<Flow.Publisher<List<ByteBuffer>>> standIn(HttpResponse<Flow.Publisher<List<ByteBuffer>>> response) {
-			return new Read<>(response, EMPTY);
-		}
-
-		@Override
-		public void discard(HttpResponse<Flow.Publisher<List<ByteBuffer>>> response) {
-			response.body().subscribe(CANCEL);
-		}
-
-		@Override
-		public RetryRunner.Result<HttpResponse<B>> end(Decision.Stop stop, HttpResponse<Flow.Publisher<List<ByteBuffer>>> response,
-				Throwable failure) throws IOException {
-			return RetryRunner.Result.of(this.operation, explained(stop), (response != null) ? read(response) : null,
-					failure);
-		}
-
-		/** Adds to the engine's refusal of a body it cannot replay why the body cannot be replayed, and what to do. */
-		private Decision.Stop explained(Decision.Stop stop) {
-			return (this.body == null || this.body.replayable()) ? stop : ReplaySafety.explained(stop, this.body.problem());
-		}
-
-		private HttpResponse<B> read(HttpResponse<Flow.Publisher<List<ByteBuffer>>> response) throws IOException {
-			HttpResponse.BodySubscriber<B> subscriber = this.handler.apply(new HttpResponse.ResponseInfo() {
-
-				@Override
-				public int statusCode() {
-					return response.statusCode();
-				}
-
-				@Override
-				public HttpHeaders headers() {
-					return response.headers();
-				}
-
-				@Override
-				public HttpClient.Version version() {
-					return response.version();
-				}
-
-			});
-			response.body().subscribe(subscriber);
-			try {
-				return new Read<>(response, subscriber.getBody().toCompletableFuture().get());
-			}
-			catch (ExecutionException ex) {
-				throw (ex.getCause() instanceof IOException io) ? io : new IOException(ex.getCause());
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				InterruptedIOException interrupted = new InterruptedIOException("interrupted reading the final body");
-				interrupted.initCause(ex);
-				throw interrupted;
-			}
-		}
-
-	}
-
-	/** The body of a response that was discarded: it completes at once, empty. */
-	private static final Flow.Publisher<List<ByteBuffer>> EMPTY = (subscriber) -> {
-		subscriber.onSubscribe(new Flow.Subscription() {
-
-			@Override
-			public void request(long n) {
-			}
-
-			@Override
-			public void cancel() {
-			}
-
-		});
-		subscriber.onComplete();
-	};
-
-	/** Cancels a failed response's body unread, which closes its connection. Stateless and thread-safe. */
-	private static final Flow.Subscriber<List<ByteBuffer>> CANCEL = new Flow.Subscriber<>() {
-
-		@Override
-		public void onSubscribe(Flow.Subscription subscription) {
-			subscription.cancel();
-		}
-
-		@Override
-		public void onNext(List<ByteBuffer> item) {
-		}
-
-		@Override
-		public void onError(Throwable throwable) {
-		}
-
-		@Override
-		public void onComplete() {
-		}
-
-	};
-
-	/**
-	 * A response of the loop with its body replaced: read by the caller's handler, or empty. It has no
-	 * {@link #previousResponse()}: the loop's attempts are not a redirect chain.
-	 * @param <B> the body type
-	 */
-	private record Read<B>(HttpResponse<?> response, B body) implements HttpResponse<B> {
-
-		@Override
-		public int statusCode() {
-			return this.response.statusCode();
-		}
-
-		@Override
-		public HttpRequest request() {
-			return this.response.request();
-		}
-
-		@Override
-		public Optional<HttpResponse<B>> previousResponse() {
-			return Optional.empty();
-		}
-
-		@Override
-		public HttpHeaders headers() {
-			return this.response.headers();
-		}
-
-		@Override
-		public Optional<SSLSession> sslSession() {
-			return this.response.sslSession();
-		}
-
-		@Override
-		public URI uri() {
-			return this.response.uri();
-		}
-
-		@Override
-		public HttpClient.Version version() {
-			return this.response.version();
-		}
-
 	}
 
 }

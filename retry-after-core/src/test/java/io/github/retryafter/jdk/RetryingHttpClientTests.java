@@ -17,11 +17,14 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 import com.sun.net.httpserver.HttpExchange;
@@ -32,6 +35,7 @@ import org.junit.jupiter.api.Test;
 
 import io.github.retryafter.Cancellation;
 import io.github.retryafter.Scope;
+import io.github.retryafter.engine.AsyncRetryLoop;
 import io.github.retryafter.engine.OperationFinishedEvent;
 import io.github.retryafter.engine.Outcome;
 import io.github.retryafter.engine.ProviderConventions;
@@ -272,6 +276,52 @@ class RetryingHttpClientTests {
 	}
 
 	@Test
+	void sendAsyncRetriesA503WithTheSameBodyKeyAndAttemptHeaderAfterTheVirtualSecondWithoutBlocking()
+			throws Exception {
+		this.failedBodyBytes = HUGE;
+		this.statuses.add(503);
+		this.statuses.add(200);
+		RetryPolicy policy = RetryPolicy.DEFAULTS.toBuilder()
+			.conventions(ProviderConventions.NONE.withAttemptHeader("x-stainless-retry-count"))
+			.build();
+		VirtualTimer timer = new VirtualTimer(this.clock);
+		RetryingHttpClient retrying = RetryingHttpClient.of(this.client, engine(policy), this.clock).withTimer(timer);
+		HttpRequest request = HttpRequest.newBuilder(uri())
+			.header("Idempotency-Key", "order-42")
+			.POST(BodyPublishers.ofString("{\"sku\":7}"))
+			.build();
+		CompletableFuture<RetryRunner.Result<HttpResponse<String>>> sent = retrying.sendAsync(request,
+				BodyHandlers.ofString(), OperationOptions.NONE);
+		RetryRunner.Result<HttpResponse<String>> result = timer.runUntilDone(sent);
+		assertThat(result.outcome()).isEqualTo(Outcome.SUCCESS);
+		assertThat(result.response()).map(HttpResponse::body).contains("ok 2");
+		assertThat(this.seen).extracting(Seen::body).containsExactly("{\"sku\":7}", "{\"sku\":7}");
+		assertThat(this.seen).extracting(Seen::key).containsExactly("order-42", "order-42");
+		assertThat(this.seen).extracting(Seen::retries).containsExactly("0", "1");
+		// the wait was a timer on the fake clock, never a sleep
+		assertThat(this.clock.elapsed()).isGreaterThanOrEqualTo(Duration.ofSeconds(1)).isLessThan(Duration.ofMillis(1250));
+		assertThat(this.clock.sleeps()).isEmpty();
+		// the failed body was cancelled unread before the wait, closing its connection
+		assertThat(this.failedBodyCut.get(0).get(5, TimeUnit.SECONDS)).isTrue();
+	}
+
+	@Test
+	void cancellingSendAsyncDuringItsWaitSendsNoFurtherRequest() throws Exception {
+		this.statuses.add(503);
+		this.statuses.add(200);
+		VirtualTimer timer = new VirtualTimer(this.clock);
+		RetryingHttpClient retrying = RetryingHttpClient.of(this.client, engine(RetryPolicy.DEFAULTS), this.clock)
+			.withTimer(timer);
+		CompletableFuture<RetryRunner.Result<HttpResponse<String>>> sent = retrying
+			.sendAsync(HttpRequest.newBuilder(uri()).build(), BodyHandlers.ofString(), OperationOptions.NONE);
+		timer.awaitScheduled();
+		sent.cancel(false);
+		timer.runPending();
+		assertThat(sent).isCancelled();
+		assertThat(this.seen).hasSize(1);
+	}
+
+	@Test
 	void sendsEachRequestToTheProviderItsHostRoutesItTo() throws IOException {
 		this.statuses.add(503);
 		this.statuses.add(200);
@@ -433,6 +483,65 @@ class RetryingHttpClientTests {
 	}
 
 	private record Seen(String body, String key, int port, String retries) {
+	}
+
+	/**
+	 * The async loop's timer on the fake clock: a scheduled wait is run by the test thread, which moves the clock to
+	 * its instant first. Only the HTTP exchanges take real time.
+	 */
+	private static final class VirtualTimer implements AsyncRetryLoop.Timer {
+
+		private final FakeClock clock;
+
+		private final BlockingQueue<Map.Entry<Long, Runnable>> scheduled = new LinkedBlockingQueue<>();
+
+		VirtualTimer(FakeClock clock) {
+			this.clock = clock;
+		}
+
+		@Override
+		public Runnable schedule(Runnable task, long delayNanos) {
+			Map.Entry<Long, Runnable> entry = Map.entry(this.clock.read() + delayNanos, task);
+			this.scheduled.add(entry);
+			return () -> this.scheduled.remove(entry);
+		}
+
+		/** Runs scheduled waits as they come, each at its instant, until {@code future} completes. */
+		<T> T runUntilDone(CompletableFuture<T> future) throws Exception {
+			while (!future.isDone()) {
+				Map.Entry<Long, Runnable> next = this.scheduled.poll(50, TimeUnit.MILLISECONDS);
+				if (next != null) {
+					run(next);
+				}
+			}
+			return future.get();
+		}
+
+		/** Blocks (on the loopback exchange, for at most 5 s) until a wait is scheduled. */
+		void awaitScheduled() throws InterruptedException {
+			for (int i = 0; i < 100 && this.scheduled.isEmpty(); i++) {
+				Map.Entry<Long, Runnable> next = this.scheduled.poll(50, TimeUnit.MILLISECONDS);
+				if (next != null) {
+					this.scheduled.add(next);
+				}
+			}
+			assertThat(this.scheduled).isNotEmpty();
+		}
+
+		void runPending() {
+			for (Map.Entry<Long, Runnable> next = this.scheduled.poll(); next != null; next = this.scheduled.poll()) {
+				run(next);
+			}
+		}
+
+		private void run(Map.Entry<Long, Runnable> next) {
+			long left = next.getKey() - this.clock.read();
+			if (left > 0) {
+				this.clock.advance(Duration.ofNanos(left));
+			}
+			next.getValue().run();
+		}
+
 	}
 
 }
