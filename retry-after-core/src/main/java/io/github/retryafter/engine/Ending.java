@@ -1,6 +1,7 @@
 package io.github.retryafter.engine;
 
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * How every transport ends an operation for its caller, written once: a response the operation ended on is handed
@@ -29,6 +30,23 @@ public final class Ending {
 			return false;
 		}
 		return outcome != Outcome.NOT_RETRYABLE || operation.attempts() > 1 || operation.notBefore().isPresent();
+	}
+
+	/**
+	 * Returns the sentence every transport's account of an ending says, the same whatever the client: the provider,
+	 * the outcome, the attempts sent, the engine's reason, and the instant the provider named when there is one.
+	 * @param provider the provider the request was routed to
+	 * @param outcome how the operation ended
+	 * @param attempts how many requests were sent
+	 * @param reason why, with the numbers
+	 * @param notBefore the instant the provider named, which an outer retry layer must not retry before
+	 * @return the message of the transport's account
+	 */
+	public static String describe(String provider, Outcome outcome, int attempts, String reason,
+			Optional<NotBefore> notBefore) {
+		return "retry-after stopped the call to provider '" + provider + "' with " + outcome + " after " + attempts
+				+ " attempt(s): " + reason
+				+ notBefore.map((at) -> "; the provider asked for no request before " + at.instant()).orElse("");
 	}
 
 	/**

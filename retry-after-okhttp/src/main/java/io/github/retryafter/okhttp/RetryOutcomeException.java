@@ -7,6 +7,7 @@ import java.util.Optional;
 import okhttp3.Response;
 
 import io.github.retryafter.engine.Decision;
+import io.github.retryafter.engine.Ending;
 import io.github.retryafter.engine.NotBefore;
 import io.github.retryafter.engine.Outcome;
 
@@ -56,9 +57,7 @@ public final class RetryOutcomeException extends IOException implements NotBefor
 	 * @param notBefore the instant the provider named, which an outer retry layer must not retry before
 	 */
 	public RetryOutcomeException(Decision.Stop stop, String provider, int attempts, Optional<NotBefore> notBefore) {
-		super("retry-after stopped the call to provider '" + provider + "' with " + stop.outcome() + " after "
-				+ attempts + " attempt(s): " + stop.reason()
-				+ notBefore.map((at) -> "; the provider asked for no request before " + at.instant()).orElse(""));
+		super(Ending.describe(provider, stop.outcome(), attempts, stop.reason(), notBefore));
 		this.outcome = stop.outcome();
 		this.reason = stop.reason();
 		this.provider = Objects.requireNonNull(provider, "provider");

@@ -3,6 +3,7 @@ package io.github.retryafter.boot;
 import java.io.IOException;
 import java.util.Optional;
 
+import io.github.retryafter.engine.Ending;
 import io.github.retryafter.engine.NotBefore;
 
 /**
@@ -26,10 +27,8 @@ public class RetryAfterOutcomeException extends IOException implements NotBefore
 	 * @param outcome how the operation ended
 	 */
 	public RetryAfterOutcomeException(RetryOutcome outcome) {
-		super("retry-after stopped operation on provider '" + outcome.provider() + "' with " + outcome.outcome()
-				+ " after " + outcome.attempts() + " attempt(s): " + outcome.reason()
-				+ outcome.notBefore().map((at) -> "; the provider asked for no request before " + at.instant())
-					.orElse(""));
+		super(Ending.describe(outcome.provider(), outcome.outcome(), outcome.attempts(), outcome.reason(),
+				outcome.notBefore()));
 		this.outcome = outcome;
 	}
 
