@@ -27,10 +27,13 @@ final class AttemptJudge {
 
 	private final RandomSource random;
 
+	private final DeadlineRule deadline;
+
 	AttemptJudge(RetryPolicy policy, RetryAfterPlanner planner) {
 		this.policy = policy;
 		this.planner = planner;
 		this.random = planner.random();
+		this.deadline = policy.deadlineRule();
 	}
 
 	/**
@@ -87,8 +90,8 @@ final class AttemptJudge {
 					"cancelled; attempt " + attempt + " ended with " + RetryEngine.describe(outcome), false);
 		}
 		boolean retryable = classification == Classification.RETRYABLE;
-		long available = this.policy.availableNanos(state.deadlineNanos(), now);
-		if (available <= Saturating.toNanos(this.policy.minAttemptTime())) {
+		long available = this.deadline.availableNanos(state.deadlineNanos(), now);
+		if (!this.deadline.leavesAnAttempt(available)) {
 			return Evaluation.stop(Outcome.DEADLINE_EXCEEDED,
 					"deadline: " + seconds(Duration.ofNanos(Math.max(0, available))) + " left after attempt " + attempt
 							+ " (" + RetryEngine.describe(outcome) + "), no more than the minimum useful attempt of "
@@ -125,13 +128,13 @@ final class AttemptJudge {
 		PlannedDelay planned = hint.plan().isPresent()
 				? hinted(hint.plan().get(), outcome, state.attempts(), now)
 				: backoff(state.attempts(), now);
-		long latestNotBefore = Saturating.subtract(this.policy.usableEndNanos(state.deadlineNanos()), 1);
+		long latestNotBefore = this.deadline.latestStartNanos(state.deadlineNanos());
 		if (Saturating.add(planned.baseNanos(), Saturating.toNanos(planned.floor())) > latestNotBefore) {
 			return new Evaluation(new Decision.Stop(Outcome.WAIT_EXCEEDS_DEADLINE, why + ": a wait of "
 					+ seconds(planned.floor()) + " (" + planned.source() + ") plus a useful attempt of "
 					+ seconds(this.policy.minAttemptTime()) + " does not fit in the "
-					+ seconds(Duration.ofNanos(Math.max(0, Saturating.subtract(state.deadlineNanos(), now))))
-					+ " left of the deadline"), true, hint.error());
+					+ seconds(DeadlineRule.remaining(state.deadlineNanos(), now)) + " left of the deadline"), true,
+					hint.error());
 		}
 		Duration waitLeft = Saturating.minus(this.policy.totalWait(), state.totalWait());
 		if (planned.floor().compareTo(waitLeft) > 0) {

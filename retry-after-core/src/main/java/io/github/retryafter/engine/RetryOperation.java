@@ -127,8 +127,9 @@ public final class RetryOperation {
 		}
 		RetryPolicy policy = this.engine.policy();
 		long deadline = deadlineNanos();
-		Duration timeout = policy.attemptTimeout(deadline - now - policy.deadlineReserve().toNanos());
-		long latestStart = deadline - policy.deadlineReserve().toNanos() - policy.minAttemptTime().toNanos() - 1;
+		DeadlineRule rule = policy.deadlineRule();
+		Duration timeout = rule.attemptTime(rule.availableNanos(deadline, now), false);
+		long latestStart = rule.latestStartNanos(deadline);
 		if (policy.pacing().enabled() && !keepsAdmission(now)) {
 			Permit held = admit(next, now, latestStart, timeout);
 			if (held != null) {
@@ -155,8 +156,9 @@ public final class RetryOperation {
 					+ pending.notBeforeNanos() + " ns; wait until then");
 		}
 		RetryPolicy policy = this.engine.policy();
-		long available = deadlineNanos() - now - policy.deadlineReserve().toNanos();
-		if (available > policy.minAttemptTime().toNanos()) {
+		DeadlineRule rule = policy.deadlineRule();
+		long available = rule.availableNanos(deadlineNanos(), now);
+		if (rule.leavesAnAttempt(available)) {
 			return null;
 		}
 		String reason = "deadline: " + RetryEngine.seconds(Duration.ofNanos(Math.max(0, available)))
@@ -507,13 +509,12 @@ public final class RetryOperation {
 	private AttemptRecord latestRecord() {
 		boolean ended = this.latestDecision != null;
 		boolean first = this.attempts == 1;
-		RetryPolicy policy = this.engine.policy();
 		long deadline = deadlineNanos();
 		long started = this.latestStartedAtNanos;
-		Duration timeout = this.engine.attemptTime(deadline - started - policy.deadlineReserve().toNanos());
+		Duration timeout = this.engine.attemptTime(this.engine.policy().deadlineRule().availableNanos(deadline, started));
 		return new AttemptRecord(this.attempts, first ? AttemptKind.FIRST : AttemptKind.RETRY,
 				elapsedAt(this.latestStartedAtNanos), timeout,
-				Duration.ofNanos(deadline - this.latestStartedAtNanos), this.latestTokensBefore,
+				DeadlineRule.remaining(deadline, started), this.latestTokensBefore,
 				first ? this.latestTokensBefore : this.extra.tokensAfter,
 				ended ? Optional.of(this.lastOutcome) : Optional.empty(),
 				ended ? Optional.of(elapsedAt(this.latestEndedAtNanos)) : Optional.empty(),

@@ -7,7 +7,6 @@ import java.util.TreeSet;
 
 import io.github.retryafter.PlannerOptions;
 import io.github.retryafter.budget.HintedRetries;
-import io.github.retryafter.internal.Saturating;
 import io.github.retryafter.pacing.PacingSettings;
 
 /**
@@ -70,10 +69,7 @@ public final class RetryPolicy {
 
 	private final ResponseClassifier classifier;
 
-	private final long deadlineReserveNanos;
-
-	/** {@code deadlineReserve + minAttemptTime} in nanoseconds, saturated. */
-	private final long reservedNanos;
+	private final DeadlineRule deadlineRule;
 
 	RetryPolicy(RetryPolicyBuilder builder) {
 		this.maxAttempts = builder.maxAttempts;
@@ -96,8 +92,7 @@ public final class RetryPolicy {
 		this.customClassifier = builder.classifier;
 		this.classifier = (builder.classifier != null) ? builder.classifier
 				: defaultClassifier(this.conventions.retryable(this.retryableStatuses));
-		this.deadlineReserveNanos = Saturating.toNanos(this.deadlineReserve);
-		this.reservedNanos = Saturating.add(this.deadlineReserveNanos, Saturating.toNanos(this.minAttemptTime));
+		this.deadlineRule = new DeadlineRule(this.deadlineReserve, this.minAttemptTime, this.attemptTimeout);
 	}
 
 	/**
@@ -184,7 +179,7 @@ public final class RetryPolicy {
 	 * @return nanoseconds usable by attempts from now, possibly negative
 	 */
 	public long availableNanos(long deadlineNanos, long nowNanos) {
-		return Saturating.subtract(Saturating.subtract(deadlineNanos, nowNanos), this.deadlineReserveNanos);
+		return this.deadlineRule.availableNanos(deadlineNanos, nowNanos);
 	}
 
 	/**
@@ -195,16 +190,12 @@ public final class RetryPolicy {
 	 * @return the instant on the same ticker before which an attempt must start
 	 */
 	public long usableEndNanos(long deadlineNanos) {
-		return Saturating.subtract(deadlineNanos, this.reservedNanos);
+		return this.deadlineRule.usableEndNanos(deadlineNanos);
 	}
 
-	/**
-	 * An attempt's timeout given what is left of the deadline after the reserve: {@link #attemptTimeout()} itself
-	 * unless less is left, so no Duration is made for a request with time to spare.
-	 */
-	Duration attemptTimeout(long availableNanos) {
-		return (this.attemptTimeout.toNanos() <= availableNanos) ? this.attemptTimeout
-				: Duration.ofNanos(availableNanos);
+	/** The deadline rule of these settings, which both sides of an attempt ask. */
+	DeadlineRule deadlineRule() {
+		return this.deadlineRule;
 	}
 
 	/**
