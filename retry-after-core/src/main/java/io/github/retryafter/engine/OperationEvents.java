@@ -22,7 +22,8 @@ final class OperationEvents {
 			engine.listener()
 				.onAttempt(new AttemptEvent(operation.spec(), attempt, (attempt == 1) ? AttemptKind.FIRST
 						: AttemptKind.RETRY, operation.spec().idempotencyKey(), timeout,
-						DeadlineRule.remaining(operation.deadlineNanos(), now), before, after, elapsed(operation, now)));
+						DeadlineRule.remaining(operation.deadlineNanos(), now), before, after,
+						elapsed(operation, now)));
 		}
 	}
 

@@ -108,7 +108,8 @@ class DeadlineRuleTests {
 				(proceed) -> assertThat(proceed.timeout()).isEqualTo(policy.attemptTimeout()));
 		clock.advance(Duration.ofMillis(20));
 		assertThat(operation.afterAttempt(new AttemptOutcome.Response(200, HeaderSource.parse(""), 0, clock.read())))
-			.isInstanceOfSatisfying(Decision.Stop.class, (stop) -> assertThat(stop.outcome()).isEqualTo(Outcome.SUCCESS));
+			.isInstanceOfSatisfying(Decision.Stop.class,
+					(stop) -> assertThat(stop.outcome()).isEqualTo(Outcome.SUCCESS));
 		assertThat(operation.trace()).singleElement().satisfies((record) -> {
 			assertThat(record.timeout()).isEqualTo(policy.attemptTimeout());
 			assertThat(record.remainingDeadline()).isEqualTo(Duration.ofNanos(Long.MAX_VALUE));
@@ -117,8 +118,9 @@ class DeadlineRuleTests {
 
 	@Test
 	void anOperationWhosePolicyReservesCenturiesIsAnsweredBeforeItsFirstAttemptRatherThanThrown() {
-		// before the rule was written once, beforeAttempt() threw ArithmeticException from Duration.toNanos(); a reserve
-		// past what nanoseconds hold is "forever", so nothing is left for attempts, as the judge after one reckons it
+		// before the rule was written once, beforeAttempt() threw ArithmeticException from Duration.toNanos();
+		// a reserve past what nanoseconds hold is "forever", so nothing is left for attempts, as the judge after one
+		// reckons it
 		FakeClock clock = FakeClock.create();
 		RetryPolicy policy = RetryPolicy.builder()
 			.deadline(Duration.ofDays(365L * 1000))
