@@ -13,11 +13,13 @@ import io.github.retryafter.hint.ShouldRetry;
 import io.github.retryafter.internal.Saturating;
 
 /**
- * Decides what follows one attempt, as a function of its inputs: the operation's state, the attempt's outcome and
- * classification, the ticker reading "now" and what the budget would give a retry. It applies
- * {@link RetryEngine}'s rules in their order, reading the hint with the engine's planner and drawing from its random
- * source; it touches no gate, takes no token and emits no event ({@link RetryOperation} acts on what it decides).
- * Immutable and thread-safe, as long as its random source is.
+ * Decides before and after each attempt, as a function of its inputs. Before: whether the operation ends before its
+ * provider's gate and budget are asked (cancelled, too little left of the deadline), and what a refusal by the gate or
+ * the budget ends it with. After: what follows, from the operation's state, the attempt's outcome and
+ * classification, the ticker reading "now" and what the budget would give a retry, by {@link RetryEngine}'s rules in
+ * their order, reading the hint with the engine's planner and drawing from its random source. The deadline is the
+ * policy's {@link DeadlineRule} on both sides. It touches no gate, takes no token and emits no event
+ * ({@link RetryOperation} acts on what it decides). Immutable and thread-safe, as long as its random source is.
  */
 final class AttemptJudge {
 
@@ -27,10 +29,69 @@ final class AttemptJudge {
 
 	private final RandomSource random;
 
+	private final DeadlineRule deadline;
+
 	AttemptJudge(RetryPolicy policy, RetryAfterPlanner planner) {
 		this.policy = policy;
 		this.planner = planner;
 		this.random = planner.random();
+		this.deadline = policy.deadlineRule();
+	}
+
+	/**
+	 * Decides before attempt {@code attempt}, in the rules' order, whether the operation ends before its provider's
+	 * gate and budget are asked: cancelled ({@link Outcome#CANCELLED}), then no more than
+	 * {@link RetryPolicy#minAttemptTime()} left of the deadline after the reserve ({@link Outcome#DEADLINE_EXCEEDED},
+	 * reported for a retry). Nothing is allocated when the attempt may go on.
+	 * @param cancelled whether the operation's cancellation fired
+	 * @param attempt the number of the attempt about to be made
+	 * @param deadlineNanos the operation's deadline on the engine's ticker
+	 * @param now the ticker reading
+	 * @return empty when the attempt goes on to its gate and budget, otherwise the stop
+	 */
+	Optional<Evaluation> beforeAttempt(boolean cancelled, int attempt, long deadlineNanos, long now) {
+		if (cancelled) {
+			return Optional.of(Evaluation.stop(Outcome.CANCELLED, "cancelled before attempt " + attempt, false));
+		}
+		long available = this.deadline.availableNanos(deadlineNanos, now);
+		return this.deadline.leavesAnAttempt(available) ? Optional.empty()
+				: Optional.of(deadlineExceeded(available, "before attempt " + attempt, attempt > 1));
+	}
+
+	/**
+	 * The provider's gate refused the attempt ({@code gateReason}): it ends unsent as
+	 * {@link Outcome#PROVIDER_COOLING_DOWN}, reported.
+	 */
+	static Evaluation refusedByGate(String gateReason, int attempt) {
+		return Evaluation.stop(Outcome.PROVIDER_COOLING_DOWN, gateReason + "; attempt " + attempt + " was not sent",
+				true);
+	}
+
+	/**
+	 * The gate of {@code scope} already holds {@code maxQueued} requests: the attempt ends unsent as
+	 * {@link Outcome#PROVIDER_COOLING_DOWN}, reported, rather than wait in memory.
+	 */
+	static Evaluation queueFull(Scope scope, int maxQueued, int attempt) {
+		return Evaluation.stop(Outcome.PROVIDER_COOLING_DOWN, "'" + scope + "' already holds " + maxQueued
+				+ " requests (max-queued); attempt " + attempt + " was not sent: shed load before it reaches the"
+				+ " client, or raise max-queued if the heap can hold more", true);
+	}
+
+	/**
+	 * The budget refused the retry's token ({@code reason}): it ends unsent as {@link Outcome#BUDGET_EXHAUSTED},
+	 * reported.
+	 */
+	static Evaluation refusedByBudget(String reason) {
+		return Evaluation.stop(Outcome.BUDGET_EXHAUSTED, reason, true);
+	}
+
+	/**
+	 * An attempt threw what is not an I/O failure (a codec error, a bug): the operation ends
+	 * {@link Outcome#NOT_RETRYABLE}, naming the exception's class, not its message, which may carry anything.
+	 */
+	static Decision.Stop thrown(int attempt, Throwable failure) {
+		return new Decision.Stop(Outcome.NOT_RETRYABLE, "attempt " + attempt + " threw " + failure.getClass().getName()
+				+ ", which is not an I/O failure");
 	}
 
 	/**
@@ -87,13 +148,10 @@ final class AttemptJudge {
 					"cancelled; attempt " + attempt + " ended with " + RetryEngine.describe(outcome), false);
 		}
 		boolean retryable = classification == Classification.RETRYABLE;
-		long available = this.policy.availableNanos(state.deadlineNanos(), now);
-		if (available <= Saturating.toNanos(this.policy.minAttemptTime())) {
-			return Evaluation.stop(Outcome.DEADLINE_EXCEEDED,
-					"deadline: " + seconds(Duration.ofNanos(Math.max(0, available))) + " left after attempt " + attempt
-							+ " (" + RetryEngine.describe(outcome) + "), no more than the minimum useful attempt of "
-							+ seconds(this.policy.minAttemptTime()),
-					retryable);
+		long available = this.deadline.availableNanos(state.deadlineNanos(), now);
+		if (!this.deadline.leavesAnAttempt(available)) {
+			return deadlineExceeded(available,
+					"after attempt " + attempt + " (" + RetryEngine.describe(outcome) + ")", retryable);
 		}
 		if (!retryable) {
 			return notRetryable(outcome, attempt);
@@ -125,13 +183,13 @@ final class AttemptJudge {
 		PlannedDelay planned = hint.plan().isPresent()
 				? hinted(hint.plan().get(), outcome, state.attempts(), now)
 				: backoff(state.attempts(), now);
-		long latestNotBefore = Saturating.subtract(this.policy.usableEndNanos(state.deadlineNanos()), 1);
+		long latestNotBefore = this.deadline.latestStartNanos(state.deadlineNanos());
 		if (Saturating.add(planned.baseNanos(), Saturating.toNanos(planned.floor())) > latestNotBefore) {
 			return new Evaluation(new Decision.Stop(Outcome.WAIT_EXCEEDS_DEADLINE, why + ": a wait of "
 					+ seconds(planned.floor()) + " (" + planned.source() + ") plus a useful attempt of "
 					+ seconds(this.policy.minAttemptTime()) + " does not fit in the "
-					+ seconds(Duration.ofNanos(Math.max(0, Saturating.subtract(state.deadlineNanos(), now))))
-					+ " left of the deadline"), true, hint.error());
+					+ seconds(DeadlineRule.remaining(state.deadlineNanos(), now)) + " left of the deadline"), true,
+					hint.error());
 		}
 		Duration waitLeft = Saturating.minus(this.policy.totalWait(), state.totalWait());
 		if (planned.floor().compareTo(waitLeft) > 0) {
@@ -194,6 +252,13 @@ final class AttemptJudge {
 		return Optional.of(new Evaluation(new Decision.Stop(Outcome.BUDGET_EXHAUSTED, why + ": the retry budget for '"
 				+ scope + "' has " + String.format(Locale.ROOT, "%.2f", tokens)
 				+ " tokens, less than the 1 a retry needs"), true, hint.error()));
+	}
+
+	/** No more than the minimum useful attempt is left ({@code availableNanos}), {@code when}. */
+	private Evaluation deadlineExceeded(long availableNanos, String when, boolean refusedRetry) {
+		return Evaluation.stop(Outcome.DEADLINE_EXCEEDED, "deadline: " + seconds(Duration.ofNanos(Math.max(0,
+				availableNanos))) + " left " + when + ", no more than the minimum useful attempt of "
+				+ seconds(this.policy.minAttemptTime()), refusedRetry);
 	}
 
 	private static String seconds(Duration duration) {

@@ -5,11 +5,13 @@ import java.util.Optional;
 import io.github.retryafter.RetryAfterError;
 
 /**
- * What {@link AttemptJudge} decided after an attempt: the decision, whether a wanted retry was refused, and the
- * error of a {@code Retry-After} it could not use, for the operation's events. Immutable.
+ * What {@link AttemptJudge} decided before or after an attempt: the decision, whether a wanted retry (or a request
+ * its provider's gate or budget turned away) was refused, and the error of a {@code Retry-After} it could not use,
+ * for the operation's events. Immutable.
  *
  * @param decision retry or stop
- * @param refusedRetry whether the outcome wanted a retry that a rule refused
+ * @param refusedRetry whether a rule refused what wanted to go on (a retry, or a request its gate or budget turned
+ * away), which the operation reports
  * @param hintError why the response's {@code Retry-After} was not used, when it was not
  */
 record Evaluation(Decision decision, boolean refusedRetry, Optional<RetryAfterError> hintError) {

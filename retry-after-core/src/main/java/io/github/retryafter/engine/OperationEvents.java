@@ -22,7 +22,8 @@ final class OperationEvents {
 			engine.listener()
 				.onAttempt(new AttemptEvent(operation.spec(), attempt, (attempt == 1) ? AttemptKind.FIRST
 						: AttemptKind.RETRY, operation.spec().idempotencyKey(), timeout,
-						Duration.ofNanos(operation.deadlineNanos() - now), before, after, elapsed(operation, now)));
+						DeadlineRule.remaining(operation.deadlineNanos(), now), before, after,
+						elapsed(operation, now)));
 		}
 	}
 
@@ -31,7 +32,7 @@ final class OperationEvents {
 		if (engine.listening()) {
 			engine.listener()
 				.onRetryScheduled(new RetryScheduledEvent(operation.spec(), operation.attempts(), outcome, retry,
-						Duration.ofNanos(Math.max(0, operation.deadlineNanos() - retry.notBeforeNanos())),
+						DeadlineRule.remaining(operation.deadlineNanos(), retry.notBeforeNanos()),
 						operation.totalWait(), engine.tokens().available(operation.spec().scope()),
 						elapsed(operation, now)));
 		}
@@ -43,7 +44,7 @@ final class OperationEvents {
 		if (engine.listening()) {
 			engine.listener()
 				.onRefusal(new RefusalEvent(operation.spec(), operation.attempts(), stop, hintError, reason,
-						Duration.ofNanos(Math.max(0, operation.deadlineNanos() - now)),
+						DeadlineRule.remaining(operation.deadlineNanos(), now),
 						engine.tokens().available(operation.spec().scope()), elapsed(operation, now)));
 		}
 	}

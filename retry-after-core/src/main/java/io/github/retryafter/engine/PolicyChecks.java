@@ -9,7 +9,7 @@ import java.util.TreeSet;
 import io.github.retryafter.internal.Saturating;
 
 /**
- * The checks {@link RetryPolicy.Builder}'s setters and {@code build()} make, each with the message that says what was
+ * The checks {@link RetryPolicyBuilder}'s setters and {@code build()} make, each with the message that says what was
  * wrong and what is expected. Stateless.
  */
 final class PolicyChecks {

@@ -292,8 +292,7 @@ public final class RetryEngine {
 
 	/** The time an attempt is given, as its permit says, when {@code availableNanos} were left of the deadline. */
 	Duration attemptTime(long availableNanos) {
-		return this.clientTimeouts ? Duration.ofNanos(Math.max(0, availableNanos))
-				: this.policy.attemptTimeout(availableNanos);
+		return this.policy.deadlineRule().attemptTime(availableNanos, this.clientTimeouts);
 	}
 
 	/** Whether any listener wants events: without one, operations build none. */

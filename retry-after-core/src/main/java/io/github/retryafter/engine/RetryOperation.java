@@ -1,13 +1,10 @@
 package io.github.retryafter.engine;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 
 import io.github.retryafter.Cancellation;
-import io.github.retryafter.internal.Saturating;
 import io.github.retryafter.pacing.GateHold;
 import io.github.retryafter.pacing.ProviderGate;
 
@@ -33,17 +30,19 @@ import io.github.retryafter.pacing.ProviderGate;
  * Blocking adapters do not write this loop: {@link RetryLoop} is it, with hooks; the reactive filter and the fleet
  * simulator (which cannot block) follow the same two calls.
  * <p>
- The operation is where a decision's effects happen, once: {@link #beforeAttempt()} asks the provider's gate and
- * takes the retry's token (a retry is paid for when it is sent); {@link #afterAttempt(AttemptOutcome)} reports the
- * attempt's end to the gate and the budget, then acts on what the engine's rules decide. It emits the listener's
- * events and keeps an immutable {@link #trace()}.
+ * The operation is where a decision's effects happen, once; it decides nothing itself: {@code AttemptJudge} says
+ * before an attempt whether the operation ends (cancelled, deadline) and after it what follows, and the policy's
+ * {@code DeadlineRule} gives the attempt its time. {@link #beforeAttempt()} asks the provider's gate and takes the
+ * retry's token (a retry is paid for when it is sent); {@link #afterAttempt(AttemptOutcome)} reports the attempt's end
+ * to the gate and the budget, then acts on the judge's decision. It emits the listener's events and keeps an
+ * immutable {@link #trace()} (its record of itself is kept apart, in {@code OperationRecord}).
  * <p>
  * Not thread-safe: one thread, or one reactive subscriber, drives it at a time. Its {@link Cancellation} may be
  * cancelled from any thread; the operation notices it at its next call. An operation started without one
  * ({@link RetryEngine#start(OperationSpec)}) makes it the first time {@link #cancellation()} is called, from any
  * thread, and every call returns that one.
  */
-public final class RetryOperation {
+public final class RetryOperation extends OperationRecord {
 
 	private enum Phase {
 
@@ -51,51 +50,10 @@ public final class RetryOperation {
 
 	}
 
-	private static final AtomicReferenceFieldUpdater<RetryOperation, Cancellation> CANCELLATION =
-			AtomicReferenceFieldUpdater.newUpdater(RetryOperation.class, Cancellation.class, "cancellation");
-
-	private final RetryEngine engine;
-
-	private final OperationSpec spec;
-
-	// given at start, or made when first asked for (so an operation nobody cancels or waits in makes none); set once
-	private volatile Cancellation cancellation;
-
-	private final long startedAtNanos;
-
-	// the latest attempt, kept as fields and made into an AttemptRecord only when asked for (trace()) or superseded;
-	// its kind is its number's (the first is the only FIRST), a first attempt's tokens after are its tokens before,
-	// and its timeout is what its start left of the deadline (timeout(...)), so none of the three is stored
-	private long latestStartedAtNanos;
-
-	private double latestTokensBefore;
-
-	/** When the latest attempt's outcome was recorded; meaningful only once {@link #lastOutcome} is its outcome. */
-	private long latestEndedAtNanos;
-
-	/** What the engine decided after the latest attempt; {@code null} while it is in flight or if it never ended. */
-	private Decision latestDecision;
-
 	private Phase phase = Phase.READY;
 
-	private int attempts;
-
-	private AttemptOutcome lastOutcome;
-
-	private Decision.Stop finalStop;
-
-	// what only a retry, a wait or a probe needs, or null: made the first time one of them happens, so a first attempt
-	// that succeeds builds none
-	private OperationExtra extra;
-
 	RetryOperation(RetryEngine engine, OperationSpec spec, Cancellation cancellation, long startedAtNanos) {
-		this.engine = engine;
-		this.spec = spec;
-		if (cancellation != null) {
-			// not a volatile write: the object is published to other threads the way it is handed to them
-			CANCELLATION.lazySet(this, cancellation);
-		}
-		this.startedAtNanos = startedAtNanos;
+		super(engine, spec, cancellation, startedAtNanos);
 	}
 
 	/**
@@ -113,59 +71,47 @@ public final class RetryOperation {
 	 */
 	public Permit beforeAttempt() {
 		if (this.phase == Phase.FINISHED) {
-			return new Permit.Refused(this.finalStop);
+			return new Permit.Refused(endedWith());
 		}
 		if (this.phase == Phase.IN_FLIGHT) {
-			throw new IllegalStateException("beforeAttempt() called while attempt " + this.attempts
+			throw new IllegalStateException("beforeAttempt() called while attempt " + attempts()
 					+ " is in flight; call afterAttempt() with its outcome first");
 		}
-		long now = this.engine.ticker().read();
-		int next = this.attempts + 1;
-		Permit refused = refusedUpFront(next, now);
-		if (refused != null) {
-			return refused;
-		}
-		RetryPolicy policy = this.engine.policy();
+		RetryEngine engine = engine();
+		long now = engine.ticker().read();
+		int next = attempts() + 1;
 		long deadline = deadlineNanos();
-		Duration timeout = policy.attemptTimeout(deadline - now - policy.deadlineReserve().toNanos());
-		long latestStart = deadline - policy.deadlineReserve().toNanos() - policy.minAttemptTime().toNanos() - 1;
-		if (policy.pacing().enabled() && !keepsAdmission(now)) {
-			Permit held = admit(next, now, latestStart, timeout);
+		boolean cancelled = cancelled();
+		if (!cancelled) {
+			requireRetryDue(now);
+		}
+		Optional<Evaluation> upFront = engine.judge().beforeAttempt(cancelled, next, deadline, now);
+		if (upFront.isPresent()) {
+			return refused(upFront.get(), now);
+		}
+		DeadlineRule rule = engine.policy().deadlineRule();
+		long available = rule.availableNanos(deadline, now);
+		long latestStart = rule.latestStartNanos(deadline);
+		if (engine.policy().pacing().enabled() && !keepsAdmission(now)) {
+			Permit held = admit(next, now, latestStart, rule.attemptTimeoutNanos(available));
 			if (held != null) {
 				return held;
 			}
 		}
-		double before = this.engine.tokens().available(this.spec.scope());
+		double before = engine.tokens().available(spec().scope());
 		Permit noToken = (next > 1) ? takeToken(next, now, latestStart, before) : null;
-		return (noToken != null) ? noToken : started(next, now, timeout, before);
+		return (noToken != null) ? noToken
+				: started(next, now, rule.attemptTime(available, false), deadline, before);
 	}
 
-	/**
-	 * What ends an operation before its gate or budget is asked: a cancellation, or too little left of the deadline;
-	 * and a call before the scheduled retry's instant, which is a bug.
-	 */
-	private Permit refusedUpFront(int next, long now) {
-		if (cancelled()) {
-			return new Permit.Refused(finish(Outcome.CANCELLED, "cancelled before attempt " + next));
-		}
+	/** A call before the scheduled retry's instant is a bug: the adapter did not wait out the retry's delay. */
+	private void requireRetryDue(long now) {
 		Decision.Retry pending = pendingRetryOrNull();
 		if (pending != null && now < pending.notBeforeNanos()) {
 			throw new IllegalStateException("beforeAttempt() called at ticker " + now + " ns, "
 					+ (pending.notBeforeNanos() - now) + " ns before the retry's not-before instant "
 					+ pending.notBeforeNanos() + " ns; wait until then");
 		}
-		RetryPolicy policy = this.engine.policy();
-		long available = deadlineNanos() - now - policy.deadlineReserve().toNanos();
-		if (available > policy.minAttemptTime().toNanos()) {
-			return null;
-		}
-		String reason = "deadline: " + RetryEngine.seconds(Duration.ofNanos(Math.max(0, available)))
-				+ " left before attempt " + next + ", no more than the minimum useful attempt of "
-				+ RetryEngine.seconds(policy.minAttemptTime());
-		if (next > 1) {
-			OperationEvents.refusal(this, Optional.of(Outcome.DEADLINE_EXCEEDED), Optional.empty(), reason, now);
-		}
-		return new Permit.Refused(finish(Outcome.DEADLINE_EXCEEDED, reason));
 	}
 
 	/**
@@ -173,24 +119,25 @@ public final class RetryOperation {
 	 * first time, unless it is full), a refusal ends the operation, a probe is remembered for its answer.
 	 * @return the permit that ends this call, or {@code null} to go on to the budget
 	 */
-	private Permit admit(int next, long now, long latestStart, Duration timeout) {
-		ProviderGate gate = this.engine.gate(this.spec.scope());
-		ProviderGate.Admission admission = gate.admit(next == 1, now, latestStart,
-				(this.extra != null) ? this.extra.held : null, Saturating.toNanos(timeout));
+	private Permit admit(int next, long now, long latestStart, long timeoutNanos) {
+		ProviderGate gate = engine().gate(spec().scope());
+		OperationExtra made = extraIfMade();
+		ProviderGate.Admission admission = gate.admit(next == 1, now, latestStart, (made != null) ? made.held : null,
+				timeoutNanos);
 		if (admission instanceof ProviderGate.Admission.Hold hold) {
 			OperationExtra extra = extra();
 			if (!extra.queueAt(gate)) {
-				return queueFull(gate, next, now);
+				return refused(AttemptJudge.queueFull(gate.scope(), gate.settings().maxQueued(), next), now);
 			}
 			extra.hold(hold, gate, now);
 			return new Permit.Wait(hold.untilNanos(), hold.reason());
 		}
-		leaveQueue();
-		if (this.extra != null) {
-			this.extra.held = null;
+		if (made != null) {
+			made.leaveQueue();
+			made.held = null;
 		}
 		if (admission instanceof ProviderGate.Admission.Refuse refuse) {
-			return refused(Outcome.PROVIDER_COOLING_DOWN, refuse.reason() + "; attempt " + next + " was not sent", now);
+			return refused(AttemptJudge.refusedByGate(refuse.reason(), next), now);
 		}
 		if (admission instanceof ProviderGate.Admission.Probe) {
 			extra().probing = gate;
@@ -205,55 +152,49 @@ public final class RetryOperation {
 	 * @return the permit that ends this call, or {@code null} once the retry may go
 	 */
 	private Permit takeToken(int next, long now, long latestStart, double before) {
+		RetryEngine engine = engine();
 		OperationExtra extra = extra();
-		if (extra.pendingRetry != null && RetryTokens.tokenFree(this.engine.policy(), extra.pendingRetry)) {
+		if (extra.pendingRetry != null && RetryTokens.tokenFree(engine.policy(), extra.pendingRetry)) {
 			extra.retrySent(latestRecord(), before, false);
 			return null;
 		}
-		RetryTokens.Take take = this.engine.tokens()
-			.take(this.spec.scope(), next, now, latestStart, extra.tokenWaitSince(now));
+		RetryTokens.Take take = engine.tokens().take(spec().scope(), next, now, latestStart, extra.tokenWaitSince(now));
 		if (take instanceof RetryTokens.Take.Await await) {
 			// with pacing on, the gate admitted this retry (unless it probes): it keeps that admission while it waits
-			boolean keeps = extra.probing == null && this.engine.policy().pacing().enabled();
-			extra.awaitToken(now, keeps ? this.engine.gate(this.spec.scope()) : null);
+			boolean keeps = extra.probing == null && engine.policy().pacing().enabled();
+			extra.awaitToken(now, keeps ? engine.gate(spec().scope()) : null);
 			return new Permit.Wait(await.untilNanos(), GateHold.BUDGET);
 		}
 		if (take instanceof RetryTokens.Take.Refused refusal) {
-			return refused(Outcome.BUDGET_EXHAUSTED, refusal.reason(), now);
+			return refused(AttemptJudge.refusedByBudget(refusal.reason()), now);
 		}
 		extra.retrySent(latestRecord(), ((RetryTokens.Take.Taken) take).after(), true);
 		return null;
 	}
 
 	/** Counts the attempt, puts it in flight and reports it: what a permit to send means. */
-	private Permit started(int next, long now, Duration timeout, double before) {
-		this.attempts = next;
+	private Permit started(int next, long now, Duration timeout, long deadline, double before) {
+		attemptStarted(next, now, before);
 		this.phase = Phase.IN_FLIGHT;
-		this.latestStartedAtNanos = now;
-		this.latestTokensBefore = before;
-		this.latestDecision = null;
-		Permit.Proceed proceed = this.engine.proceed(next, timeout, deadlineNanos(), now);
-		OperationEvents.waited(this, (next > 1) ? this.extra.takeGap() : null, now);
-		OperationEvents.attempt(this, proceed.timeout(), now, before, (next == 1) ? before : this.extra.tokensAfter);
+		Permit.Proceed proceed = engine().proceed(next, timeout, deadline, now);
+		OperationEvents.waited(this, (next > 1) ? extraIfMade().takeGap() : null, now);
+		OperationEvents.attempt(this, proceed.timeout(), now, before, (next == 1) ? before : extraIfMade().tokensAfter);
 		return proceed;
 	}
 
-	/** The gate already holds max-queued requests: this one ends at once, unsent, rather than wait in memory. */
-	private Permit queueFull(ProviderGate gate, int next, long now) {
-		return refused(Outcome.PROVIDER_COOLING_DOWN, "'" + gate.scope() + "' already holds "
-				+ gate.settings().maxQueued() + " requests (max-queued); attempt " + next + " was not sent: shed load"
-				+ " before it reaches the client, or raise max-queued if the heap can hold more", now);
-	}
-
-	/** Ends the operation before an attempt it would have sent, reporting the refusal. */
-	private Permit refused(Outcome outcome, String reason, long now) {
-		OperationEvents.refusal(this, Optional.of(outcome), Optional.empty(), reason, now);
-		return new Permit.Refused(finish(outcome, reason));
+	/** Ends the operation before an attempt it would have sent, reporting the refusal when the judge says so. */
+	private Permit refused(Evaluation refusal, long now) {
+		Decision.Stop stop = (Decision.Stop) refusal.decision();
+		if (refusal.refusedRetry()) {
+			OperationEvents.refusal(this, Optional.of(stop.outcome()), Optional.empty(), stop.reason(), now);
+		}
+		return new Permit.Refused(finish(stop));
 	}
 
 	/** Whether this retry keeps the admission its gate gave it before it had to wait for a token. */
 	private boolean keepsAdmission(long now) {
-		return this.extra != null && this.extra.keepsAdmission(now);
+		OperationExtra made = extraIfMade();
+		return made != null && made.keepsAdmission(now);
 	}
 
 	/**
@@ -268,21 +209,20 @@ public final class RetryOperation {
 	public Decision afterAttempt(AttemptOutcome outcome) {
 		Objects.requireNonNull(outcome, "outcome");
 		requireInFlight("afterAttempt()");
-		this.lastOutcome = outcome;
-		AttemptJudge judge = this.engine.judge();
+		outcomeRecorded(outcome);
+		RetryEngine engine = engine();
+		AttemptJudge judge = engine.judge();
 		Classification classification = judge.classify(outcome);
 		// a success ends the operation whatever its state (the judge's first rule), so it needs none
 		OperationState state = (classification == Classification.SUCCESS) ? null
-				: new OperationState(this.spec, this.attempts, this.startedAtNanos, deadlineNanos(), totalWait(),
-						cancelled());
+				: new OperationState(spec(), attempts(), startedAtNanos(), deadlineNanos(), totalWait(), cancelled());
 		GateFeed.Pause pause = attemptEnded(outcome, classification);
 		Evaluation evaluation = (state == null) ? Evaluation.SUCCEEDED
-				: judge.judge(state, outcome, classification, this.engine.ticker().read(),
-						this.engine.tokens().view(this.spec.scope()));
-		long now = this.engine.ticker().read();
+				: judge.judge(state, outcome, classification, engine.ticker().read(),
+						engine.tokens().view(spec().scope()));
+		long now = engine.ticker().read();
 		Decision decision = evaluation.decision();
-		this.latestEndedAtNanos = now;
-		this.latestDecision = decision;
+		decided(decision, now);
 		if (decision instanceof Decision.Retry retry) {
 			scheduled(retry, outcome, pause, now);
 		}
@@ -300,19 +240,20 @@ public final class RetryOperation {
 	 * @return the pause the response named for the gate, {@code null} when none (or pacing is off)
 	 */
 	private GateFeed.Pause attemptEnded(AttemptOutcome outcome, Classification classification) {
+		RetryEngine engine = engine();
 		boolean succeeded = classification == Classification.SUCCESS;
 		GateFeed.Pause pause = null;
-		if (this.engine.policy().pacing().enabled() && outcome instanceof AttemptOutcome.Response response) {
-			pause = this.engine.gateFeed()
-				.observe(this.engine.gate(this.spec.scope()), this.spec, this.attempts, response, classification);
+		if (engine.policy().pacing().enabled() && outcome instanceof AttemptOutcome.Response response) {
+			pause = engine.gateFeed()
+				.observe(engine.gate(spec().scope()), spec(), attempts(), response, classification);
 		}
 		endProbe(true, succeeded);
-		boolean retry = this.attempts > 1;
+		boolean retry = attempts() > 1;
 		boolean token = tokenHeld();
 		if (retry) {
-			this.extra.tokenHeld = false;
+			extraIfMade().tokenHeld = false;
 		}
-		this.engine.tokens().attemptEnded(this.spec.scope(), retry, token, succeeded);
+		engine.tokens().attemptEnded(spec().scope(), retry, token, succeeded);
 		return pause;
 	}
 
@@ -322,7 +263,7 @@ public final class RetryOperation {
 		this.phase = Phase.READY;
 		retry.refusedHint()
 			.ifPresent((ex) -> OperationEvents.refusal(this, Optional.empty(), Optional.of(ex.code()),
-					"unusable Retry-After after attempt " + this.attempts + " treated as absent: " + ex.getMessage(),
+					"unusable Retry-After after attempt " + attempts() + " treated as absent: " + ex.getMessage(),
 					now));
 		OperationEvents.retryScheduled(this, outcome, retry, now);
 	}
@@ -344,8 +285,7 @@ public final class RetryOperation {
 			return afterAttempt(new AttemptOutcome.Failure(kind.get(), failure, sentAtNanos, failedAtNanos));
 		}
 		requireInFlight("afterFailure()");
-		return stop(Outcome.NOT_RETRYABLE, "attempt " + this.attempts + " threw " + failure.getClass().getName()
-				+ ", which is not an I/O failure");
+		return finish(AttemptJudge.thrown(attempts(), failure));
 	}
 
 	/**
@@ -355,9 +295,9 @@ public final class RetryOperation {
 	 */
 	public Decision.Stop cancel() {
 		if (this.phase == Phase.FINISHED) {
-			return this.finalStop;
+			return endedWith();
 		}
-		return finish(Outcome.CANCELLED, "cancelled after " + this.attempts + " attempt(s)");
+		return finish(new Decision.Stop(Outcome.CANCELLED, "cancelled after " + attempts() + " attempt(s)"));
 	}
 
 	/**
@@ -371,181 +311,42 @@ public final class RetryOperation {
 		Objects.requireNonNull(outcome, "outcome");
 		Objects.requireNonNull(reason, "reason");
 		if (this.phase == Phase.FINISHED) {
-			return this.finalStop;
+			return endedWith();
 		}
-		return finish(outcome, reason);
-	}
-
-	/**
-	 * Returns the operation's spec.
-	 * @return the spec
-	 */
-	public OperationSpec spec() {
-		return this.spec;
-	}
-
-	/**
-	 * Returns the operation's cancellation.
-	 * @return the cancellation
-	 */
-	public Cancellation cancellation() {
-		Cancellation current = this.cancellation;
-		if (current != null) {
-			return current;
-		}
-		Cancellation made = Cancellation.create();
-		return CANCELLATION.compareAndSet(this, null, made) ? made : this.cancellation;
-	}
-
-	/** Whether the operation's cancellation fired; one not made yet has not. */
-	private boolean cancelled() {
-		Cancellation current = this.cancellation;
-		return current != null && current.isCancelled();
-	}
-
-	/**
-	 * Returns how many attempts were permitted so far.
-	 * @return the attempt count
-	 */
-	public int attempts() {
-		return this.attempts;
-	}
-
-	/**
-	 * Returns the idempotency key every attempt carries: the same on every attempt.
-	 * @return the key, if the operation has one
-	 */
-	public Optional<String> idempotencyKey() {
-		return this.spec.idempotencyKey();
-	}
-
-	/**
-	 * Returns how the operation ended.
-	 * @return the outcome, empty while it is running
-	 */
-	public Optional<Outcome> outcome() {
-		return Optional.ofNullable(this.finalStop).map(Decision.Stop::outcome);
-	}
-
-	/**
-	 * Returns the stop the operation ended with, with its reason.
-	 * @return the stop, empty while it is running
-	 */
-	public Optional<Decision.Stop> finalStop() {
-		return Optional.ofNullable(this.finalStop);
-	}
-
-	/**
-	 * Returns the provider's instant an operation that ended without success hands on (set before its finished event).
-	 * @return the instant, empty while running, after a success or cancellation, or when the provider named none ahead
-	 */
-	public Optional<NotBefore> notBefore() {
-		return (this.extra != null) ? Optional.ofNullable(this.extra.notBefore) : Optional.empty();
-	}
-
-	/**
-	 * Returns the retry waiting to be sent, if one is scheduled.
-	 * @return the retry decision
-	 */
-	public Optional<Decision.Retry> pendingRetry() {
-		return Optional.ofNullable(pendingRetryOrNull());
-	}
-
-	private Decision.Retry pendingRetryOrNull() {
-		return (this.extra != null) ? this.extra.pendingRetry : null;
-	}
-
-	/**
-	 * Returns the waiting planned between attempts so far.
-	 * @return the total wait
-	 */
-	public Duration totalWait() {
-		return (this.extra != null) ? this.extra.totalWait : Duration.ZERO;
-	}
-
-	/**
-	 * Returns the ticker reading when the operation started.
-	 * @return nanoseconds on the engine's ticker
-	 */
-	public long startedAtNanos() {
-		return this.startedAtNanos;
-	}
-
-	/**
-	 * Returns the operation's absolute deadline.
-	 * @return nanoseconds on the engine's ticker
-	 */
-	public long deadlineNanos() {
-		// the spec's deadline or the policy's, from the start: computed, not stored, like the engine's start does it
-		return Saturating.add(this.startedAtNanos,
-				Saturating.toNanos(this.spec.deadline().orElse(this.engine.policy().deadline())));
-	}
-
-	/**
-	 * Returns the outcome of the last attempt that finished.
-	 * @return the outcome, empty before the first one
-	 */
-	public Optional<AttemptOutcome> lastOutcome() {
-		return Optional.ofNullable(this.lastOutcome);
-	}
-
-	/**
-	 * Returns every attempt so far, in order, as an immutable snapshot.
-	 * @return the attempts
-	 */
-	public List<AttemptRecord> trace() {
-		// the latest attempt is in the trace once it ended, or once the operation ended while it was in flight
-		boolean latest = this.attempts > 0 && (this.latestDecision != null || this.phase == Phase.FINISHED);
-		List<AttemptRecord> before = (this.extra != null) ? this.extra.earlier() : List.of();
-		return latest ? OperationExtra.with(before, latestRecord()) : List.copyOf(before);
-	}
-
-	/**
-	 * The latest attempt as a record: without outcome, end and decision while it is in flight, or when the
-	 * operation was ended while it was.
-	 */
-	private AttemptRecord latestRecord() {
-		boolean ended = this.latestDecision != null;
-		boolean first = this.attempts == 1;
-		RetryPolicy policy = this.engine.policy();
-		long deadline = deadlineNanos();
-		long started = this.latestStartedAtNanos;
-		Duration timeout = this.engine.attemptTime(deadline - started - policy.deadlineReserve().toNanos());
-		return new AttemptRecord(this.attempts, first ? AttemptKind.FIRST : AttemptKind.RETRY,
-				elapsedAt(this.latestStartedAtNanos), timeout,
-				Duration.ofNanos(deadline - this.latestStartedAtNanos), this.latestTokensBefore,
-				first ? this.latestTokensBefore : this.extra.tokensAfter,
-				ended ? Optional.of(this.lastOutcome) : Optional.empty(),
-				ended ? Optional.of(elapsedAt(this.latestEndedAtNanos)) : Optional.empty(),
-				Optional.ofNullable(this.latestDecision));
-	}
-
-	private Decision.Stop finish(Outcome outcome, String reason) {
 		return finish(new Decision.Stop(outcome, reason));
 	}
 
+	/**
+	 * Ends the operation with {@code stop}: the provider's instant is kept to hand on (unless it succeeded or was
+	 * cancelled), and whatever it holds of its gate and budget is let go (its place in the queue, its probe, its
+	 * token) before the finished event.
+	 */
 	private Decision.Stop finish(Decision.Stop stop) {
-		this.finalStop = stop;
+		ended(stop);
 		this.phase = Phase.FINISHED;
 		if (stop.outcome() != Outcome.SUCCESS && stop.outcome() != Outcome.CANCELLED) {
-			HandOn.of(this.engine, this.spec, this.attempts, this.lastOutcome).ifPresent((at) -> extra().notBefore = at);
+			keepHandOn();
 		}
-		leaveQueue();
+		OperationExtra made = extraIfMade();
+		if (made != null) {
+			made.leaveQueue();
+		}
 		endProbe(false, false);
 		if (tokenHeld()) {
 			settleToken();
 		}
-		if (this.extra != null) {
-			this.extra.ended();
+		if (made != null) {
+			made.ended();
 		}
 		OperationEvents.finished(this, stop);
-		return this.finalStop;
+		return stop;
 	}
 
 	private void requireInFlight(String call) {
 		if (this.phase != Phase.IN_FLIGHT) {
+			Decision.Stop ended = endedWith();
 			throw new IllegalStateException(call + " called with no attempt in flight (" + this.phase
-					+ (this.finalStop != null ? ", ended " + this.finalStop.outcome() : "")
+					+ (ended != null ? ", ended " + ended.outcome() : "")
 					+ "); call beforeAttempt() and send only when it returns Permit.Proceed");
 		}
 	}
@@ -555,7 +356,8 @@ public final class RetryOperation {
 	 * ({@code admitted}) may open the gate before the cooldown's end; an answer that leaves it open is reported.
 	 */
 	private void endProbe(boolean answered, boolean admitted) {
-		ProviderGate gate = (this.extra != null) ? this.extra.endProbe(admitted) : null;
+		OperationExtra made = extraIfMade();
+		ProviderGate gate = (made != null) ? made.endProbe(admitted) : null;
 		if (answered && gate != null && gate.cooldownRemaining().isZero()) {
 			OperationEvents.cooldownEnded(this, gate);
 		}
@@ -563,36 +365,14 @@ public final class RetryOperation {
 
 	/** The retry holding a token ended without success: its token stays spent, and it is no longer in flight. */
 	private void settleToken() {
-		this.extra.tokenHeld = false;
-		this.engine.tokens().attemptEnded(this.spec.scope(), true, true, false);
-	}
-
-	private void leaveQueue() {
-		if (this.extra != null) {
-			this.extra.leaveQueue();
-		}
+		extraIfMade().tokenHeld = false;
+		engine().tokens().attemptEnded(spec().scope(), true, true, false);
 	}
 
 	/** Whether the attempt in flight is a retry holding a budget token. */
 	private boolean tokenHeld() {
-		return this.extra != null && this.extra.tokenHeld;
-	}
-
-	/** The state beyond a first attempt that succeeds, made on first use. */
-	private OperationExtra extra() {
-		if (this.extra == null) {
-			this.extra = new OperationExtra();
-		}
-		return this.extra;
-	}
-
-	/** The operation's engine, for its events. */
-	RetryEngine engine() {
-		return this.engine;
-	}
-
-	private Duration elapsedAt(long now) {
-		return Duration.ofNanos(now - this.startedAtNanos);
+		OperationExtra made = extraIfMade();
+		return made != null && made.tokenHeld;
 	}
 
 }

@@ -1,15 +1,12 @@
 package io.github.retryafter.engine;
 
 import java.time.Duration;
-import java.util.Collection;
 import java.util.Locale;
-import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 
 import io.github.retryafter.PlannerOptions;
 import io.github.retryafter.budget.HintedRetries;
-import io.github.retryafter.internal.Saturating;
 import io.github.retryafter.pacing.PacingSettings;
 
 /**
@@ -72,12 +69,9 @@ public final class RetryPolicy {
 
 	private final ResponseClassifier classifier;
 
-	private final long deadlineReserveNanos;
+	private final DeadlineRule deadlineRule;
 
-	/** {@code deadlineReserve + minAttemptTime} in nanoseconds, saturated. */
-	private final long reservedNanos;
-
-	private RetryPolicy(Builder builder) {
+	RetryPolicy(RetryPolicyBuilder builder) {
 		this.maxAttempts = builder.maxAttempts;
 		this.deadline = builder.deadline;
 		this.attemptTimeout = builder.attemptTimeout;
@@ -98,16 +92,15 @@ public final class RetryPolicy {
 		this.customClassifier = builder.classifier;
 		this.classifier = (builder.classifier != null) ? builder.classifier
 				: defaultClassifier(this.conventions.retryable(this.retryableStatuses));
-		this.deadlineReserveNanos = Saturating.toNanos(this.deadlineReserve);
-		this.reservedNanos = Saturating.add(this.deadlineReserveNanos, Saturating.toNanos(this.minAttemptTime));
+		this.deadlineRule = new DeadlineRule(this.deadlineReserve, this.minAttemptTime, this.attemptTimeout);
 	}
 
 	/**
 	 * Returns a builder starting from the defaults.
 	 * @return a new builder
 	 */
-	public static Builder builder() {
-		return new Builder();
+	public static RetryPolicyBuilder builder() {
+		return new RetryPolicyBuilder();
 	}
 
 	/**
@@ -115,27 +108,8 @@ public final class RetryPolicy {
 	 * rebuilt from the builder's retryable statuses.
 	 * @return a new builder
 	 */
-	public Builder toBuilder() {
-		Builder builder = new Builder();
-		builder.maxAttempts = this.maxAttempts;
-		builder.deadline = this.deadline;
-		builder.attemptTimeout = this.attemptTimeout;
-		builder.minAttemptTime = this.minAttemptTime;
-		builder.deadlineReserve = this.deadlineReserve;
-		builder.totalWait = this.totalWait;
-		builder.retryableStatuses = new TreeSet<>(this.retryableStatuses);
-		builder.retryableMethods = new TreeSet<>(this.retryableMethods);
-		builder.idempotencyKeyHeader = this.idempotencyKeyHeader;
-		builder.hintMode = this.hintMode;
-		builder.hintCap = this.hintCap;
-		builder.backoff = this.backoff;
-		builder.planner = this.planner;
-		builder.subtractRoundTrip = this.subtractRoundTrip;
-		builder.pacing = this.pacing;
-		builder.hintedRetries = this.hintedRetries;
-		builder.conventions = this.conventions;
-		builder.classifier = this.customClassifier;
-		return builder;
+	public RetryPolicyBuilder toBuilder() {
+		return new RetryPolicyBuilder(this);
 	}
 
 	/**
@@ -205,7 +179,7 @@ public final class RetryPolicy {
 	 * @return nanoseconds usable by attempts from now, possibly negative
 	 */
 	public long availableNanos(long deadlineNanos, long nowNanos) {
-		return Saturating.subtract(Saturating.subtract(deadlineNanos, nowNanos), this.deadlineReserveNanos);
+		return this.deadlineRule.availableNanos(deadlineNanos, nowNanos);
 	}
 
 	/**
@@ -216,16 +190,12 @@ public final class RetryPolicy {
 	 * @return the instant on the same ticker before which an attempt must start
 	 */
 	public long usableEndNanos(long deadlineNanos) {
-		return Saturating.subtract(deadlineNanos, this.reservedNanos);
+		return this.deadlineRule.usableEndNanos(deadlineNanos);
 	}
 
-	/**
-	 * An attempt's timeout given what is left of the deadline after the reserve: {@link #attemptTimeout()} itself
-	 * unless less is left, so no Duration is made for a request with time to spare.
-	 */
-	Duration attemptTimeout(long availableNanos) {
-		return (this.attemptTimeout.toNanos() <= availableNanos) ? this.attemptTimeout
-				: Duration.ofNanos(availableNanos);
+	/** The deadline rule of these settings, which both sides of an attempt ask. */
+	DeadlineRule deadlineRule() {
+		return this.deadlineRule;
 	}
 
 	/**
@@ -341,6 +311,11 @@ public final class RetryPolicy {
 		return this.classifier;
 	}
 
+	/** The classifier set explicitly on the builder, {@code null} when the default one is used. */
+	ResponseClassifier customClassifier() {
+		return this.customClassifier;
+	}
+
 	/**
 	 * Returns whether {@code method} may be replayed without an idempotency key.
 	 * @param method an HTTP method, any case
@@ -360,237 +335,6 @@ public final class RetryPolicy {
 				+ this.hintCap + ", backoff=" + this.backoff + ", planner=" + this.planner + ", subtractRoundTrip="
 				+ this.subtractRoundTrip + ", pacing=" + this.pacing + ", hintedRetries=" + this.hintedRetries
 				+ ", conventions=" + this.conventions + ", classifier=" + ((this.customClassifier != null) ? "custom" : "default") + "]";
-	}
-
-	/**
-	 * Builds a {@link RetryPolicy}. Each setter validates its argument at once; {@link #build()} checks the settings
-	 * against each other. Not thread-safe.
-	 */
-	public static final class Builder {
-
-		// the defaults, as each accessor of the policy states them
-		private int maxAttempts = 4;
-		private Duration deadline = Duration.ofSeconds(30);
-		private Duration attemptTimeout = Duration.ofSeconds(10);
-		private Duration minAttemptTime = Duration.ofMillis(100);
-		private Duration deadlineReserve = Duration.ZERO;
-		private Duration totalWait = Duration.ofSeconds(30);
-		private Set<Integer> retryableStatuses = new TreeSet<>(DEFAULT_RETRYABLE_STATUSES);
-		private Set<String> retryableMethods = new TreeSet<>(DEFAULT_RETRYABLE_METHODS);
-		private String idempotencyKeyHeader = "Idempotency-Key";
-		private HintMode hintMode = HintMode.FLOOR_PLUS_JITTER;
-		private Duration hintCap = Duration.ofSeconds(30);
-		private Backoff backoff = new Backoff(Duration.ofMillis(100), Duration.ofSeconds(10));
-		private PlannerOptions planner = PlannerOptions.builder().maxWait(Duration.ofSeconds(30)).build();
-		private boolean subtractRoundTrip;
-		private PacingSettings pacing = PacingSettings.OFF;
-		private HintedRetries hintedRetries = HintedRetries.PACED;
-		private ProviderConventions conventions = ProviderConventions.NONE;
-		private ResponseClassifier classifier;
-
-		private Builder() {
-		}
-
-		/**
-		 * Sets the most attempts, counting the first: 4 attempts means 3 retries, 1 means no retry.
-		 * @param maxAttempts at least 1
-		 * @return this builder
-		 * @throws IllegalArgumentException if less than 1
-		 */
-		public Builder maxAttempts(int maxAttempts) {
-			this.maxAttempts = PolicyChecks.maxAttempts(maxAttempts);
-			return this;
-		}
-
-		/**
-		 * Sets the operation's deadline from its start.
-		 * @param deadline a positive duration
-		 * @return this builder
-		 * @throws IllegalArgumentException if not positive
-		 */
-		public Builder deadline(Duration deadline) {
-			this.deadline = PolicyChecks.positive("deadline", deadline);
-			return this;
-		}
-
-		/**
-		 * Sets the longest one attempt may take.
-		 * @param attemptTimeout a positive duration
-		 * @return this builder
-		 * @throws IllegalArgumentException if not positive
-		 */
-		public Builder attemptTimeout(Duration attemptTimeout) {
-			this.attemptTimeout = PolicyChecks.positive("attemptTimeout", attemptTimeout);
-			return this;
-		}
-
-		/**
-		 * Sets the shortest attempt worth making.
-		 * @param minAttemptTime a non-negative duration
-		 * @return this builder
-		 * @throws IllegalArgumentException if negative
-		 */
-		public Builder minAttemptTime(Duration minAttemptTime) {
-			this.minAttemptTime = PolicyChecks.nonNegative("minAttemptTime", minAttemptTime);
-			return this;
-		}
-
-		/**
-		 * Sets the part of the deadline kept back from attempts.
-		 * @param deadlineReserve a non-negative duration
-		 * @return this builder
-		 * @throws IllegalArgumentException if negative
-		 */
-		public Builder deadlineReserve(Duration deadlineReserve) {
-			this.deadlineReserve = PolicyChecks.nonNegative("deadlineReserve", deadlineReserve);
-			return this;
-		}
-
-		/**
-		 * Sets the most waiting between attempts one operation may do.
-		 * @param totalWait a non-negative duration
-		 * @return this builder
-		 * @throws IllegalArgumentException if negative
-		 */
-		public Builder totalWait(Duration totalWait) {
-			this.totalWait = PolicyChecks.nonNegative("totalWait", totalWait);
-			return this;
-		}
-
-		/**
-		 * Sets the statuses the default classifier retries (replacing the defaults).
-		 * @param statuses 4xx and 5xx codes
-		 * @return this builder
-		 * @throws IllegalArgumentException if a status is outside 400–599
-		 */
-		public Builder retryableStatuses(Collection<Integer> statuses) {
-			this.retryableStatuses = PolicyChecks.statuses(statuses);
-			return this;
-		}
-
-		/**
-		 * Sets the methods replayed without an idempotency key (replacing the defaults); names are upper-cased.
-		 * @param methods method names
-		 * @return this builder
-		 * @throws IllegalArgumentException if a name is blank or not an HTTP token
-		 */
-		public Builder retryableMethods(Collection<String> methods) {
-			this.retryableMethods = PolicyChecks.methods(methods);
-			return this;
-		}
-
-		/**
-		 * Sets the request header carrying the idempotency key.
-		 * @param idempotencyKeyHeader an HTTP field name
-		 * @return this builder
-		 * @throws IllegalArgumentException if blank or not an HTTP token
-		 */
-		public Builder idempotencyKeyHeader(String idempotencyKeyHeader) {
-			this.idempotencyKeyHeader = PolicyChecks.fieldName(idempotencyKeyHeader);
-			return this;
-		}
-
-		/**
-		 * Sets how a {@code Retry-After} floor becomes a wait.
-		 * @param hintMode the mode
-		 * @return this builder
-		 */
-		public Builder hintMode(HintMode hintMode) {
-			this.hintMode = Objects.requireNonNull(hintMode, "hintMode");
-			return this;
-		}
-
-		/**
-		 * Sets the largest hinted wait in {@link HintMode#CAPPED} mode.
-		 * @param hintCap a non-negative duration
-		 * @return this builder
-		 * @throws IllegalArgumentException if negative
-		 */
-		public Builder hintCap(Duration hintCap) {
-			this.hintCap = PolicyChecks.nonNegative("hintCap", hintCap);
-			return this;
-		}
-
-		/**
-		 * Sets the fallback backoff.
-		 * @param backoff the backoff
-		 * @return this builder
-		 */
-		public Builder backoff(Backoff backoff) {
-			this.backoff = Objects.requireNonNull(backoff, "backoff");
-			return this;
-		}
-
-		/**
-		 * Sets the planner's options.
-		 * @param planner the options
-		 * @return this builder
-		 */
-		public Builder planner(PlannerOptions planner) {
-			this.planner = Objects.requireNonNull(planner, "planner");
-			return this;
-		}
-
-		/**
-		 * Sets whether the measured round trip counts in the response's age.
-		 * @param subtractRoundTrip whether to subtract it
-		 * @return this builder
-		 */
-		public Builder subtractRoundTrip(boolean subtractRoundTrip) {
-			this.subtractRoundTrip = subtractRoundTrip;
-			return this;
-		}
-
-		/**
-		 * Sets how requests are paced per provider.
-		 * @param pacing the pacing settings; {@link PacingSettings#OFF} for none
-		 * @return this builder
-		 */
-		public Builder pacing(PacingSettings pacing) {
-			this.pacing = Objects.requireNonNull(pacing, "pacing");
-			return this;
-		}
-
-		/**
-		 * Sets whether a retry the provider asked for, held by its gate, draws on the retry budget.
-		 * @param hintedRetries {@link HintedRetries#PACED} (the default) or {@link HintedRetries#TOKENS}
-		 * @return this builder
-		 */
-		public Builder hintedRetries(HintedRetries hintedRetries) {
-			this.hintedRetries = Objects.requireNonNull(hintedRetries, "hintedRetries");
-			return this;
-		}
-
-		/**
-		 * Sets the provider's conventions: refusals retried for any method, the attempt header.
-		 * @param conventions the conventions; {@link ProviderConventions#NONE} for none
-		 * @return this builder
-		 */
-		public Builder conventions(ProviderConventions conventions) {
-			this.conventions = Objects.requireNonNull(conventions, "conventions");
-			return this;
-		}
-
-		/**
-		 * Sets the classifier, replacing the default one over the retryable statuses.
-		 * @param classifier the classifier, or {@code null} to go back to the default
-		 * @return this builder
-		 */
-		public Builder classifier(ResponseClassifier classifier) {
-			this.classifier = classifier;
-			return this;
-		}
-
-		/**
-		 * Builds the policy, checking the settings against each other.
-		 * @return the policy
-		 * @throws IllegalArgumentException if {@code minAttemptTime + deadlineReserve} leaves nothing of the deadline
-		 */
-		public RetryPolicy build() {
-			PolicyChecks.leavesAnAttempt(this.minAttemptTime, this.deadlineReserve, this.deadline);
-			return new RetryPolicy(this);
-		}
-
 	}
 
 }

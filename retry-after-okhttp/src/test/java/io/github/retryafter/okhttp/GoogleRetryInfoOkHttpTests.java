@@ -21,6 +21,7 @@ import io.github.retryafter.engine.ProviderProfile;
 import io.github.retryafter.engine.RetryEngine;
 import io.github.retryafter.engine.RetryListener;
 import io.github.retryafter.engine.RetryPolicy;
+import io.github.retryafter.engine.RetryPolicyBuilder;
 import io.github.retryafter.okhttp.LoopbackServer.Answer;
 import io.github.retryafter.okhttp.LoopbackServer.Seen;
 import io.github.retryafter.test.FakeClock;
@@ -104,7 +105,7 @@ class GoogleRetryInfoOkHttpTests {
 		return client(RetryPolicy.builder());
 	}
 
-	private OkHttpClient client(RetryPolicy.Builder policy) {
+	private OkHttpClient client(RetryPolicyBuilder policy) {
 		ProviderProfile gemini = ProviderProfile.GEMINI;
 		RetryEngine engine = RetryEngine.builder()
 			.policy(policy.hintMode(HintMode.EXACT)

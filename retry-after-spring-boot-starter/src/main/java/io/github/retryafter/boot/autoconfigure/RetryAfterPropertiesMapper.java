@@ -30,6 +30,7 @@ import io.github.retryafter.engine.OperationSpec;
 import io.github.retryafter.engine.ProviderConventions;
 import io.github.retryafter.engine.ProviderProfile;
 import io.github.retryafter.engine.RetryPolicy;
+import io.github.retryafter.engine.RetryPolicyBuilder;
 import io.github.retryafter.pacing.PacingSettings;
 
 /**
@@ -203,7 +204,7 @@ final class RetryAfterPropertiesMapper {
 	/** Lays one property set over the draft: only the values it sets. */
 	private void apply(Layer layer, Draft draft) {
 		PolicyProperties p = layer.properties();
-		RetryPolicy.Builder policy = draft.policy;
+		RetryPolicyBuilder policy = draft.policy;
 		this.map.from(p::getMaxAttempts).to(layer.named("max-attempts", policy::maxAttempts));
 		this.map.from(p::getDeadline).to(layer.named("deadline", policy::deadline));
 		this.map.from(p::getAttemptTimeout).to(layer.named("attempt-timeout", (timeout) -> {
@@ -326,7 +327,7 @@ final class RetryAfterPropertiesMapper {
 	/** One provider's settings while the layers are laid over each other. Not thread-safe. */
 	private static final class Draft {
 
-		final RetryPolicy.Builder policy = RetryPolicy.builder();
+		final RetryPolicyBuilder policy = RetryPolicy.builder();
 
 		final PlannerOptions.Builder planner = PlannerOptions.builder().maxWait(DEFAULT_MAX_WAIT);
 
