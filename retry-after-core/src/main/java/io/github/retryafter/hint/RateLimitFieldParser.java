@@ -51,21 +51,12 @@ final class RateLimitFieldParser {
 			return RateLimitFields.NONE;
 		}
 		for (Family family : STANDARD_FAMILIES) {
-			if (present(hints, family)) {
+			if (family.presentIn(hints)) {
 				Reader reader = new Reader(hints, family);
 				return (family == Family.IETF) ? reader.structured() : reader.trio();
 			}
 		}
 		return RateLimitFields.NONE;
-	}
-
-	private static boolean present(ResponseHints hints, Family family) {
-		for (String name : family.fields()) {
-			if (!hints.lines(name).isEmpty()) {
-				return true;
-			}
-		}
-		return false;
 	}
 
 	/** One reading: the numbers found so far and the problems. Confined to one call. */

@@ -261,6 +261,16 @@ public record RateLimitFields(OptionalDouble quota, OptionalLong remaining, Opti
 			return this.fields;
 		}
 
+		/** Whether any of this family's fields is on the response. */
+		boolean presentIn(ResponseHints hints) {
+			for (String name : this.fields) {
+				if (!hints.lines(name).isEmpty()) {
+					return true;
+				}
+			}
+			return false;
+		}
+
 	}
 
 	/**

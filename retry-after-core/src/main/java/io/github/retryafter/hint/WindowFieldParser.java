@@ -41,22 +41,13 @@ final class WindowFieldParser {
 	 * @return what it announces; empty when no vendor family is read or present
 	 */
 	static Optional<RateLimitFields> read(ResponseHints hints, HintFields fields) {
-		if (fields.reads(HintField.OPENAI_WINDOWS) && present(hints, Family.OPENAI)) {
+		if (fields.reads(HintField.OPENAI_WINDOWS) && Family.OPENAI.presentIn(hints)) {
 			return Optional.of(new Reader(hints, Family.OPENAI).read(OPENAI_WINDOWS));
 		}
-		if (fields.reads(HintField.ANTHROPIC_WINDOWS) && present(hints, Family.ANTHROPIC)) {
+		if (fields.reads(HintField.ANTHROPIC_WINDOWS) && Family.ANTHROPIC.presentIn(hints)) {
 			return Optional.of(new Reader(hints, Family.ANTHROPIC).read(ANTHROPIC_WINDOWS));
 		}
 		return Optional.empty();
-	}
-
-	private static boolean present(ResponseHints hints, Family family) {
-		for (String name : family.fields()) {
-			if (!hints.lines(name).isEmpty()) {
-				return true;
-			}
-		}
-		return false;
 	}
 
 	/** One reading: the problems found so far. Confined to one call. */

@@ -2,12 +2,8 @@ package io.github.retryafter.boot.httpservice;
 
 import java.util.Objects;
 
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
-
 import org.springframework.web.client.RestClient;
 import org.springframework.web.client.support.RestClientHttpServiceGroupConfigurer;
-import org.springframework.web.service.registry.HttpServiceGroup;
 
 /**
  * Gives the {@code RestClient} of each HTTP service group that maps to a provider ({@link ServiceGroupProviders}) a
@@ -15,8 +11,6 @@ import org.springframework.web.service.registry.HttpServiceGroup;
  * The interceptor itself reaches the group's client as every {@code RestClientCustomizer} does. Thread-safe.
  */
 public final class RetryAfterRestClientHttpServiceGroupConfigurer implements RestClientHttpServiceGroupConfigurer {
-
-	private static final Log logger = LogFactory.getLog(RetryAfterRestClientHttpServiceGroupConfigurer.class);
 
 	private final ServiceGroupProviders providers;
 
@@ -30,21 +24,8 @@ public final class RetryAfterRestClientHttpServiceGroupConfigurer implements Res
 
 	@Override
 	public void configureGroups(Groups<RestClient.Builder> groups) {
-		groups.forEachClient(this::configure);
-	}
-
-	private void configure(HttpServiceGroup group, RestClient.Builder builder) {
-		this.providers.defaultAttributes(group.name()).ifPresent((attributes) -> {
-			log(group);
-			builder.defaultRequest((request) -> request.attributes(attributes));
-		});
-	}
-
-	private void log(HttpServiceGroup group) {
-		if (logger.isDebugEnabled()) {
-			logger.debug("HTTP service group '" + group.name() + "' uses provider '"
-					+ this.providers.providerOf(group.name()).orElseThrow() + "'");
-		}
+		groups.forEachClient((group, builder) -> this.providers.configure(group.name(),
+				(attributes) -> builder.defaultRequest((request) -> request.attributes(attributes))));
 	}
 
 }

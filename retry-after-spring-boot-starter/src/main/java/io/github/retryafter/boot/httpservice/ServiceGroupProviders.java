@@ -9,6 +9,9 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Consumer;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
 import io.github.retryafter.NearestName;
 import io.github.retryafter.boot.RetryAfterAttributes;
 import io.github.retryafter.engine.OperationSpec;
@@ -21,6 +24,8 @@ import io.github.retryafter.engine.OperationSpec;
  * Immutable and thread-safe.
  */
 public final class ServiceGroupProviders {
+
+	private static final Log logger = LogFactory.getLog(ServiceGroupProviders.class);
 
 	private final Map<String, String> listed;
 
@@ -72,6 +77,22 @@ public final class ServiceGroupProviders {
 	public Optional<Consumer<Map<String, Object>>> defaultAttributes(String group) {
 		return providerOf(group).map((provider) -> (attributes) -> attributes.putIfAbsent(RetryAfterAttributes.PROVIDER,
 				provider));
+	}
+
+	/**
+	 * Gives a group's client, when the group maps to a provider, a default request that names it: what both
+	 * clients' group configurers do, each through its own builder.
+	 * @param group the group's name
+	 * @param defaultRequestAttributes sets what the group's client does to each request's attributes
+	 */
+	public void configure(String group, Consumer<Consumer<Map<String, Object>>> defaultRequestAttributes) {
+		defaultAttributes(group).ifPresent((attributes) -> {
+			if (logger.isDebugEnabled()) {
+				logger.debug("HTTP service group '" + group + "' uses provider '" + providerOf(group).orElseThrow()
+						+ "'");
+			}
+			defaultRequestAttributes.accept(attributes);
+		});
 	}
 
 }

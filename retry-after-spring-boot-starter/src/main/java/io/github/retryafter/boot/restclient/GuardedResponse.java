@@ -5,8 +5,6 @@ import java.io.InputStream;
 import java.time.Duration;
 import java.util.List;
 
-import org.springframework.http.HttpHeaders;
-import org.springframework.http.HttpStatusCode;
 import org.springframework.http.client.ClientHttpResponse;
 import org.springframework.util.ClassUtils;
 
@@ -26,14 +24,12 @@ import io.github.retryafter.HeaderSource;
  * Used by one thread at a time, like any {@link ClientHttpResponse}; the guard's watchdog reaches it only under the
  * guard's lock.
  */
-final class GuardedResponse implements ClientHttpResponse, HeaderSource {
+final class GuardedResponse extends DelegatingResponse implements HeaderSource {
 
 	private static final boolean HTTP_COMPONENTS_PRESENT = ClassUtils.isPresent(
 			"org.apache.hc.core5.http.io.EofSensorInputStream", GuardedResponse.class.getClassLoader());
 
 	private static final int DRAIN_BUFFER = 4096;
-
-	private final ClientHttpResponse response;
 
 	private final AttemptGuard guard;
 
@@ -43,23 +39,8 @@ final class GuardedResponse implements ClientHttpResponse, HeaderSource {
 	private InputStream body;
 
 	GuardedResponse(ClientHttpResponse response, AttemptGuard guard) {
-		this.response = response;
+		super(response);
 		this.guard = guard;
-	}
-
-	@Override
-	public HttpStatusCode getStatusCode() throws IOException {
-		return this.response.getStatusCode();
-	}
-
-	@Override
-	public String getStatusText() throws IOException {
-		return this.response.getStatusText();
-	}
-
-	@Override
-	public HttpHeaders getHeaders() {
-		return this.response.getHeaders();
 	}
 
 	/** The response's header fields, for the engine: the response itself is its header source. */
