@@ -6,6 +6,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -91,16 +92,24 @@ public final class AsyncRetryLoop {
 		Runnable schedule(Runnable task, long delayNanos);
 
 		/**
-		 * Returns a timer whose tasks are {@link CompletableFuture#delayedExecutor delayed tasks} run on
-		 * {@code executor}. A task cannot be withdrawn; one that runs after its wait ended does nothing.
+		 * Returns a timer whose tasks are {@link CompletableFuture#delayedExecutor delayed} and then run on
+		 * {@code executor}; on the delaying thread itself when {@code executor} refuses them (it was shut down), so
+		 * that a wait always ends. A task cannot be withdrawn; one that runs after its wait ended does nothing.
+		 * Each pending task holds its operation until its instant, at the latest the operation's deadline.
 		 * @param executor runs each step after a wait (the client's executor, for example)
 		 * @return the timer
 		 */
 		static Timer delayed(Executor executor) {
 			Objects.requireNonNull(executor, "executor");
 			return (task, delayNanos) -> {
-				CompletableFuture.delayedExecutor(Math.max(1, delayNanos), TimeUnit.NANOSECONDS, executor)
-					.execute(task);
+				CompletableFuture.delayedExecutor(Math.max(1, delayNanos), TimeUnit.NANOSECONDS).execute(() -> {
+					try {
+						executor.execute(task);
+					}
+					catch (RejectedExecutionException ex) {
+						task.run();
+					}
+				});
 				return NOTHING;
 			};
 		}
@@ -316,9 +325,19 @@ public final class AsyncRetryLoop {
 			}
 		}
 
+		/** Arms the timer for what is left; a timer that refuses ends the operation with its failure. */
 		private void schedule() {
 			long left = this.notBeforeNanos - this.run.loop.ticker.read();
-			this.withdraw = this.run.loop.timer.schedule(this, Math.max(1, left));
+			try {
+				this.withdraw = this.run.loop.timer.schedule(this, Math.max(1, left));
+			}
+			catch (RuntimeException ex) {
+				if (this.ended.compareAndSet(false, true)) {
+					this.run.operation.cancellation().removeCallback(this.onCancel);
+					this.run.operation.cancel();
+					this.run.fail(ex);
+				}
+			}
 		}
 
 		/** The timer fired: re-armed if early, else the wait ends. */

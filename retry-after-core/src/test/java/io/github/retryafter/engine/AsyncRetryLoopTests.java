@@ -102,6 +102,30 @@ class AsyncRetryLoopTests {
 		assertThat(script.events).containsExactly("discard 404 within PT0S");
 	}
 
+	@Test
+	void aTimerThatRefusesEndsTheOperationWithItsFailureInsteadOfHanging() {
+		Script script = new Script(this.sim, 503, 200);
+		AsyncRetryLoop refusing = AsyncRetryLoop.of(this.sim.clock, (task, delayNanos) -> {
+			throw new java.util.concurrent.RejectedExecutionException("timer shut down");
+		});
+		RetryOperation operation = engine().start(OperationSpec.of("GET"));
+		CompletableFuture<String> result = refusing.run(operation, script);
+		assertThat(result).isCompletedExceptionally();
+		assertThat(result.handle((value, failure) -> failure).join())
+			.isInstanceOf(java.util.concurrent.RejectedExecutionException.class);
+		assertThat(operation.outcome()).contains(Outcome.CANCELLED);
+		assertThat(script.sentAt).hasSize(1);
+	}
+
+	@Test
+	void theDelayedTimerRunsATaskTheClosedExecutorRefusesOnItsOwnThread() throws Exception {
+		java.util.concurrent.ExecutorService closed = java.util.concurrent.Executors.newSingleThreadExecutor();
+		closed.shutdown();
+		CompletableFuture<String> ran = new CompletableFuture<>();
+		AsyncRetryLoop.Timer.delayed(closed).schedule(() -> ran.complete("ran"), 1);
+		assertThat(ran.get(5, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo("ran");
+	}
+
 	private RetryEngine engine() {
 		return this.sim.engine(RetryPolicy.DEFAULTS, ScriptedRandom.of(0.5, 0.5, 0.5, 0.5, 0.5));
 	}
