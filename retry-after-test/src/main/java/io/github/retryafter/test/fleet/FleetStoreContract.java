@@ -291,6 +291,24 @@ public abstract class FleetStoreContract {
 	}
 
 	@Test
+	void aClaimForAnInstantAheadOfTheProvidersCooldownYieldsToAClaimOfThatCooldown() {
+		FleetStore a = join("a");
+		FleetStore b = join("b");
+		long instant = a.extendCooldown("default", Duration.ofSeconds(2), CAP).orElseThrow().until().getAsLong();
+		// what a claim made before the store's clock stepped back by a minute looks like after the step
+		long ahead = instant + Duration.ofMinutes(1).toNanos() / 1000;
+		assertThat(a.claimProbe("default", ahead, Duration.ofSeconds(10)).orElseThrow().claimant())
+			.isEqualTo(Claimant.THIS_INSTANCE);
+		ProbeClaim theirs = b.claimProbe("default", instant, Duration.ofSeconds(10)).orElseThrow();
+		assertThat(theirs.claimant()).as("the claim of the fleet's cooldown replaces it").isEqualTo(Claimant.THIS_INSTANCE);
+		assertThat(theirs.instant()).isEqualTo(instant);
+		assertThat(a.claimProbe("default", instant, Duration.ofSeconds(10)).orElseThrow().claimant())
+			.as("one claim for that instant").isEqualTo(Claimant.ANOTHER_INSTANCE);
+		assertThat(a.claimProbe("default", instant - 1, Duration.ofSeconds(10)).orElseThrow().claimant())
+			.as("an earlier instant's claim still does not replace it").isEqualTo(Claimant.ANOTHER_INSTANCE);
+	}
+
+	@Test
 	void anAdmittedProbeMarksItsClaimAndEndsThatCooldownAndAnAnsweredOneRemovesIt() {
 		FleetStore a = join("a");
 		FleetStore b = join("b");

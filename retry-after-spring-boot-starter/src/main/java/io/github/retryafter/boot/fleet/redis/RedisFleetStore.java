@@ -263,7 +263,8 @@ public final class RedisFleetStore implements FleetStore, AutoCloseable {
 	@Override
 	public Optional<ProbeClaim> claimProbe(String provider, long instant, Duration lease) {
 		Optional<List<Object>> reply = this.fleet.execute(FleetScript.CLAIM_PROBE,
-				new byte[][] { this.fleet.key("probe", provider) }, this.fleet.instanceId(), number(instant),
+				new byte[][] { this.fleet.key("probe", provider), this.fleet.key("cooldown", provider) },
+				this.fleet.instanceId(), number(instant),
 				number(Math.max(1, lease.toNanos() / 1000) / 1000));
 		return reply.map((values) -> {
 			Optional<String> owner = Replies.text(values, 0);
