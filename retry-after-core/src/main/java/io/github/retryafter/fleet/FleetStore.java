@@ -56,10 +56,12 @@ public interface FleetStore {
 
 	/**
 	 * Takes one token from {@code provider}'s bucket and one from {@code global}, or neither. A missing bucket is full;
-	 * a bucket regains its floor per second on the store's clock, never beyond its capacity.
+	 * a bucket regains its floor per second on the store's clock, never beyond its capacity. Nothing is taken when
+	 * either bucket is invalid.
 	 * @param provider the provider's bucket
 	 * @param global the global bucket
-	 * @return whether both were taken, with both levels after it; empty when the store did not answer
+	 * @return whether both were taken, with both levels after it (a level empty when its key is not the fleet's);
+	 * empty when the store did not answer
 	 */
 	Optional<Acquired> acquire(FleetBucket provider, FleetBucket global);
 

@@ -218,9 +218,8 @@ enum FleetScript {
 	 * claim whose owner went away stops holding anyone. A claim for a later instant yields to a claim of the provider's
 	 * cooldown instant when its own is not that instant: it was made before Redis's clock stepped back (a failover), and
 	 * would otherwise answer every claim until the clock passes its instant. KEYS: the probe key, the provider's cooldown
-	 * key. ARGV: instance id, the cooldown's instant
-	 * (Redis microseconds), lease ms. Returns {owner, instant, Redis now}, or {@value #BAD} when the key is not the fleet's (it is
-	 * then left alone, and the caller probes for itself). The owner is {@value #ADMITTED} when that instant's probe was
+	 * key. ARGV: instance id, the cooldown's instant (Redis microseconds), lease ms. Returns {owner, instant, Redis
+	 * now}, or {@value #BAD} when the key is not the fleet's (it is then left alone, and the caller probes for itself). The owner is {@value #ADMITTED} when that instant's probe was
 	 * already admitted by the provider ({@link #END_PROBE}).
 	 */
 	CLAIM_PROBE(Lua.PROBES + """

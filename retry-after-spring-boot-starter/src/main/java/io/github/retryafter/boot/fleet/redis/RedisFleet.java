@@ -33,7 +33,8 @@ import io.github.retryafter.fleet.FleetWorker;
  * (connect, load the scripts, one round trip) and the members' heartbeat. What is not Redis is the core's: the
  * {@link FleetRuntime} (fallback and rejoin, the members' count, the participants) on a {@link FleetWorker} (one
  * background thread, {@code retry-after-fleet}, that runs the handed-over tasks and ticks every flush interval).
- * {@link #execute} never runs on a thread the {@code mayBlock} check refuses; a timeout or failure falls back. Thread-safe.
+ * {@link #execute} never runs on a thread the {@code mayBlock} check refuses; a timeout or failure falls back.
+ * Thread-safe.
  */
 public final class RedisFleet implements FleetStatusProvider, FleetLink, AutoCloseable {
 
