@@ -51,11 +51,10 @@ class HouseRulesTests {
 	static final int MAX_METHOD_LINES = 60;
 
 	/**
-	 * Files over the limit today, as paths from the repository's root: each is several jobs in one room (the Redis
-	 * store's I/O and the fleet runtime that is not Redis), to be split, not squeezed.
+	 * Files over the limit today, as paths from the repository's root: each is several jobs in one room, to be split,
+	 * not squeezed. None today: keep it so.
 	 */
-	static final Set<String> LONG_FILES = Set.of(
-			"retry-after-spring-boot-starter/src/main/java/io/github/retryafter/boot/fleet/redis/RedisFleet.java");
+	static final Set<String> LONG_FILES = Set.of();
 
 	/** Methods over the limit today, as {@code Type.method}. */
 	static final Set<String> LONG_METHODS = Set.of();

@@ -23,6 +23,9 @@ final class FleetBacklogs {
 
 	private final FleetStore store;
 
+	// the store's runtime: whether it is shared now, the fleet's size, the store's thread, the key fallbacks
+	private final FleetRuntime runtime;
+
 	private final Ticker ticker;
 
 	private final List<CooldownEntry> order;
@@ -33,6 +36,7 @@ final class FleetBacklogs {
 			Duration flushInterval) {
 		this.cooldown = cooldown;
 		this.store = store;
+		this.runtime = store.runtime();
 		this.ticker = ticker;
 		this.order = order;
 		// how long an instance that went away counts as having a backlog: ten flush intervals, at least 250 ms
@@ -83,10 +87,10 @@ final class FleetBacklogs {
 		entry.reported = entry.reporting;
 		entry.backlogged = sums.map((fleet) -> (int) Math.min(Integer.MAX_VALUE, fleet.instances())).orElse(0);
 		if (sums.isEmpty() && entry.backlogBad.compareAndSet(false, true)) {
-			this.store.keyInvalid(FleetStore.ProviderKey.BACKLOG, entry.provider);
+			this.runtime.keys().keyInvalid(FleetStore.ProviderKey.BACKLOG, entry.provider);
 		}
 		else if (sums.isPresent() && entry.backlogBad.compareAndSet(true, false)) {
-			this.store.keyValid(FleetStore.ProviderKey.BACKLOG, entry.provider);
+			this.runtime.keys().keyValid(FleetStore.ProviderKey.BACKLOG, entry.provider);
 		}
 		if (sums.isPresent() && entry.reported && queued > 0 && sums.get().queued() > 0 && sums.get().rate() > 0) {
 			double part = Math.min(1.0, queued / (double) sums.get().queued());
@@ -97,7 +101,7 @@ final class FleetBacklogs {
 
 	/** Sets each gate's share of its provider, and its probe arbiter. */
 	void share() {
-		int instances = this.store.instances();
+		int instances = this.runtime.instances();
 		for (CooldownEntry entry : this.order) {
 			this.cooldown.gate(entry).ifPresent((gate) -> {
 				int sharing = (entry.reported && entry.backlogged > 0) ? Math.min(entry.backlogged, instances) : instances;

@@ -26,6 +26,9 @@ final class FleetProbes {
 
 	private final FleetStore store;
 
+	// the store's runtime: whether it is shared now, the fleet's size, the store's thread, the key fallbacks
+	private final FleetRuntime runtime;
+
 	private final Ticker ticker;
 
 	private final List<CooldownEntry> order;
@@ -39,6 +42,7 @@ final class FleetProbes {
 		this.mayBlock = mayBlock;
 		this.cooldown = cooldown;
 		this.store = store;
+		this.runtime = store.runtime();
 		this.ticker = ticker;
 		this.order = order;
 		this.providers = providers;
@@ -50,14 +54,14 @@ final class FleetProbes {
 	 * the fleet's: this instance probes for itself.
 	 */
 	void request(CooldownEntry entry, FleetGate gate) {
-		Duration within = this.store.answerWithin();
+		Duration within = this.runtime.answerWithin();
 		if (within.isZero() || !this.mayBlock.getAsBoolean()) {
-			this.store.submit(() -> claim(entry, gate));
+			this.runtime.submit(() -> claim(entry, gate));
 			return;
 		}
 		// a thread that may block waits for the claim (one script call), bounded: its request then goes at once
 		CountDownLatch answered = new CountDownLatch(1);
-		this.store.submit(() -> {
+		this.runtime.submit(() -> {
 			try {
 				claim(entry, gate);
 			}
@@ -76,7 +80,7 @@ final class FleetProbes {
 	/** Claims the probe after the fleet's latest cooldown of {@code entry}'s provider, on the store's thread. */
 	private void claim(CooldownEntry entry, FleetGate gate) {
 		long until = entry.fleetUntil;
-		if (!this.store.shared() || until == NONE) {
+		if (!this.runtime.shared() || until == NONE) {
 			gate.probeGranted();
 			return;
 		}

@@ -50,6 +50,9 @@ public final class FleetRetryBudget implements RetryBudget, FleetStore.Participa
 
 	private final FleetStore store;
 
+	// the store's runtime: whether it is shared now, the fleet's size, the store's thread, the key fallbacks
+	private final FleetRuntime runtime;
+
 	private final Ticker ticker;
 
 	private final BooleanSupplier mayBlock;
@@ -74,6 +77,7 @@ public final class FleetRetryBudget implements RetryBudget, FleetStore.Participa
 	FleetRetryBudget(FleetStore store, BudgetSettings global, Map<String, BudgetSettings> providers, Ticker ticker,
 			int maxOrigins, BooleanSupplier mayBlock) {
 		this.store = store;
+		this.runtime = store.runtime();
 		this.ticker = ticker;
 		this.mayBlock = mayBlock;
 		this.globalSettings = global;
@@ -90,7 +94,7 @@ public final class FleetRetryBudget implements RetryBudget, FleetStore.Participa
 			.maxOrigins(maxOrigins);
 		providers.forEach(local::provider);
 		this.unconfigured = local.build();
-		store.register(this);
+		this.runtime.register(this);
 	}
 
 	/**
@@ -121,7 +125,7 @@ public final class FleetRetryBudget implements RetryBudget, FleetStore.Participa
 			return true;
 		}
 		boolean mayBlock = this.mayBlock.getAsBoolean();
-		if (shared(bucket) && !mayBlock && this.store.instances() > 1) {
+		if (shared(bucket) && !mayBlock && this.runtime.instances() > 1) {
 			// no round trip on an event loop, and other instances share the bucket: ask the fleet for a token and let
 			// the retry wait for it (alone, an instance's share is the whole bucket, and it decides on it at once)
 			this.leases.want(bucket);
@@ -139,7 +143,7 @@ public final class FleetRetryBudget implements RetryBudget, FleetStore.Participa
 			}
 		}
 		boolean taken = takeLocally(bucket);
-		if (taken && this.store.shared()) {
+		if (taken && this.runtime.shared()) {
 			requestFlush();
 		}
 		return taken;
@@ -199,7 +203,7 @@ public final class FleetRetryBudget implements RetryBudget, FleetStore.Participa
 					this.global.estimate(now) + pooled);
 		}
 		synchronized (this.lock) {
-			int instances = this.store.instances();
+			int instances = this.runtime.instances();
 			return Math.min(bucket.share(now, instances), this.global.share(now, instances)) + pooled;
 		}
 	}
@@ -268,11 +272,11 @@ public final class FleetRetryBudget implements RetryBudget, FleetStore.Participa
 	@Override
 	public double globalTokens() {
 		long now = this.ticker.read();
-		if (this.store.shared() && !this.global.bad.get()) {
+		if (this.runtime.shared() && !this.global.bad.get()) {
 			return this.global.estimate(now);
 		}
 		synchronized (this.lock) {
-			return this.global.share(now, this.store.instances());
+			return this.global.share(now, this.runtime.instances());
 		}
 	}
 
@@ -289,11 +293,11 @@ public final class FleetRetryBudget implements RetryBudget, FleetStore.Participa
 			return this.unconfigured.providerTokens(provider);
 		}
 		long now = this.ticker.read();
-		if (this.store.shared() && !bucket.bad.get()) {
+		if (this.runtime.shared() && !bucket.bad.get()) {
 			return bucket.estimate(now);
 		}
 		synchronized (this.lock) {
-			return bucket.share(now, this.store.instances());
+			return bucket.share(now, this.runtime.instances());
 		}
 	}
 
@@ -352,7 +356,7 @@ public final class FleetRetryBudget implements RetryBudget, FleetStore.Participa
 			if (!applied) {
 				// not sent, or not applied to a key that is not valid: this instance keeps what it gained and owes
 				synchronized (this.lock) {
-					int instances = this.store.instances();
+					int instances = this.runtime.instances();
 					bucket.share(now, instances);
 					bucket.debt += debts[i];
 					bucket.gain(gained[i], instances);
@@ -389,7 +393,7 @@ public final class FleetRetryBudget implements RetryBudget, FleetStore.Participa
 
 	/** Whether decisions for {@code bucket} go to the store: it is shared and both keys are valid. */
 	boolean shared(SharedBucket bucket) {
-		return this.store.shared() && !bucket.bad.get() && !this.global.bad.get();
+		return this.runtime.shared() && !bucket.bad.get() && !this.global.bad.get();
 	}
 
 	/**
@@ -399,15 +403,15 @@ public final class FleetRetryBudget implements RetryBudget, FleetStore.Participa
 	boolean read(SharedBucket bucket, OptionalDouble tokens, long now) {
 		if (tokens.isEmpty()) {
 			if (bucket.bad.compareAndSet(false, true)) {
-				this.store.bucketInvalid(bucket.id);
+				this.runtime.keys().bucketInvalid(bucket.id);
 			}
 			return false;
 		}
 		if (bucket.bad.compareAndSet(true, false)) {
-			this.store.bucketValid(bucket.id);
+			this.runtime.keys().bucketValid(bucket.id);
 		}
 		synchronized (this.lock) {
-			bucket.read(tokens.getAsDouble(), now, this.store.instances());
+			bucket.read(tokens.getAsDouble(), now, this.runtime.instances());
 		}
 		return true;
 	}
@@ -415,7 +419,7 @@ public final class FleetRetryBudget implements RetryBudget, FleetStore.Participa
 	private boolean takeLocally(SharedBucket bucket) {
 		long now = this.ticker.read();
 		synchronized (this.lock) {
-			int instances = this.store.instances();
+			int instances = this.runtime.instances();
 			if (bucket.share(now, instances) < 1 || this.global.share(now, instances) < 1) {
 				return false;
 			}
@@ -430,7 +434,7 @@ public final class FleetRetryBudget implements RetryBudget, FleetStore.Participa
 	private void gainLocally(SharedBucket bucket, double providerAmount, double globalAmount) {
 		long now = this.ticker.read();
 		synchronized (this.lock) {
-			int instances = this.store.instances();
+			int instances = this.runtime.instances();
 			bucket.share(now, instances);
 			this.global.share(now, instances);
 			bucket.gain(providerAmount, instances);
@@ -440,9 +444,9 @@ public final class FleetRetryBudget implements RetryBudget, FleetStore.Participa
 
 	void requestFlush() {
 		if (this.flushRequested.compareAndSet(false, true)) {
-			this.store.submit(() -> {
+			this.runtime.submit(() -> {
 				this.flushRequested.set(false);
-				if (this.store.shared()) {
+				if (this.runtime.shared()) {
 					sync();
 				}
 			});
@@ -452,7 +456,7 @@ public final class FleetRetryBudget implements RetryBudget, FleetStore.Participa
 	@Override
 	public String toString() {
 		return "FleetRetryBudget[store=" + this.store + ", global=" + this.globalSettings + ", providers="
-				+ this.providers.keySet() + ", shared=" + this.store.shared() + "]";
+				+ this.providers.keySet() + ", shared=" + this.runtime.shared() + "]";
 	}
 
 }

@@ -8,73 +8,45 @@ import java.util.OptionalDouble;
 import java.util.OptionalLong;
 
 /**
- * One instance's link to the store a fleet of instances shares (Redis, or {@link InMemoryFleetStore}), and the
- * operations on the shared state that the store runs <b>atomically, on its own clock</b>: whatever the instances'
- * clocks say, a bucket's refill is computed from the store's and a cooldown is an instant on the store's clock (in
- * microseconds, {@code 0} for none). The algorithms that decide with them live once, in the core
- * ({@link FleetRetryBudget}, {@link SharedCooldown}); a store only keeps the state and does the I/O.
+ * One fleet store's I/O, as one instance of the fleet sees it: the operations on the shared state that the store runs
+ * <b>atomically, on its own clock</b> (Redis, or {@link InMemoryFleetStore}). Whatever the instances' clocks say, a
+ * bucket's refill is computed from the store's and a cooldown is an instant on the store's clock (in microseconds,
+ * {@code 0} for none). The algorithms that decide with them live once, in the core ({@link FleetRetryBudget},
+ * {@link SharedCooldown}), and so does what is not I/O: whether the store is in use, the fallback and rejoin, the
+ * members' count, the store's thread and the participants are the {@link #runtime()}'s. A store keeps the state and
+ * does the I/O.
  * <p>
- * An operation never throws: it answers empty when the store did not answer (unreachable, timed out, not
- * {@link #shared()}), and the caller then decides locally. A level in an answer is empty when the store holds a value
- * there that the fleet did not write (garbage, a wrong type): the caller decides locally for that bucket and reports
- * it ({@link #bucketInvalid}). Operations may block for at most the store's command timeout: call them on a thread
- * that may block, or from a task handed to {@link #submit}.
+ * <b>At failure.</b> An operation never throws. It answers empty at once while its runtime is not
+ * {@link FleetRuntime#shared() shared} or on a thread that {@link FleetRuntime#mayBlock() may not block}; when the
+ * store fails or does not answer within its command timeout it reports it with {@link FleetRuntime#fallBack} and
+ * answers empty (an operation that answers nothing does nothing then). The caller then decides locally. A value in an
+ * answer is empty when the store holds one there that the fleet did not write (garbage, a wrong type): the caller
+ * decides locally for that key and reports it to the runtime. Operations may block for at most the store's command
+ * timeout: call them on a thread that may block, or from a task handed to {@link FleetRuntime#submit}.
  * <p>
  * A store that can push (Redis pub/sub) also announces each cooldown an instance extended to the other instances at
  * once ({@link #onCooldown}), ahead of their next read. docs/fleet.md lists the operations with the Lua scripts that
- * do them on Redis.
+ * do them on Redis; {@code FleetStoreContract} in {@code retry-after-test} holds a store to them.
  * <p>
  * Implementations are thread-safe.
  */
 public interface FleetStore {
 
 	/**
-	 * Returns whether this instance's decisions go to the store right now: {@code false} while it connects for the
-	 * first time and while it is on its local fallback.
-	 * @return whether the store is in use
+	 * Returns this instance's runtime on this store: whether decisions go to the store now, the fleet's size, the
+	 * store's thread, the participants and the key fallbacks. The same runtime on every call.
+	 * @return the runtime
 	 */
-	boolean shared();
-
-	/**
-	 * Returns the fleet's instances, this one included, as last counted: each instance deciding locally spends this
-	 * share of a bucket's last level.
-	 * @return at least 1
-	 */
-	int instances();
-
-	/**
-	 * Runs {@code task} on the store's own thread as soon as it is free. Never blocks or parks the caller, so it may
-	 * be called on an event loop. A store that is closing drops the task.
-	 * @param task the task; may call the operations
-	 */
-	void submit(Runnable task);
-
-	/**
-	 * Returns how long a thread that may block waits for the answer to a task it {@link #submit submitted}, when the
-	 * answer lets its request go at once (which instance of the fleet probes after a cooldown): a RestClient caller
-	 * then goes without a hold, and a test on a fake clock sees no wait that Redis's real time would explain. Zero by
-	 * default: a store whose tasks someone else runs (an in-memory store in a test or the simulator) is never waited
-	 * for, and the request holds and asks again as on an event loop.
-	 * @return how long to wait, zero for not at all
-	 */
-	default Duration answerWithin() {
-		return Duration.ZERO;
-	}
-
-	/**
-	 * Registers a participant, called on the store's thread: {@link Participant#sync()} every flush interval while the
-	 * store is shared, and on each fallback and rejoin.
-	 * @param participant the participant
-	 */
-	void register(Participant participant);
+	FleetRuntime runtime();
 
 	/**
 	 * Registers a listener told of each cooldown another instance of the fleet extended ({@link #extendCooldown} that
 	 * moved the instant later), as soon as the store can push it: a store that can (Redis pub/sub) announces it when
 	 * it stores it, so the other instances need not wait for their next {@link Participant#sync()}. The sync still
 	 * reads every cooldown, and so stays the fallback for an announcement lost (a disconnect) and the only way on a
-	 * store that cannot push. An instance is never told of its own extensions. The default registers nothing: the
-	 * poll alone.
+	 * store that cannot push. An instance is never told of its own extensions. A message the store hears that is not
+	 * the fleet's is counted ({@link FleetRuntime#messageIgnored()}) and never reaches a listener. The default
+	 * registers nothing: the poll alone.
 	 * @param listener called on whatever thread the store hears an announcement on (Redis: its client's event loop),
 	 * once per announcement
 	 */
@@ -83,49 +55,13 @@ public interface FleetStore {
 	}
 
 	/**
-	 * Reports that the store holds a value at {@code bucket}'s key that the fleet did not write: counted (once per
-	 * episode: the caller reports it again only after {@link #bucketValid}) and logged.
-	 * @param bucket the bucket
-	 */
-	void bucketInvalid(FleetBucket bucket);
-
-	/**
-	 * Reports that {@code bucket}'s key holds the fleet's value again.
-	 * @param bucket the bucket
-	 */
-	void bucketValid(FleetBucket bucket);
-
-	/**
-	 * Reports that the store holds a value at a provider's {@code key} that the fleet did not write: counted (once per
-	 * episode, as {@link #bucketInvalid}) and logged.
-	 * @param key which of the provider's keys
-	 * @param provider the provider
-	 */
-	void keyInvalid(ProviderKey key, String provider);
-
-	/**
-	 * Reports that a provider's {@code key} holds the fleet's value again.
-	 * @param key which of the provider's keys
-	 * @param provider the provider
-	 */
-	void keyValid(ProviderKey key, String provider);
-
-	/**
-	 * Waits, on the calling thread and for a time the store bounds, until its first connection attempt has ended, for
-	 * a startup read; a store not connected by then falls back (counted). A store that needs no connection answers at
-	 * once.
-	 * @return whether the store is {@link #shared()} now
-	 */
-	default boolean awaitFirstConnection() {
-		return shared();
-	}
-
-	/**
 	 * Takes one token from {@code provider}'s bucket and one from {@code global}, or neither. A missing bucket is full;
-	 * a bucket regains its floor per second on the store's clock, never beyond its capacity.
+	 * a bucket regains its floor per second on the store's clock, never beyond its capacity. Nothing is taken when
+	 * either bucket is invalid.
 	 * @param provider the provider's bucket
 	 * @param global the global bucket
-	 * @return whether both were taken, with both levels after it; empty when the store did not answer
+	 * @return whether both were taken, with both levels after it (a level empty when its key is not the fleet's);
+	 * empty when the store did not answer
 	 */
 	Optional<Acquired> acquire(FleetBucket provider, FleetBucket global);
 
@@ -173,15 +109,18 @@ public interface FleetStore {
 	Optional<List<Cooldown>> readCooldowns(List<String> providers);
 
 	/**
-	 * Ends {@code provider}'s cooldown for the fleet (an operator's reset).
+	 * Ends {@code provider}'s cooldown for the fleet (an operator's reset), and makes its key the fleet's again if it
+	 * was not. Nothing happens when the store did not answer.
 	 * @param provider the provider
 	 */
 	void endCooldown(String provider);
 
 	/**
 	 * Claims the probe after {@code provider}'s cooldown {@code instant}: the first instance to claim an instant
-	 * holds the claim; a claim for a later instant replaces one for an earlier instant; the claim lives until
-	 * {@code lease} after its instant, so one whose owner went away stops holding anyone.
+	 * holds the claim; a claim for a later instant replaces one for an earlier instant, except that a claim for a later
+	 * instant than the provider's cooldown yields to a claim of that cooldown's instant (it was made before the store's
+	 * clock stepped back); the claim lives until {@code lease} after its instant, so one whose owner went away stops
+	 * holding anyone.
 	 * @param provider the provider
 	 * @param instant the cooldown's instant on the store's clock
 	 * @param lease how long after the instant the others wait for the probe's answer
@@ -200,7 +139,8 @@ public interface FleetStore {
 	/**
 	 * Reports the probe of {@code instant} answered, if this instance's claim of that instant still stands: removes
 	 * it, or, when the provider admitted the probe, marks it admitted for the rest of its lease and ends the
-	 * provider's cooldown if it is still that instant (a later one, stored since, stands).
+	 * provider's cooldown if it is still that instant (a later one, stored since, stands). Nothing happens when the
+	 * store did not answer: the claim then ends with its lease.
 	 * @param provider the provider
 	 * @param instant the claimed instant
 	 * @param admitted whether the provider admitted the probe
@@ -218,7 +158,8 @@ public interface FleetStore {
 	Optional<List<Optional<Backlogs>>> reportBacklogs(Duration window, List<BacklogReport> reports);
 
 	/**
-	 * Something that keeps state in the store. Its methods are called on the store's thread.
+	 * Something that keeps state in the store, registered with {@link FleetRuntime#register}. Its methods are called
+	 * on the store's thread (a fallback: on the thread that noticed it).
 	 */
 	interface Participant {
 

@@ -75,7 +75,7 @@ final class InMemoryCooldowns {
 
 	FleetStore.ProbeClaim claim(String instanceId, String provider, long wanted, Duration lease, long now) {
 		Claim standing = claim(provider, now);
-		if (standing != null && standing.until() >= wanted) {
+		if (standing != null && standing.until() >= wanted && !outlived(standing, provider, wanted, now)) {
 			FleetStore.Claimant claimant = standing.owner().equals(instanceId) ? FleetStore.Claimant.THIS_INSTANCE
 					: ADMITTED.equals(standing.owner()) ? FleetStore.Claimant.ADMITTED
 							: FleetStore.Claimant.ANOTHER_INSTANCE;
@@ -85,6 +85,16 @@ final class InMemoryCooldowns {
 		long ttlMillis = Math.max(1, ceilMillis(wanted - now) + leaseMillis);
 		this.claims.put(provider, new Claim(wanted, instanceId, now + ttlMillis * 1000));
 		return new FleetStore.ProbeClaim(FleetStore.Claimant.THIS_INSTANCE, wanted, now);
+	}
+
+	/**
+	 * Whether a standing claim for a later instant than {@code wanted} is no longer the fleet's: {@code wanted} is the
+	 * provider's cooldown instant now and the claim's is not, so the claim was made before the store's clock stepped
+	 * back (its instant is still ahead, and it would otherwise answer every claim of the fleet until its clock passes
+	 * it). As {@code CLAIM_PROBE} does.
+	 */
+	private boolean outlived(Claim standing, String provider, long wanted, long now) {
+		return standing.until() > wanted && !this.invalidCooldowns.contains(provider) && until(provider, now) == wanted;
 	}
 
 	List<FleetStore.ProbeState> probes(List<String> providers, long now) {

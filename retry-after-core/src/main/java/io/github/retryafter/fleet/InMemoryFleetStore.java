@@ -11,12 +11,12 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalDouble;
+import java.util.OptionalLong;
 import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
-import java.util.concurrent.atomic.LongAdder;
 
 import io.github.retryafter.Ticker;
 import io.github.retryafter.budget.BudgetSettings;
@@ -34,6 +34,10 @@ import io.github.retryafter.budget.BudgetSettings;
 public final class InMemoryFleetStore {
 
 	private static final double NANOS_PER_SECOND = 1_000_000_000.0;
+
+	/** A member's runtime: nothing waits for the tasks (someone else runs them), one good probe rejoins. */
+	private static final FleetRuntimeSettings RUNTIME = new FleetRuntimeSettings("The in-memory fleet store",
+			Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1), 1, Duration.ZERO);
 
 	private final Ticker clock;
 
@@ -95,6 +99,8 @@ public final class InMemoryFleetStore {
 		}
 		Member member = new Member(instanceId, background);
 		this.members.put(instanceId, member);
+		member.runtime.probe();
+		this.members.values().forEach((each) -> each.runtime.heartbeat());
 		return member;
 	}
 
@@ -272,6 +278,7 @@ public final class InMemoryFleetStore {
 
 	private synchronized void leave(Member member) {
 		this.members.remove(member.instanceId);
+		this.members.values().forEach((each) -> each.runtime.heartbeat());
 	}
 
 	private record Level(double tokens, long at, long expiresAt) {
@@ -290,8 +297,9 @@ public final class InMemoryFleetStore {
 	}
 
 	/**
-	 * One instance's link to the store: a {@link FleetStore}. Shared once joined; {@link #fallBack()} and
-	 * {@link #rejoin()} switch it as a timeout and a good probe would. Thread-safe.
+	 * One instance's link to the store: a {@link FleetStore} over a {@link FleetRuntime} of its own, shared once
+	 * joined. {@link #fallBack()} and {@link #rejoin()} switch it as a timeout and a good probe would; the fleet's size
+	 * is counted again as members join and leave. Thread-safe.
 	 */
 	public final class Member implements FleetStore {
 
@@ -301,77 +309,45 @@ public final class InMemoryFleetStore {
 
 		private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
 
-		private final List<Participant> participants = new CopyOnWriteArrayList<>();
-
 		// told of the other members' cooldowns: a few, registered at startup
 		private final List<CooldownListener> cooldownListeners = new CopyOnWriteArrayList<>();
 
-		private volatile boolean shared = true;
+		private final FleetRuntime runtime;
 
-		private final LongAdder invalidReports = new LongAdder();
+		// whether the store stops answering this member's probes: between fallBack() and rejoin()
+		private volatile boolean away;
 
 		private Member(String instanceId, Executor background) {
 			this.instanceId = instanceId;
 			this.background = (background != null) ? background : this.tasks::add;
+			this.runtime = new FleetRuntime(new Link(), RUNTIME, InMemoryFleetStore.this.clock, this.background,
+					() -> true);
 		}
 
 		@Override
-		public boolean shared() {
-			return this.shared;
-		}
-
-		@Override
-		public int instances() {
-			return count();
-		}
-
-		@Override
-		public void submit(Runnable task) {
-			this.background.execute(task);
-		}
-
-		@Override
-		public void register(Participant participant) {
-			this.participants.add(Objects.requireNonNull(participant, "participant"));
-		}
-
-		@Override
-		public void bucketInvalid(FleetBucket bucket) {
-			this.invalidReports.increment();
-		}
-
-		@Override
-		public void bucketValid(FleetBucket bucket) {
-		}
-
-		@Override
-		public void keyInvalid(ProviderKey key, String provider) {
-			this.invalidReports.increment();
-		}
-
-		@Override
-		public void keyValid(ProviderKey key, String provider) {
+		public FleetRuntime runtime() {
+			return this.runtime;
 		}
 
 		@Override
 		public Optional<Acquired> acquire(FleetBucket provider, FleetBucket global) {
-			return this.shared ? InMemoryFleetStore.this.acquire(provider, global) : Optional.empty();
+			return shared() ? InMemoryFleetStore.this.acquire(provider, global) : Optional.empty();
 		}
 
 		@Override
 		public Optional<List<OptionalDouble>> deposit(List<Deposit> deposits) {
-			return this.shared ? InMemoryFleetStore.this.deposit(deposits) : Optional.empty();
+			return shared() ? InMemoryFleetStore.this.deposit(deposits) : Optional.empty();
 		}
 
 		@Override
 		public Optional<Lease> lease(FleetBucket provider, FleetBucket global, long give, long want, long held) {
-			return this.shared ? InMemoryFleetStore.this.lease(this.instanceId, provider, global, give, want, held)
+			return shared() ? InMemoryFleetStore.this.lease(this.instanceId, provider, global, give, want, held)
 					: Optional.empty();
 		}
 
 		@Override
 		public Optional<Cooldown> extendCooldown(String provider, Duration remaining, Duration cap) {
-			if (!this.shared) {
+			if (!shared()) {
 				return Optional.empty();
 			}
 			InMemoryCooldowns.Extension extension = locked(() -> cooldowns().extend(provider, remaining, cap, micros()));
@@ -392,38 +368,38 @@ public final class InMemoryFleetStore {
 
 		@Override
 		public Optional<List<Cooldown>> readCooldowns(List<String> providers) {
-			return this.shared ? Optional.of(locked(() -> cooldowns().read(providers, micros()))) : Optional.empty();
+			return shared() ? Optional.of(locked(() -> cooldowns().read(providers, micros()))) : Optional.empty();
 		}
 
 		@Override
 		public void endCooldown(String provider) {
-			if (this.shared) {
+			if (shared()) {
 				lockedRun(() -> cooldowns().end(provider));
 			}
 		}
 
 		@Override
 		public Optional<ProbeClaim> claimProbe(String provider, long instant, Duration lease) {
-			return this.shared
+			return shared()
 					? Optional.of(locked(() -> cooldowns().claim(this.instanceId, provider, instant, lease, micros())))
 					: Optional.empty();
 		}
 
 		@Override
 		public Optional<List<ProbeState>> readProbes(List<String> providers) {
-			return this.shared ? Optional.of(locked(() -> cooldowns().probes(providers, micros()))) : Optional.empty();
+			return shared() ? Optional.of(locked(() -> cooldowns().probes(providers, micros()))) : Optional.empty();
 		}
 
 		@Override
 		public void endProbe(String provider, long instant, boolean admitted) {
-			if (this.shared) {
+			if (shared()) {
 				lockedRun(() -> cooldowns().endProbe(this.instanceId, provider, instant, admitted, micros()));
 			}
 		}
 
 		@Override
 		public Optional<List<Optional<Backlogs>>> reportBacklogs(Duration window, List<BacklogReport> reports) {
-			return this.shared
+			return shared()
 					? Optional.of(locked(() -> cooldowns().report(this.instanceId, window, reports, micros())))
 					: Optional.empty();
 		}
@@ -442,29 +418,25 @@ public final class InMemoryFleetStore {
 			return ran;
 		}
 
-		/** The flush interval's tick: every participant syncs, while shared. */
+		/** The flush interval's tick: the runtime's (the members counted and every participant synced, while shared). */
 		public void flush() {
-			if (this.shared) {
-				for (Participant participant : this.participants) {
-					participant.sync();
-				}
-			}
+			this.runtime.tick();
 		}
 
-		/** Falls back to local state, as a timeout would: participants are told. */
+		/** Falls back to local state, as a timeout would: participants are told, and probes fail until {@link #rejoin()}. */
 		public void fallBack() {
-			if (this.shared) {
-				this.shared = false;
-				this.participants.forEach(Participant::onFallback);
-			}
+			this.away = true;
+			this.runtime.fallBack(new IllegalStateException("the member fell back (InMemoryFleetStore.Member.fallBack)"));
 		}
 
-		/** Returns to the store, as good probes would: participants are told. */
+		/** Returns to the store, as a good probe would: participants are told. */
 		public void rejoin() {
-			if (!this.shared) {
-				this.shared = true;
-				this.participants.forEach(Participant::onRejoin);
-			}
+			this.away = false;
+			this.runtime.probe();
+		}
+
+		private boolean shared() {
+			return this.runtime.shared();
 		}
 
 		/** Leaves the fleet: no longer counted, and its leases are dropped at the next lease of another member. */
@@ -477,12 +449,29 @@ public final class InMemoryFleetStore {
 		 * @return the count
 		 */
 		public long invalidReports() {
-			return this.invalidReports.sum();
+			return this.runtime.keys().fallbacks();
 		}
 
 		@Override
 		public String toString() {
-			return "InMemoryFleetStore.Member[" + this.instanceId + ", shared=" + this.shared + "]";
+			return "InMemoryFleetStore.Member[" + this.instanceId + ", shared=" + shared() + "]";
+		}
+
+		/** The member's probe and heartbeat: a probe fails while it is away, the count is the members'. */
+		private final class Link implements FleetLink {
+
+			@Override
+			public void probe() {
+				if (Member.this.away) {
+					throw new IllegalStateException("the in-memory store does not answer this member until rejoin()");
+				}
+			}
+
+			@Override
+			public Optional<OptionalLong> countMembers(Duration window) {
+				return Optional.of(OptionalLong.of(count()));
+			}
+
 		}
 
 	}

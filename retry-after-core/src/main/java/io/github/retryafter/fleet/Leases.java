@@ -16,6 +16,9 @@ final class Leases {
 
 	private final FleetStore store;
 
+	// the store's runtime: whether it is shared now, the fleet's size, the store's thread, the key fallbacks
+	private final FleetRuntime runtime;
+
 	private final Ticker ticker;
 
 	private final Object lock;
@@ -25,6 +28,7 @@ final class Leases {
 	Leases(FleetRetryBudget budget, FleetStore store, Ticker ticker, Object lock, SharedBucket global) {
 		this.budget = budget;
 		this.store = store;
+		this.runtime = store.runtime();
 		this.ticker = ticker;
 		this.lock = lock;
 		this.global = global;
@@ -122,8 +126,8 @@ final class Leases {
 
 	/** Asks the store's thread for an exchange of {@code bucket}'s tokens with the fleet; at most one at a time. */
 	void requestExchange(SharedBucket bucket) {
-		if (this.store.shared() && bucket.exchangePending.compareAndSet(false, true)) {
-			this.store.submit(() -> exchangeNow(bucket));
+		if (this.runtime.shared() && bucket.exchangePending.compareAndSet(false, true)) {
+			this.runtime.submit(() -> exchangeNow(bucket));
 		}
 	}
 

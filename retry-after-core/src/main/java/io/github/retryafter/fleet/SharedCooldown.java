@@ -40,6 +40,9 @@ public final class SharedCooldown implements FleetStore.Participant {
 
 	private final FleetStore store;
 
+	// the store's runtime: whether it is shared now, the fleet's size, the store's thread, the key fallbacks
+	private final FleetRuntime runtime;
+
 	private final Ticker ticker;
 
 	private final BooleanSupplier mayBlock;
@@ -66,6 +69,7 @@ public final class SharedCooldown implements FleetStore.Participant {
 	SharedCooldown(FleetStore store, Map<String, Duration> caps, Map<String, Duration> probeLeases, Ticker ticker,
 			BooleanSupplier mayBlock, Duration flushInterval) {
 		this.store = store;
+		this.runtime = store.runtime();
 		this.ticker = ticker;
 		this.mayBlock = mayBlock;
 		Map<String, CooldownEntry> entries = new LinkedHashMap<>();
@@ -78,7 +82,7 @@ public final class SharedCooldown implements FleetStore.Participant {
 		this.probes = new FleetProbes(this, store, ticker, this.order, this.providers, mayBlock);
 		this.backlogs = new FleetBacklogs(this, store, ticker, this.order, flushInterval);
 		this.order.forEach((entry) -> entry.arbiter = (gate) -> this.probes.request(entry, gate));
-		store.register(this);
+		this.runtime.register(this);
 		store.onCooldown(this::announced);
 	}
 
@@ -95,13 +99,13 @@ public final class SharedCooldown implements FleetStore.Participant {
 	 * Attaches the engines' gates, once they exist (until then the cooldown reads and closes nothing), and reads the
 	 * fleet's cooldowns once on the calling thread, so that an instance started while a provider is cooling down
 	 * holds its first request until the fleet's instant. It waits for the store's first connection for the time the
-	 * store bounds ({@link FleetStore#awaitFirstConnection()}), and for the read at most the store's command timeout;
+	 * store bounds ({@link FleetRuntime#awaitFirstConnection()}), and for the read at most the store's command timeout;
 	 * on a thread that may not block it reads nothing. Call it before any request is sent.
 	 * @param gates the gate of a configured provider, by name, as a fleet sees it
 	 */
 	public void attach(Function<String, Optional<FleetGate>> gates) {
 		this.gates = Objects.requireNonNull(gates, "gates");
-		if (this.order.isEmpty() || !this.mayBlock.getAsBoolean() || !this.store.awaitFirstConnection()) {
+		if (this.order.isEmpty() || !this.mayBlock.getAsBoolean() || !this.runtime.awaitFirstConnection()) {
 			return;
 		}
 		readCooldowns();
@@ -112,8 +116,8 @@ public final class SharedCooldown implements FleetStore.Participant {
 	 * here, without waiting for the next flush. Never blocks.
 	 */
 	public void publish() {
-		if (this.store.shared() && this.publishing.compareAndSet(false, true)) {
-			this.store.submit(() -> {
+		if (this.runtime.shared() && this.publishing.compareAndSet(false, true)) {
+			this.runtime.submit(() -> {
 				this.publishing.set(false);
 				pushClosedGates();
 				this.probes.endAnswered();
@@ -144,7 +148,7 @@ public final class SharedCooldown implements FleetStore.Participant {
 		if (!this.entries.containsKey(provider)) {
 			return;
 		}
-		this.store.submit(() -> {
+		this.runtime.submit(() -> {
 			this.store.endCooldown(provider);
 			this.gates.apply(provider).ifPresent(FleetGate::reset);
 		});
@@ -195,7 +199,7 @@ public final class SharedCooldown implements FleetStore.Participant {
 		}
 		entry.announce(storeNow, until, this.ticker.read());
 		if (this.announcing.compareAndSet(false, true)) {
-			this.store.submit(this::learnAnnounced);
+			this.runtime.submit(this::learnAnnounced);
 		}
 	}
 
@@ -341,13 +345,13 @@ public final class SharedCooldown implements FleetStore.Participant {
 
 	private void invalid(CooldownEntry entry) {
 		if (entry.bad.compareAndSet(false, true)) {
-			this.store.keyInvalid(FleetStore.ProviderKey.COOLDOWN, entry.provider);
+			this.runtime.keys().keyInvalid(FleetStore.ProviderKey.COOLDOWN, entry.provider);
 		}
 	}
 
 	private void valid(CooldownEntry entry) {
 		if (entry.bad.compareAndSet(true, false)) {
-			this.store.keyValid(FleetStore.ProviderKey.COOLDOWN, entry.provider);
+			this.runtime.keys().keyValid(FleetStore.ProviderKey.COOLDOWN, entry.provider);
 		}
 	}
 

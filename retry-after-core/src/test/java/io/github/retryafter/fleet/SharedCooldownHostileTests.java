@@ -142,6 +142,48 @@ class SharedCooldownHostileTests {
 	}
 
 	@Test
+	void aStoreClockThatStepsBackStillHasOneProbeForTheNextGenuineCooldown() {
+		// a cooldown shared and its probe admitted while the store's clock runs a minute ahead: the admitted claim, for
+		// an instant a minute ahead, outlives the step back by that minute
+		this.storeNanos.addAndGet(Duration.ofMinutes(1).toNanos());
+		this.b.gate.closeUntil(this.nanos.get() + Duration.ofSeconds(3).toNanos());
+		this.b.cooldown.publish();
+		this.b.member.runTasks();
+		this.a.member.runTasks();
+		advance(Duration.ofMillis(3100));
+		assertThat(this.a.admit()).isInstanceOf(ProviderGate.Admission.Hold.class);
+		this.a.member.runTasks();
+		assertThat(this.a.admit()).isEqualTo(ProviderGate.Admission.PROBE);
+		this.a.gate.probeAnswered(true);
+		this.a.cooldown.publish();
+		this.a.member.runTasks();
+		this.b.member.runTasks();
+		this.b.member.flush();
+		this.storeNanos.addAndGet(-Duration.ofMinutes(1).toNanos());
+		advance(Duration.ofSeconds(1));
+		// a genuine cooldown after the step back: one probe for the fleet, the other instance follows it
+		this.b.gate.reset();
+		this.b.gate.closeUntil(this.nanos.get() + Duration.ofSeconds(2).toNanos());
+		this.b.cooldown.publish();
+		this.b.member.runTasks();
+		this.a.member.runTasks();
+		assertThat(this.a.cooldown.remaining("default")).isEqualTo(Duration.ofSeconds(2));
+		advance(Duration.ofMillis(2100));
+		assertThat(this.b.admit()).isInstanceOf(ProviderGate.Admission.Hold.class);
+		this.b.member.runTasks();
+		assertThat(this.b.admit()).isEqualTo(ProviderGate.Admission.PROBE);
+		assertThat(this.a.admit()).isInstanceOf(ProviderGate.Admission.Hold.class);
+		this.a.member.runTasks();
+		assertThat(this.a.admit()).as("a follows b's probe").isInstanceOf(ProviderGate.Admission.Hold.class);
+		assertThat(this.a.gate.probing()).isTrue();
+		this.b.gate.probeAnswered(true);
+		this.b.cooldown.publish();
+		this.b.member.runTasks();
+		this.a.member.flush();
+		assertThat(this.a.admit()).isEqualTo(ProviderGate.Admission.GO);
+	}
+
+	@Test
 	void aStoreClockThatStepsBackWhileItsKeyHoldsAnInstantFromBeforeStillSharesTheNextCooldownAtTheNextSync() {
 		this.storeNanos.addAndGet(Duration.ofMinutes(1).toNanos());
 		InMemoryFleetStore.Member c = this.store.join("c");

@@ -304,7 +304,7 @@ final class FleetStoreRun {
 	/** The flush interval's tick: the store's participants (the budget and the cooldown) sync on its thread. */
 	private void flush(Instance instance) {
 		schedule(this.now + this.store.flushInterval().toNanos(), Kind.FLUSH, instance.index, 0);
-		instance.member.submit(instance.member::flush);
+		instance.member.runtime().submit(instance.member::flush);
 	}
 
 	private void send(Op op) {

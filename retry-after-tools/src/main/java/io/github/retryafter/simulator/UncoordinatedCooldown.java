@@ -35,7 +35,7 @@ final class UncoordinatedCooldown implements FleetStore.Participant {
 		this.store = store;
 		this.provider = provider;
 		this.ticker = ticker;
-		store.register(this);
+		store.runtime().register(this);
 	}
 
 	void attach(FleetGate gate) {
@@ -47,7 +47,7 @@ final class UncoordinatedCooldown implements FleetStore.Participant {
 		long until = this.gate.cooldownUntilNanos();
 		if (until - this.ticker.read() > 0 && until - this.pushed > 0 && !this.publishing) {
 			this.publishing = true;
-			this.store.submit(() -> {
+			this.store.runtime().submit(() -> {
 				this.publishing = false;
 				exchange();
 			});

@@ -52,8 +52,8 @@ final class UncoordinatedFleetBudget implements RetryBudget, FleetStore.Particip
 		this.settings = settings;
 		this.ticker = ticker;
 		this.reading = settings.capacity();
-		this.share = settings.capacity() / store.instances();
-		store.register(this);
+		this.share = settings.capacity() / store.runtime().instances();
+		store.runtime().register(this);
 	}
 
 	@Override
@@ -100,7 +100,7 @@ final class UncoordinatedFleetBudget implements RetryBudget, FleetStore.Particip
 			.orElseThrow();
 		this.reading = levels.get(0).orElseThrow();
 		this.readingAt = this.ticker.read();
-		this.share = this.reading / this.store.instances();
+		this.share = this.reading / this.store.runtime().instances();
 		this.shareAt = this.readingAt;
 	}
 
@@ -115,7 +115,7 @@ final class UncoordinatedFleetBudget implements RetryBudget, FleetStore.Particip
 	private void requestFlush() {
 		if (!this.flushRequested) {
 			this.flushRequested = true;
-			this.store.submit(() -> {
+			this.store.runtime().submit(() -> {
 				this.flushRequested = false;
 				sync();
 			});
@@ -123,7 +123,7 @@ final class UncoordinatedFleetBudget implements RetryBudget, FleetStore.Particip
 	}
 
 	private double refreshedShare(long now) {
-		int n = this.store.instances();
+		int n = this.store.runtime().instances();
 		double elapsed = Math.max(0, now - this.shareAt) / NANOS_PER_SECOND;
 		if (this.share < this.settings.capacity() / n) {
 			this.share = Math.min(this.settings.capacity() / n, this.share + this.settings.refillPerSecond() / n * elapsed);

@@ -37,8 +37,11 @@ import static org.assertj.core.api.Assertions.within;
  * buckets or neither, levels never below zero nor above capacity, the floor's refill on the store's clock, leases never
  * larger than asked or held, what each member holds summed and a departed member's lease dropped, and a key that is not
  * the fleet's neither read nor written; a cooldown never shortened nor longer than its cap, one probe claim per
- * instant, the backlogs summed within their window, a cooldown moved later announced to the other members at once.
- * The same {@link FleetRetryBudget} and {@link SharedCooldown} run on each.
+ * instant (and a claim left from before the store's clock stepped back yielding to the fleet's cooldown), the
+ * backlogs summed within their window, a cooldown moved later announced to the other members at once; and, while the
+ * store's {@link FleetStore#runtime() runtime} is not shared, every operation answering empty and writing nothing,
+ * its participants told of the fallback and the rejoin. The same {@link FleetRetryBudget} and {@link SharedCooldown}
+ * run on each.
  * <p>
  * To hold a store of your own to it, extend this class in your tests (JUnit 5 and AssertJ on the test classpath) and
  * implement the abstract methods: how an instance joins your store's fleet, how a foreign value is written at one of
@@ -236,6 +239,48 @@ public abstract class FleetStoreContract {
 	}
 
 	@Test
+	void whileNotSharedEveryOperationAnswersEmptyAndTheParticipantsHearTheFallbackAndTheRejoin() {
+		FleetStore store = join("a");
+		List<String> told = new CopyOnWriteArrayList<>();
+		store.runtime().register(new FleetStore.Participant() {
+
+			@Override
+			public void sync() {
+			}
+
+			@Override
+			public void onFallback() {
+				told.add("fallback");
+			}
+
+			@Override
+			public void onRejoin() {
+				told.add("rejoin");
+			}
+
+		});
+		assertThat(store.runtime()).as("one runtime").isSameAs(store.runtime());
+		fallBackAndRejoin(store, () -> {
+			assertThat(store.runtime().shared()).isFalse();
+			assertThat(store.acquire(PROVIDER, GLOBAL)).isEmpty();
+			assertThat(store.deposit(List.of(new Deposit(GLOBAL, -5)))).isEmpty();
+			assertThat(store.lease(PROVIDER, GLOBAL, 0, 2, 0)).isEmpty();
+			assertThat(store.extendCooldown("default", Duration.ofSeconds(2), CAP)).isEmpty();
+			assertThat(store.readCooldowns(List.of("default"))).isEmpty();
+			assertThat(store.claimProbe("default", 1, Duration.ofSeconds(10))).isEmpty();
+			assertThat(store.readProbes(List.of("default"))).isEmpty();
+			assertThat(store.reportBacklogs(Duration.ofSeconds(5), List.of(new BacklogReport("default", true, 3, 1.0))))
+				.isEmpty();
+		});
+		assertThat(store.runtime().shared()).isTrue();
+		assertThat(told).containsExactly("fallback", "rejoin");
+		assertThat(levels(store.deposit(List.of(new Deposit(GLOBAL, 0), new Deposit(PROVIDER, 0))).orElseThrow()))
+			.as("nothing was taken while away").containsExactly(10.0, 3.0);
+		assertThat(store.readCooldowns(List.of("default")).orElseThrow().get(0).until()).hasValue(0);
+		assertThat(store.readProbes(List.of("default")).orElseThrow()).containsExactly(ProbeState.NONE);
+	}
+
+	@Test
 	void aCooldownIsNeverShortenedNorStoredBeyondItsCap() {
 		FleetStore store = join("a");
 		Cooldown first = store.extendCooldown("default", Duration.ofSeconds(2), CAP).orElseThrow();
@@ -288,6 +333,24 @@ public abstract class FleetStoreContract {
 			.isEqualTo(Claimant.THIS_INSTANCE);
 		assertThat(a.readProbes(List.of("default", "other")).orElseThrow())
 			.containsExactly(new ProbeState(instant + 1, false), ProbeState.NONE);
+	}
+
+	@Test
+	void aClaimForAnInstantAheadOfTheProvidersCooldownYieldsToAClaimOfThatCooldown() {
+		FleetStore a = join("a");
+		FleetStore b = join("b");
+		long instant = a.extendCooldown("default", Duration.ofSeconds(2), CAP).orElseThrow().until().getAsLong();
+		// what a claim made before the store's clock stepped back by a minute looks like after the step
+		long ahead = instant + Duration.ofMinutes(1).toNanos() / 1000;
+		assertThat(a.claimProbe("default", ahead, Duration.ofSeconds(10)).orElseThrow().claimant())
+			.isEqualTo(Claimant.THIS_INSTANCE);
+		ProbeClaim theirs = b.claimProbe("default", instant, Duration.ofSeconds(10)).orElseThrow();
+		assertThat(theirs.claimant()).as("the claim of the fleet's cooldown replaces it").isEqualTo(Claimant.THIS_INSTANCE);
+		assertThat(theirs.instant()).isEqualTo(instant);
+		assertThat(a.claimProbe("default", instant, Duration.ofSeconds(10)).orElseThrow().claimant())
+			.as("one claim for that instant").isEqualTo(Claimant.ANOTHER_INSTANCE);
+		assertThat(a.claimProbe("default", instant - 1, Duration.ofSeconds(10)).orElseThrow().claimant())
+			.as("an earlier instant's claim still does not replace it").isEqualTo(Claimant.ANOTHER_INSTANCE);
 	}
 
 	@Test

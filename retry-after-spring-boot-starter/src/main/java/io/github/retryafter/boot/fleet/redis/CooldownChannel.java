@@ -19,6 +19,7 @@ import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import io.github.retryafter.fleet.FleetRuntime;
 import io.github.retryafter.fleet.FleetStore;
 
 /**
@@ -195,7 +196,7 @@ final class CooldownChannel extends RedisPubSubAdapter<byte[], byte[]> implement
 			closeQuietly(opened);
 			if (!this.failureLogged) {
 				this.failureLogged = true;
-				logger.warn("Could not subscribe to Redis channel '" + this.channelName + "' (" + ErrorText.describe(ex)
+				logger.warn("Could not subscribe to Redis channel '" + this.channelName + "' (" + FleetRuntime.describe(ex)
 						+ "): the fleet's cooldowns reach this instance by the poll every flush interval only; trying "
 						+ "again every probe interval");
 			}

@@ -215,9 +215,11 @@ enum FleetScript {
 	 * Claims the probe after a provider's fleet cooldown: the first instance to claim the probe of a cooldown instant
 	 * sends it; the others hold their requests until it is answered. The value is {@code until:owner}; a claim for a
 	 * later instant replaces one for an earlier instant, and the key expires {@code lease} after its instant, so a
-	 * claim whose owner went away stops holding anyone. KEYS: the probe key. ARGV: instance id, the cooldown's instant
-	 * (Redis microseconds), lease ms. Returns {owner, instant, Redis now}, or {@value #BAD} when the key is not the fleet's (it is
-	 * then left alone, and the caller probes for itself). The owner is {@value #ADMITTED} when that instant's probe was
+	 * claim whose owner went away stops holding anyone. A claim for a later instant yields to a claim of the provider's
+	 * cooldown instant when its own is not that instant: it was made before Redis's clock stepped back (a failover), and
+	 * would otherwise answer every claim until the clock passes its instant. KEYS: the probe key, the provider's cooldown
+	 * key. ARGV: instance id, the cooldown's instant (Redis microseconds), lease ms. Returns {owner, instant, Redis
+	 * now}, or {@value #BAD} when the key is not the fleet's (it is then left alone, and the caller probes for itself). The owner is {@value #ADMITTED} when that instant's probe was
 	 * already admitted by the provider ({@link #END_PROBE}).
 	 */
 	CLAIM_PROBE(Lua.PROBES + """
@@ -227,7 +229,9 @@ enum FleetScript {
 			if until_ == nil then
 			  return {'bad', 'bad', shown_now}
 			end
-			if owner ~= '' and until_ >= wanted then
+			local outlived = until_ > wanted and redis.call('TYPE', KEYS[2]).ok == 'string'
+			  and tonumber(redis.call('GET', KEYS[2])) == wanted
+			if owner ~= '' and until_ >= wanted and not outlived then
 			  return {owner, string.format('%.0f', until_), shown_now}
 			end
 			local ttl = math.ceil((wanted - now) / 1000) + tonumber(ARGV[3])

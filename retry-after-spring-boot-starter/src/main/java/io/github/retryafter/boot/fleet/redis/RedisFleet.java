@@ -6,20 +6,10 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.Queue;
-import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.atomic.LongAdder;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -28,87 +18,39 @@ import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 
+import io.github.retryafter.Ticker;
 import io.github.retryafter.boot.fleet.FleetStatus;
 import io.github.retryafter.boot.fleet.FleetStatusProvider;
+import io.github.retryafter.fleet.FleetLink;
+import io.github.retryafter.fleet.FleetRuntime;
+import io.github.retryafter.fleet.FleetRuntimeSettings;
 import io.github.retryafter.fleet.FleetStore;
+import io.github.retryafter.fleet.FleetWorker;
 
 /**
- * The fleet's link to Redis: one shared Lettuce connection, the scripts, and one background thread that flushes what
- * was batched, reads the fleet's state back, counts the fleet's instances and probes Redis while it is away.
- * {@link #execute} waits at most the command timeout and never runs on a thread the {@code mayBlock} check refuses; a
- * timeout or failure switches to {@link State#LOCAL_FALLBACK}, and {@link RedisFleetSettings#rejoinProbes() N} good
- * probes in a row switch back; a key holding a value the fleet did not write falls back alone ({@link #keyFallBack}).
- * docs/fleet.md gives the reasons. Thread-safe; participants are called on the background thread only.
+ * The fleet's link to Redis: one shared Lettuce connection, the scripts run within the command timeout, the probe
+ * (connect, load the scripts, one round trip) and the members' heartbeat. What is not Redis is the core's: the
+ * {@link FleetRuntime} (fallback and rejoin, the members' count, the participants) on a {@link FleetWorker} (one
+ * background thread, {@code retry-after-fleet}, that runs the handed-over tasks and ticks every flush interval).
+ * {@link #execute} never runs on a thread the {@code mayBlock} check refuses; a timeout or failure falls back.
+ * Thread-safe.
  */
-public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
-
-	private static final Log logger = LogFactory.getLog(RedisFleet.class);
-
-	/**
-	 * How long an instance counts as a member of the fleet after its last heartbeat: long enough that an instance on
-	 * its local fallback is still counted while it spends its share, short enough that a fleet that shrank soon
-	 * gives the remaining instances larger shares.
-	 */
-	static final Duration MEMBER_WINDOW = Duration.ofSeconds(30);
-
-	/**
-	 * The most instances a members count may name: a count beyond it is not the fleet's (the members' key holds
-	 * members the fleet did not write), and the last count stands.
-	 */
-	static final int MAX_INSTANCES = 10_000;
+public final class RedisFleet implements FleetStatusProvider, FleetLink, AutoCloseable {
 
 	private final Supplier<RedisClusterAsyncCommands<byte[], byte[]>> connector;
 
 	private final RedisFleetSettings settings;
 
-	private final Thread thread;
-
-	// work handed over by request threads: at most one task per participant, each coalesced by its participant
-	private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
-
-	private volatile boolean stopping;
-
-	private final BooleanSupplier mayBlock;
-
-	private final List<FleetStore.Participant> participants = new CopyOnWriteArrayList<>();
-
-	private final AtomicReference<State> state = new AtomicReference<>(State.CONNECTING);
-
-	private final LongAdder fallbacks = new LongAdder();
-
-	private final LongAdder keyFallbacks = new LongAdder();
-
-	// this instance's keys that fell back and were logged: at most the fleet's keys (providers × 2 + 2)
-	private final Set<String> badKeys = ConcurrentHashMap.newKeySet();
-
-	private final CountDownLatch firstProbe = new CountDownLatch(1);
-
 	private final byte[] instanceId;
 
 	private final byte[] membersKey;
 
-	// told of each fallback: a few, registered at startup
-	private final List<Consumer<FleetStatus>> fallbackListeners = new CopyOnWriteArrayList<>();
+	private final FleetWorker worker;
+
+	private final FleetRuntime runtime;
 
 	private volatile RedisClusterAsyncCommands<byte[], byte[]> commands;
-
-	// the fleet's instances seen within MEMBER_WINDOW, as last counted on Redis; 1 until counted
-	private volatile int instances = 1;
-
-	// whether the members' key holds a value the fleet did not write; background thread only
-	private boolean membersBad;
-
-	// consecutive successful probes while not on Redis: counted by the probe, reset by any fallback
-	private final AtomicInteger goodProbes = new AtomicInteger();
-
-	private volatile String lastError;
-
-	private volatile long nextProbeNanos;
-
-	private volatile boolean closed;
 
 	/**
 	 * Creates the fleet link and starts its background thread, which connects at once.
@@ -147,7 +89,7 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 	 */
 	public RedisFleet(Supplier<RedisClusterAsyncCommands<byte[], byte[]>> connector, RedisFleetSettings settings,
 			String instanceId, BooleanSupplier mayBlock) {
-		this.mayBlock = Objects.requireNonNull(mayBlock, "mayBlock");
+		Objects.requireNonNull(mayBlock, "mayBlock");
 		this.connector = Objects.requireNonNull(connector, "connector");
 		this.settings = Objects.requireNonNull(settings, "settings");
 		Objects.requireNonNull(instanceId, "instanceId");
@@ -157,11 +99,16 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 		}
 		this.instanceId = instanceId.getBytes(StandardCharsets.UTF_8);
 		this.membersKey = key("members", "instances");
-		// System.nanoTime() may be negative: the first probe is due now, not at reading 0
-		this.nextProbeNanos = System.nanoTime();
-		this.thread = new Thread(this::run, "retry-after-fleet");
-		this.thread.setDaemon(true);
-		this.thread.start();
+		Ticker ticker = Ticker.system();
+		this.worker = new FleetWorker(ticker, settings.flushInterval(), this::tick, this::fallBack);
+		this.runtime = new FleetRuntime(this, new FleetRuntimeSettings("Redis", settings.commandTimeout(),
+				settings.probeInterval(), settings.probeTimeout(), settings.rejoinProbes(), settings.commandTimeout()),
+				ticker, this.worker, mayBlock);
+		this.worker.start((task) -> {
+			Thread thread = new Thread(task, "retry-after-fleet");
+			thread.setDaemon(true);
+			return thread;
+		});
 	}
 
 	/**
@@ -173,11 +120,23 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 	}
 
 	/**
+	 * Returns this instance's runtime on Redis: the state, the fallbacks, the members' count and the participants.
+	 * @return the runtime
+	 */
+	public FleetRuntime runtime() {
+		return this.runtime;
+	}
+
+	/**
 	 * Returns where the fleet's state is read and written right now.
 	 * @return the state
 	 */
 	public State state() {
-		return this.state.get();
+		return switch (this.runtime.state()) {
+			case CONNECTING -> State.CONNECTING;
+			case SHARED -> State.REDIS;
+			case LOCAL_FALLBACK -> State.LOCAL_FALLBACK;
+		};
 	}
 
 	/**
@@ -185,7 +144,7 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 	 * @return {@code true} in {@link State#REDIS}
 	 */
 	public boolean onRedis() {
-		return this.state.get() == State.REDIS;
+		return this.runtime.shared();
 	}
 
 	/**
@@ -193,7 +152,7 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 	 * @return the count since start
 	 */
 	public long fallbacks() {
-		return this.fallbacks.sum();
+		return this.runtime.fallbacks();
 	}
 
 	/**
@@ -203,7 +162,7 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 	@Override
 	public FleetStatus fleetStatus() {
 		return new FleetStatus("redis", state().name(), onRedis(), this.settings.keyPrefix(), fallbacks(),
-				Optional.ofNullable(this.lastError), this.settings.commandTimeout(), keyFallbacks(), instances());
+				this.runtime.lastError(), this.settings.commandTimeout(), keyFallbacks(), instances());
 	}
 
 	/**
@@ -211,17 +170,17 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 	 * @return the count since start
 	 */
 	public long keyFallbacks() {
-		return this.keyFallbacks.sum();
+		return this.runtime.keys().fallbacks();
 	}
 
 	/**
-	 * Returns the fleet's instances seen within the last {@link #MEMBER_WINDOW}, as last counted on Redis: each
-	 * instance spends a share of a bucket's last reading when it decides locally. A count that is not a number, or not
-	 * between 1 and {@link #MAX_INSTANCES}, is not the fleet's: the last count stands.
-	 * @return at least 1, at most {@link #MAX_INSTANCES}
+	 * Returns the fleet's instances seen within the last 30 seconds, as last counted on Redis: each instance spends a
+	 * share of a bucket's last reading when it decides locally. A count that is not a number, or not between 1 and
+	 * 10,000, is not the fleet's: the last count stands.
+	 * @return at least 1, at most 10,000
 	 */
 	public int instances() {
-		return this.instances;
+		return this.runtime.instances();
 	}
 
 	/**
@@ -229,52 +188,18 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 	 * @return {@code false} on a thread that must not block (with the starter's wiring: Reactor's non-blocking ones)
 	 */
 	public boolean mayBlock() {
-		return this.mayBlock.getAsBoolean();
+		return this.runtime.mayBlock();
 	}
 
-	/**
-	 * Waits, at most {@code timeout}, until the first connection attempt has ended, for the startup read.
-	 * @param timeout the longest wait
-	 * @return whether the fleet is on Redis now
-	 */
-	boolean awaitFirstProbe(Duration timeout) {
-		try {
-			this.firstProbe.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
-		return onRedis();
-	}
-
-	/**
-	 * Records that the value at {@code key} is not the fleet's (garbage, a wrong type): counted, and logged once per
-	 * key until the key is valid again ({@link #keyValid}).
-	 * @param key the key
-	 */
-	void keyFallBack(byte[] key) {
-		this.keyFallbacks.increment();
-		String name = new String(key, StandardCharsets.UTF_8);
-		if (this.badKeys.add(name)) {
-			logger.warn("Redis key '" + name + "' holds a value the fleet did not write (a wrong type or not a "
-					+ "number): this instance decides for it locally until the key is valid again; delete the key to "
-					+ "let the fleet write it");
-		}
-	}
-
-	/**
-	 * Records that the value at {@code key} is the fleet's again.
-	 * @param key the key
-	 */
-	void keyValid(byte[] key) {
-		if (!this.badKeys.isEmpty() && this.badKeys.remove(new String(key, StandardCharsets.UTF_8))) {
-			logger.info("Redis key '" + new String(key, StandardCharsets.UTF_8) + "' is valid again");
-		}
+	@Override
+	public void onFallback(Consumer<FleetStatus> listener) {
+		Objects.requireNonNull(listener, "listener");
+		this.runtime.onFallback(() -> listener.accept(fleetStatus()));
 	}
 
 	/** Counts a message on the fleet's channel that was not the fleet's with the keys' fallbacks (the caller logs). */
 	void messageIgnored() {
-		this.keyFallbacks.increment();
+		this.runtime.keys().messageIgnored();
 	}
 
 	/** The sorted set of the fleet's members, scored by their last heartbeat. */
@@ -292,13 +217,19 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 	 * lives in one Redis Cluster slot and a script may touch several.
 	 */
 	byte[] key(String kind, String name) {
-		return ("{" + this.settings.keyPrefix() + "}:" + kind + ":" + name).getBytes(StandardCharsets.UTF_8);
+		return keyName(kind, name).getBytes(StandardCharsets.UTF_8);
+	}
+
+	/** The Redis key <code>{prefix}:kind:name</code>, as the logs name it. */
+	@Override
+	public String keyName(String kind, String name) {
+		return "{" + this.settings.keyPrefix() + "}:" + kind + ":" + name;
 	}
 
 	/**
 	 * Runs a script, waiting at most the command timeout. Never throws: when the fleet is not on Redis, or the
 	 * calling thread must not block ({@link #mayBlock()}), it returns empty at once; when Redis times out or fails it
-	 * falls back (see the class description) and returns empty. The reply is not validated: read it with
+	 * falls back ({@link FleetRuntime#fallBack}) and returns empty. The reply is not validated: read it with
 	 * {@link Replies}.
 	 * @param script the script
 	 * @param keys its keys
@@ -352,38 +283,11 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 	 * @param task the task
 	 */
 	void submit(Runnable task) {
-		if (this.stopping) {
-			// closing: the write is dropped, the instance is going away
-			return;
-		}
-		this.tasks.offer(task);
-		LockSupport.unpark(this.thread);
-	}
-
-	/** The background thread: handed-over tasks at once, a tick every flush interval, until closed. */
-	private void run() {
-		long interval = this.settings.flushInterval().toNanos();
-		long nextTick = System.nanoTime();
-		while (!this.stopping) {
-			for (Runnable task = this.tasks.poll(); task != null && !this.stopping; task = this.tasks.poll()) {
-				guarded(task);
-			}
-			if (System.nanoTime() - nextTick >= 0 && !this.stopping) {
-				tick();
-				nextTick = System.nanoTime() + interval;
-			}
-			long wait = nextTick - System.nanoTime();
-			if (wait > 0 && this.tasks.isEmpty()) {
-				LockSupport.parkNanos(this, wait);
-			}
-			if (Thread.interrupted()) {
-				return;
-			}
-		}
+		this.runtime.submit(task);
 	}
 
 	void register(FleetStore.Participant participant) {
-		this.participants.add(participant);
+		this.runtime.register(participant);
 	}
 
 	/**
@@ -391,36 +295,12 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 	 * @param cause what went wrong
 	 */
 	void fallBack(Throwable cause) {
-		if (this.closed) {
-			return;
-		}
-		State previous = this.state.getAndSet(State.LOCAL_FALLBACK);
-		this.lastError = ErrorText.describe(cause);
-		this.goodProbes.set(0);
-		this.nextProbeNanos = System.nanoTime() + this.settings.probeInterval().toNanos();
-		if (previous != State.LOCAL_FALLBACK) {
-			this.fallbacks.increment();
-			logger.warn("Redis did not answer within " + this.settings.commandTimeout().toMillis()
-					+ " ms or failed (" + this.lastError + "): retry budget and cooldown are local to this instance "
-					+ "until Redis is back");
-			for (FleetStore.Participant participant : this.participants) {
-				participant.onFallback();
-			}
-			FleetStatus status = fleetStatus();
-			for (Consumer<FleetStatus> listener : this.fallbackListeners) {
-				try {
-					listener.accept(status);
-				}
-				catch (RuntimeException ex) {
-					logger.warn("fallback listener " + listener + " threw; ignored", ex);
-				}
-			}
-		}
+		this.runtime.fallBack(cause);
 	}
 
-	@Override
-	public void onFallback(Consumer<FleetStatus> listener) {
-		this.fallbackListeners.add(Objects.requireNonNull(listener, "listener"));
+	/** The worker's tick: the runtime's (the heartbeat and the participants' sync, or a probe). */
+	private void tick() {
+		this.runtime.tick();
 	}
 
 	private static <T> T await(RedisFuture<T> future, long deadline)
@@ -435,118 +315,37 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 		}
 	}
 
-	private void tick() {
-		guarded(() -> {
-			if (this.state.get() == State.REDIS) {
-				heartbeat();
-				for (FleetStore.Participant participant : this.participants) {
-					participant.sync();
-				}
-			}
-			else if (System.nanoTime() - this.nextProbeNanos >= 0) {
-				probe();
-			}
-		});
-	}
-
-	/** Counts the fleet's instances, this one included. */
-	private void heartbeat() {
-		Optional<List<Object>> reply = execute(FleetScript.HEARTBEAT, new byte[][] { this.membersKey }, this.instanceId,
-				Long.toString(MEMBER_WINDOW.toMillis()).getBytes(StandardCharsets.US_ASCII));
-		if (reply.isEmpty()) {
-			return;
-		}
-		OptionalLong counted = Replies.whole(reply.get(), 0);
-		// at least this instance, at most MAX_INSTANCES: a larger count would give every instance a share near zero
-		if (counted.isPresent() && counted.getAsLong() >= 1 && counted.getAsLong() <= MAX_INSTANCES) {
-			this.instances = (int) counted.getAsLong();
-			if (this.membersBad) {
-				this.membersBad = false;
-				keyValid(this.membersKey);
-			}
-		}
-		else if (!this.membersBad) {
-			// the last count stands
-			this.membersBad = true;
-			keyFallBack(this.membersKey);
-		}
+	/**
+	 * Counts the fleet's instances, this one included ({@link FleetScript#HEARTBEAT}); on the background thread.
+	 */
+	@Override
+	public Optional<OptionalLong> countMembers(Duration window) {
+		return execute(FleetScript.HEARTBEAT, new byte[][] { this.membersKey }, this.instanceId,
+				Long.toString(window.toMillis()).getBytes(StandardCharsets.US_ASCII))
+			.map((reply) -> Replies.whole(reply, 0));
 	}
 
 	/**
-	 * One probe: connects if needed, loads the scripts, then makes one script round trip within the command timeout;
-	 * the first connection needs one good probe, a return from the fallback {@link RedisFleetSettings#rejoinProbes()}
-	 * in a row.
+	 * One probe, on the background thread: connects if needed, loads the scripts within the probe timeout, then makes
+	 * one script round trip within the command timeout.
 	 */
-	private void probe() {
-		try {
-			probeOnce();
+	@Override
+	public void probe() throws ExecutionException, TimeoutException, InterruptedException {
+		RedisClusterAsyncCommands<byte[], byte[]> connection = this.commands;
+		if (connection == null) {
+			connection = this.connector.get();
+			this.commands = connection;
 		}
-		finally {
-			this.firstProbe.countDown();
+		long loadDeadline = System.nanoTime() + this.settings.probeTimeout().toNanos();
+		await(connection.ping(), loadDeadline);
+		for (FleetScript script : FleetScript.values()) {
+			await(connection.scriptLoad(script.source()), loadDeadline);
 		}
-	}
-
-	private void probeOnce() {
-		try {
-			RedisClusterAsyncCommands<byte[], byte[]> connection = this.commands;
-			if (connection == null) {
-				connection = this.connector.get();
-				this.commands = connection;
-			}
-			long loadDeadline = System.nanoTime() + this.settings.probeTimeout().toNanos();
-			await(connection.ping(), loadDeadline);
-			for (FleetScript script : FleetScript.values()) {
-				await(connection.scriptLoad(script.source()), loadDeadline);
-			}
-			long deadline = System.nanoTime() + this.settings.commandTimeout().toNanos();
-			List<Object> reply = await(connection.evalsha(FleetScript.READ_COOLDOWNS.sha(), ScriptOutputType.MULTI,
-					new byte[0][]), deadline);
-			if (Replies.whole(reply, 0).isEmpty()) {
-				throw new IllegalStateException("Redis answered the probe's script with " + reply);
-			}
-		}
-		catch (ExecutionException ex) {
-			probeFailed(ex.getCause());
-			return;
-		}
-		catch (TimeoutException | RuntimeException ex) {
-			probeFailed(ex);
-			return;
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			return;
-		}
-		State current = this.state.get();
-		int needed = (current == State.CONNECTING) ? 1 : this.settings.rejoinProbes();
-		if (this.goodProbes.incrementAndGet() < needed) {
-			this.nextProbeNanos = System.nanoTime() + this.settings.probeInterval().toNanos();
-			return;
-		}
-		this.goodProbes.set(0);
-		if (this.state.compareAndSet(current, State.REDIS)) {
-			if (current == State.LOCAL_FALLBACK) {
-				logger.info("Redis answers again: retry budget and cooldown are shared by the fleet again");
-			}
-			// counted at once, not a flush interval later: the shares and leases that follow divide by the fleet's size
-			heartbeat();
-			for (FleetStore.Participant participant : this.participants) {
-				participant.onRejoin();
-			}
-		}
-	}
-
-	private void probeFailed(Throwable cause) {
-		this.goodProbes.set(0);
-		fallBack(cause);
-	}
-
-	private void guarded(Runnable task) {
-		try {
-			task.run();
-		}
-		catch (RuntimeException ex) {
-			fallBack(ex);
+		long deadline = System.nanoTime() + this.settings.commandTimeout().toNanos();
+		List<Object> reply = await(connection.evalsha(FleetScript.READ_COOLDOWNS.sha(), ScriptOutputType.MULTI,
+				new byte[0][]), deadline);
+		if (Replies.whole(reply, 0).isEmpty()) {
+			throw new IllegalStateException("Redis answered the probe's script with " + reply);
 		}
 	}
 
@@ -556,24 +355,8 @@ public final class RedisFleet implements FleetStatusProvider, AutoCloseable {
 	 */
 	@Override
 	public void close() {
-		if (this.closed) {
-			return;
-		}
-		this.stopping = true;
-		LockSupport.unpark(this.thread);
-		try {
-			this.thread.join(this.settings.commandTimeout().toMillis() * 2);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
-		this.thread.interrupt();
-		if (onRedis()) {
-			for (FleetStore.Participant participant : this.participants) {
-				participant.sync();
-			}
-		}
-		this.closed = true;
+		this.worker.stop(this.settings.commandTimeout().multipliedBy(2));
+		this.runtime.close();
 	}
 
 	/**

@@ -9,13 +9,13 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.OptionalLong;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 
 import io.github.retryafter.budget.BudgetSettings;
 import io.github.retryafter.fleet.FleetBucket;
+import io.github.retryafter.fleet.FleetRuntime;
 import io.github.retryafter.fleet.FleetStore;
 
 /**
@@ -23,7 +23,8 @@ import io.github.retryafter.fleet.FleetStore;
  * on Redis's clock through the {@link RedisFleet}'s connection, its reply read defensively ({@link Replies}). Keys are
  * <code>{prefix}:budget:&lt;bucket&gt;</code>, and per provider <code>{prefix}:leases:</code>, <code>cooldown:</code>,
  * <code>probe:</code> and <code>backlog:&lt;provider&gt;</code>. Only I/O here: the algorithms are
- * {@link io.github.retryafter.fleet.FleetRetryBudget}'s and {@link io.github.retryafter.fleet.SharedCooldown}'s. A
+ * {@link io.github.retryafter.fleet.FleetRetryBudget}'s and {@link io.github.retryafter.fleet.SharedCooldown}'s, the
+ * fallback, rejoin and members' count the link's {@link FleetRuntime}'s. A
  * cooldown moved later is also published on <code>{prefix}:cooldowns</code>, which a store built with a subscriber
  * listens to ({@link CooldownChannel}). Thread-safe.
  */
@@ -67,9 +68,9 @@ public final class RedisFleetStore implements FleetStore, AutoCloseable {
 		this.ttlMillis = number(fleet.settings().keyTtl().toMillis());
 		this.channel = new CooldownChannel(fleet, subscriber);
 		this.channelArgument = this.channel.channel();
-		fleet.register(this.channel);
+		fleet.runtime().register(this.channel);
 		// on Redis already (its first probe was quicker than this constructor): subscribe now, not at the next sync
-		fleet.submit(this.channel::sync);
+		fleet.runtime().submit(this.channel::sync);
 	}
 
 	/**
@@ -80,30 +81,10 @@ public final class RedisFleetStore implements FleetStore, AutoCloseable {
 		return this.fleet;
 	}
 
+	/** The fleet link's runtime: Redis's fallback and rejoin, the members' count, the background thread. */
 	@Override
-	public boolean shared() {
-		return this.fleet.onRedis();
-	}
-
-	@Override
-	public int instances() {
-		return this.fleet.instances();
-	}
-
-	@Override
-	public void submit(Runnable task) {
-		this.fleet.submit(task);
-	}
-
-	/** The command timeout: the claim a caller waits for is one script call on the store's thread. */
-	@Override
-	public Duration answerWithin() {
-		return this.fleet.settings().commandTimeout();
-	}
-
-	@Override
-	public void register(Participant participant) {
-		this.fleet.register(participant);
+	public FleetRuntime runtime() {
+		return this.fleet.runtime();
 	}
 
 	/**
@@ -138,43 +119,6 @@ public final class RedisFleetStore implements FleetStore, AutoCloseable {
 		if (this.channel != null) {
 			this.channel.close();
 		}
-	}
-
-	@Override
-	public void bucketInvalid(FleetBucket bucket) {
-		this.fleet.keyFallBack(budgetKey(bucket));
-	}
-
-	@Override
-	public void bucketValid(FleetBucket bucket) {
-		this.fleet.keyValid(budgetKey(bucket));
-	}
-
-	@Override
-	public void keyInvalid(ProviderKey key, String provider) {
-		this.fleet.keyFallBack(providerKey(key, provider));
-	}
-
-	@Override
-	public void keyValid(ProviderKey key, String provider) {
-		this.fleet.keyValid(providerKey(key, provider));
-	}
-
-	/**
-	 * Waits for the first connection at most {@link RedisFleetSettings#probeTimeout()}; if Redis is not reachable by
-	 * then, the fleet falls back (counted) and starts on its local state.
-	 */
-	@Override
-	public boolean awaitFirstConnection() {
-		Duration timeout = this.fleet.settings().probeTimeout();
-		if (!this.fleet.awaitFirstProbe(timeout)) {
-			if (this.fleet.state() == RedisFleet.State.CONNECTING) {
-				this.fleet.fallBack(new TimeoutException("no connection to Redis within " + timeout.toMillis()
-						+ " ms at startup"));
-			}
-			return false;
-		}
-		return true;
 	}
 
 	@Override
@@ -263,7 +207,8 @@ public final class RedisFleetStore implements FleetStore, AutoCloseable {
 	@Override
 	public Optional<ProbeClaim> claimProbe(String provider, long instant, Duration lease) {
 		Optional<List<Object>> reply = this.fleet.execute(FleetScript.CLAIM_PROBE,
-				new byte[][] { this.fleet.key("probe", provider) }, this.fleet.instanceId(), number(instant),
+				new byte[][] { this.fleet.key("probe", provider), this.fleet.key("cooldown", provider) },
+				this.fleet.instanceId(), number(instant),
 				number(Math.max(1, lease.toNanos() / 1000) / 1000));
 		return reply.map((values) -> {
 			Optional<String> owner = Replies.text(values, 0);
@@ -343,10 +288,6 @@ public final class RedisFleetStore implements FleetStore, AutoCloseable {
 
 	private byte[][] keys(String kind, List<String> providers) {
 		return providers.stream().map((provider) -> this.fleet.key(kind, provider)).toArray(byte[][]::new);
-	}
-
-	private byte[] providerKey(ProviderKey key, String provider) {
-		return this.fleet.key((key == ProviderKey.COOLDOWN) ? "cooldown" : "backlog", provider);
 	}
 
 	private byte[] budgetKey(FleetBucket bucket) {

@@ -103,7 +103,7 @@ class RedisFleetStoreContractTests extends FleetStoreContract {
 		await().atMost(Duration.ofSeconds(5)).until(fleet::onRedis);
 		// the rejoin's sync runs on the fleet's thread right after the state switches: a task queued now runs after it
 		CountDownLatch synced = new CountDownLatch(1);
-		member.submit(synced::countDown);
+		member.runtime().submit(synced::countDown);
 		try {
 			assertThat(synced.await(5, TimeUnit.SECONDS)).isTrue();
 		}

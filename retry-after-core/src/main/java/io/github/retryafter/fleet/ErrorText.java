@@ -1,4 +1,4 @@
-package io.github.retryafter.boot.fleet.redis;
+package io.github.retryafter.fleet;
 
 import java.util.concurrent.TimeoutException;
 import java.util.regex.Pattern;

@@ -1,4 +1,4 @@
-package io.github.retryafter.boot.fleet.redis;
+package io.github.retryafter.fleet;
 
 import org.junit.jupiter.api.Test;
 
@@ -8,7 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Issue 32, defect 4: the store's last error, shown in logs, the endpoint and health details, is one short line
  * whatever the error echoed.
  */
-class RedisFleetErrorTextTests {
+class StoreErrorTextTests {
 
 	@Test
 	void aHugeOrHostileStoreErrorIsCutAndItsControlCharactersReplaced() {
