@@ -305,7 +305,7 @@ public class RetryAfterEndpoint {
 	 * A provider's last rate-limit window of one unit, as the response that carried it announced it.
 	 *
 	 * @param remaining what was left, or {@code null} when not announced
-	 * @param limit its limit, or {@code null} when not announced or not kept (the standard families)
+	 * @param limit its limit, or {@code null} when not announced
 	 * @param resetSeconds the seconds from that response until it resets, or {@code null} when not announced
 	 */
 	public record WindowDescriptor(Double remaining, Double limit, Double resetSeconds) {

@@ -430,7 +430,7 @@ public final class RetryAfterMetrics implements RetryListener, MeterBinder {
 			Gauge.builder(WINDOW_LIMIT, this.windows, (windows) -> windows.limit(unit))
 				.tags(tags)
 				.description("The limit of the provider's rate-limit window in the last response that announced one,"
-						+ " by unit; NaN when the fields gave none (the standard families)")
+						+ " by unit; NaN when the fields gave none")
 				.register(registry);
 			Gauge.builder(WINDOW_RESET, this.windows, (windows) -> windows.resetSeconds(unit))
 				.tags(tags)

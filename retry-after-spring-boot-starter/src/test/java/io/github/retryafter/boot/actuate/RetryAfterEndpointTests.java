@@ -180,6 +180,10 @@ class RetryAfterEndpointTests {
 					200);
 			assertThat(endpoint.provider("payments").windows())
 				.containsExactly(Map.entry("requests", new RetryAfterEndpoint.WindowDescriptor(7.0, null, 30.0)));
+			Drive.operation(providers, "payments", this.clock, HeaderSource.of(Map.of("X-RateLimit-Limit",
+					List.of("10"), "X-RateLimit-Remaining", List.of("6"), "X-RateLimit-Reset", List.of("29"))), 200);
+			assertThat(endpoint.provider("payments").windows()).as("a standard family's limit, as announced")
+				.containsExactly(Map.entry("requests", new RetryAfterEndpoint.WindowDescriptor(6.0, 10.0, 29.0)));
 		});
 	}
 

@@ -247,11 +247,11 @@ class RetryAfterMetricsTests {
 				assertThat(window(registry, RetryAfterMetrics.WINDOW_RESET, "model", "tokens")).isEqualTo(0.03);
 				assertThat(registry.find(RetryAfterMetrics.WINDOW_REMAINING).tag("provider", "payments").gauges())
 					.isEmpty();
-				// a standard family is a window of requests, its limit not kept; no tokens series for it
+				// a standard family is a window of requests, its limit the trio's; no tokens series for it
 				Drive.operation(providers, "payments", this.clock, HeaderSource.of(Map.of("X-RateLimit-Remaining",
 						List.of("7"), "X-RateLimit-Limit", List.of("10"), "X-RateLimit-Reset", List.of("30"))), 200);
 				assertThat(window(registry, RetryAfterMetrics.WINDOW_REMAINING, "payments", "requests")).isEqualTo(7);
-				assertThat(window(registry, RetryAfterMetrics.WINDOW_LIMIT, "payments", "requests")).isNaN();
+				assertThat(window(registry, RetryAfterMetrics.WINDOW_LIMIT, "payments", "requests")).isEqualTo(10);
 				assertThat(window(registry, RetryAfterMetrics.WINDOW_RESET, "payments", "requests")).isEqualTo(30);
 				assertThat(registry.find(RetryAfterMetrics.WINDOW_REMAINING).tags("provider", "payments", "unit", "tokens")
 					.gauges()).isEmpty();
