@@ -12,6 +12,7 @@ import org.springframework.context.annotation.Bean;
 
 import io.github.retryafter.Ticker;
 import io.github.retryafter.boot.RetryAfterProviders;
+import io.github.retryafter.boot.metrics.AttemptActiveMeterFilter;
 import io.github.retryafter.boot.metrics.ObservationMeterDescriptions;
 import io.github.retryafter.boot.metrics.RetryAfterMetrics;
 
@@ -43,6 +44,15 @@ public final class RetryAfterMetricsAutoConfiguration {
 	@ConditionalOnMissingBean
 	ObservationMeterDescriptions retryAfterObservationMeterDescriptions() {
 		return new ObservationMeterDescriptions();
+	}
+
+	/**
+	 * Leaves out the attempts' long-task timer, which the operations' says with their waits, to keep the scrape small.
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	AttemptActiveMeterFilter retryAfterAttemptActiveMeterFilter() {
+		return new AttemptActiveMeterFilter();
 	}
 
 }
