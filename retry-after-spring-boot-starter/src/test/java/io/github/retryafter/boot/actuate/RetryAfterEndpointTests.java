@@ -246,6 +246,32 @@ class RetryAfterEndpointTests {
 	}
 
 	@Test
+	void namesEachProvidersProfileServiceGroupsAndTheClientsThatRouteToIt() {
+		this.contextRunner
+			.withPropertyValues("retry.after.providers.github.hosts=api.github.com",
+					"retry.after.providers.github.profile=github",
+					"retry.after.providers.github.service-groups=github,gists")
+			.run((context) -> {
+				RetryAfterEndpoint endpoint = context.getBean(RetryAfterEndpoint.class);
+				RetryAfterEndpoint.WiringDescriptor github = endpoint.provider("github").wiring();
+				assertThat(github.profile()).isEqualTo("github");
+				assertThat(github.serviceGroups()).containsExactly("github", "gists");
+				assertThat(github.clients()).as("the integrations on this classpath, by their switches")
+					.containsExactly("RestClient", "RestTemplate", "WebClient", "OkHttp builders");
+				RetryAfterEndpoint.WiringDescriptor payments = endpoint.retryAfter().providers().get("payments").wiring();
+				assertThat(payments.profile()).isEqualTo("standard");
+				assertThat(payments.serviceGroups()).isEmpty();
+				assertThat(endpoint.provider("default").wiring().profile()).isEqualTo("standard");
+				String json = JsonMapper.builder().build().writeValueAsString(endpoint.provider("github"));
+				assertThat(json).contains("\"wiring\":{\"profile\":\"github\",\"serviceGroups\":[\"github\",\"gists\"],"
+						+ "\"clients\":[\"RestClient\",\"RestTemplate\",\"WebClient\",\"OkHttp builders\"]}");
+			});
+		this.contextRunner.withPropertyValues("retry.after.ok-http.enabled=false", "retry.after.web-client.enabled=false")
+			.run((context) -> assertThat(context.getBean(RetryAfterEndpoint.class).provider("payments").wiring().clients())
+				.containsExactly("RestClient", "RestTemplate"));
+	}
+
+	@Test
 	void rendersAsJson() {
 		this.contextRunner.run((context) -> {
 			Drive.operation(context.getBean(RetryAfterProviders.class), "payments", this.clock, REFUSED, 200);
