@@ -22,9 +22,7 @@ import io.github.retryafter.sample.SimulatedProvider.Answer;
  * <ul>
  * <li>{@code GET|POST /provider/resource}: the stateful resource the scenarios call, answering as the current
  * {@link ProviderConditions} say and recording every arrival by its {@code Idempotency-Key}; an answer held until
- * the outage ends is sent asynchronously, so held requests do not occupy server threads; under a rate limit every
- * answer announces the limit's window as GitHub and many APIs do, {@code X-RateLimit-Limit},
- * {@code X-RateLimit-Remaining} and {@code X-RateLimit-Reset} (delta-seconds, rounded up);</li>
+ * the outage ends is sent asynchronously, so held requests do not occupy server threads;</li>
  * <li>{@code GET /provider/status/{code}?retry-after=2&form=http-date&skew=3600}: a stateless answer with the given
  * status, {@code Retry-After} in the given form and a {@code Date} off by {@code skew} seconds, for exploring by
  * hand.</li>
@@ -75,17 +73,7 @@ class ProviderController {
 	private static ResponseEntity<String> toResponse(Answer answer) {
 		ResponseEntity.BodyBuilder builder = ResponseEntity.status(answer.status());
 		answer.headers().forEach((name, value) -> builder.header(name, value));
-		if (answer.window() != null) {
-			builder.header("X-RateLimit-Limit", Integer.toString(answer.window().limit()));
-			builder.header("X-RateLimit-Remaining", Integer.toString(answer.window().remaining()));
-			builder.header("X-RateLimit-Reset", Long.toString(ceilSeconds(answer.window().reset())));
-		}
 		return builder.body(answer.status() + "\n");
-	}
-
-	/** Whole seconds, rounded up: a window that refills within the second is announced as resetting in 1 s. */
-	private static long ceilSeconds(Duration duration) {
-		return (duration.toNanos() + 999_999_999L) / 1_000_000_000L;
 	}
 
 }

@@ -33,6 +33,8 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.context.annotation.Bean;
 import org.springframework.web.client.HttpServerErrorException;
 import org.springframework.web.client.RestClient;
@@ -62,13 +64,21 @@ import static org.awaitility.Awaitility.await;
  * <p>
  * A series tagged by an outcome, a cause or a hint's error exists once that happened on that provider, and the
  * scenarios never send an unusable {@code Retry-After}: one call to {@code flaky-exact} (which no scenario here uses)
- * meets one too long to obey, so the hint-refusals panel has its series. The {@code rate-limit} scenario's provider
- * announces its window ({@code X-RateLimit-*}) on every answer, so the window panels show its requests' remaining,
- * limit and reset, and the waits-by-cause panels show what its retries and the {@code skew} scenario's waited for.
+ * meets one too long to obey, so the hint-refusals panel has its series. A short {@code model} scenario (Spring AI's
+ * OpenAI model against the app's OpenAI-compatible API, which announces its request window on every answer) gives the
+ * window panels the {@code openai} provider's requests window, and the waits-by-cause panels what its retries waited
+ * for beside the {@code skew} scenario's {@code Retry-After} waits. The model's base URL is fixed when its client is
+ * built, before a random port is known, so the app runs on a free port chosen up front.
  */
 @RequiresBinary("prometheus")
-@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT)
+@SpringBootTest(webEnvironment = WebEnvironment.DEFINED_PORT)
 class DashboardPrometheusTests {
+
+	@DynamicPropertySource
+	static void freePort(DynamicPropertyRegistry registry) throws IOException {
+		int port = freePort();
+		registry.add("server.port", () -> port);
+	}
 
 	private static final Path DASHBOARD = Path.of("grafana", "retry-after-dashboard.json");
 
@@ -149,7 +159,9 @@ class DashboardPrometheusTests {
 		awaitOperationsScraped(40);
 		this.runner.run(Scenario.named("rate-limit").orElseThrow().withOperations(120));
 		refuseOneHint();
-		awaitOperationsScraped(161);
+		// the model scenario's warm-up call is one more operation
+		this.runner.run(Scenario.named("model").orElseThrow().withOperations(15));
+		awaitOperationsScraped(177);
 		await("the hint refusal scraped").atMost(Duration.ofSeconds(15))
 			.pollInterval(Duration.ofMillis(250))
 			.until(() -> number("sum(retry_after_hint_refusals_total)") >= 1);
@@ -183,7 +195,7 @@ class DashboardPrometheusTests {
 	/**
 	 * The panels an operator reads to see why the app waited and how much of each provider's window is left: time
 	 * waited by cause names the skew scenario's {@code Retry-After} waits on {@code flaky}, and the window panels show
-	 * the {@code rate-limit} provider's window of requests, its limit as the provider announced it (50).
+	 * the {@code openai} provider's window of requests, its limit as the model API announced it (5 a second).
 	 */
 	private void assertTheWaitsByCauseAndTheWindowsPanelsShowTheScenarios(Map<String, String> values, Instant start)
 			throws Exception {
@@ -191,11 +203,11 @@ class DashboardPrometheusTests {
 			.contains("flaky retry-after");
 		assertThat(labels(panelQuery("Waits per second, by cause", 0), values, start)).contains("flaky retry-after");
 		assertThat(labels(panelQuery("Provider rate-limit windows: remaining and limit", 0), values, start))
-			.contains("rate-limited requests");
+			.contains("openai requests");
 		String limit = substitute(panelQuery("Provider rate-limit windows: remaining and limit", 1), values);
-		assertThat(lastValues(queryRange(limit, start))).as(limit).containsEntry("rate-limited requests", 50.0);
+		assertThat(lastValues(queryRange(limit, start))).as(limit).containsEntry("openai requests", 5.0);
 		assertThat(labels(panelQuery("Provider rate-limit windows: seconds to reset", 0), values, start))
-			.contains("rate-limited requests");
+			.contains("openai requests");
 	}
 
 	/** The {@code provider cause} or {@code provider unit} of each series a panel's query returns. */
