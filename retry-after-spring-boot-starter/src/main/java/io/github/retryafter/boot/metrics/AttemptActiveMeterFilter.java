@@ -10,7 +10,8 @@ import io.github.retryafter.boot.observation.DefaultRetryAfterAttemptObservation
  * Leaves out the long-task timer Micrometer's observation handler makes of each attempt's observation
  * ({@code retry.after.attempt.active}): an attempt in flight is always inside an operation in flight, which
  * {@code retry.after.operation.active} shows with its waits, and each attempt's length is {@code retry.after.attempt}
- * once it ends. Three series a provider fewer in a Prometheus scrape. Touches no other meter. Stateless and
+ * once it ends. Three series a provider fewer in a Prometheus scrape. Touches no other meter. The auto-configured
+ * one is left out with Spring Boot's {@code management.metrics.enable.retry.after.attempt.active=true}. Stateless and
  * thread-safe.
  */
 public final class AttemptActiveMeterFilter implements MeterFilter {
