@@ -73,10 +73,14 @@ final class RateLimitFieldParser {
 			this.family = family;
 		}
 
-		/** {@code RateLimit-Policy} gives the quota, {@code RateLimit} the window. */
+		/**
+		 * {@code RateLimit-Policy} gives the quota, {@code RateLimit} the window, and the window's limit is the
+		 * {@code q} of the policy named as it is.
+		 */
 		RateLimitFields structured() {
 			OptionalDouble quota = OptionalDouble.empty();
-			for (Item policy : list("RateLimit-Policy")) {
+			List<Item> policies = list("RateLimit-Policy");
+			for (Item policy : policies) {
 				OptionalDouble rate = policyRate(policy);
 				if (rate.isPresent() && (quota.isEmpty() || rate.getAsDouble() < quota.getAsDouble())) {
 					quota = rate;
@@ -84,15 +88,33 @@ final class RateLimitFieldParser {
 			}
 			OptionalLong remaining = OptionalLong.empty();
 			Optional<Duration> reset = Optional.empty();
+			Item read = null;
 			for (Item window : list("RateLimit")) {
 				OptionalLong r = integerParameter("RateLimit", window, "r", false);
 				OptionalLong t = integerParameter("RateLimit", window, "t", false);
 				if (r.isPresent() && (remaining.isEmpty() || r.getAsLong() < remaining.getAsLong())) {
 					remaining = r;
 					reset = t.isPresent() ? Optional.of(Duration.ofSeconds(t.getAsLong())) : Optional.empty();
+					read = window;
 				}
 			}
-			return result(quota, remaining, reset);
+			return result(quota, (read != null) ? policyLimit(policies, read.value()) : OptionalLong.empty(),
+					remaining, reset);
+		}
+
+		/**
+		 * The {@code q} of the policy named {@code name}, when it counts requests; its problems were named while the
+		 * quota was read.
+		 */
+		private static OptionalLong policyLimit(List<Item> policies, Object name) {
+			for (Item policy : policies) {
+				Object unit = policy.parameters().get("qu");
+				if (policy.value().equals(name) && (unit == null || "requests".equals(unit))
+						&& policy.parameters().get("q") instanceof Long q && q > 0) {
+					return OptionalLong.of(q);
+				}
+			}
+			return OptionalLong.empty();
 		}
 
 		/** {@code q / w} of one policy, when both are there and it counts requests. */
@@ -143,23 +165,41 @@ final class RateLimitFieldParser {
 		/** The trios: each field one integer (the limit may add quota policies); the reset delta or epoch seconds. */
 		RateLimitFields trio() {
 			List<String> names = this.family.fields();
-			OptionalDouble quota = limit(names.get(0));
+			List<Item> limit = limit(names.get(0));
+			OptionalDouble quota = quota(names.get(0), limit);
 			OptionalLong remaining = single(names.get(1), false);
 			OptionalLong resetValue = single(names.get(2), false);
 			Optional<Duration> reset = resetValue.isPresent() ? reset(names.get(2), resetValue.getAsLong())
 					: Optional.empty();
-			return result(quota, remaining, reset);
+			return result(quota, limit.isEmpty() ? OptionalLong.empty() : OptionalLong.of((Long) limit.get(0).value()),
+					remaining, reset);
 		}
 
-		/** {@code 100} (no window, so no rate) or {@code 100, 100;w=60}: the window of the member equal to the limit. */
-		private OptionalDouble limit(String field) {
+		/**
+		 * {@code 100} (no window, so no rate) or {@code 100, 100;w=60}: the rate of the member equal to the limit,
+		 * when it names its window.
+		 */
+		private OptionalDouble quota(String field, List<Item> members) {
+			for (Item member : members) {
+				if (member.value() instanceof Long quota && quota.equals(members.get(0).value())) {
+					OptionalLong window = integerParameter(field, member, "w", true);
+					if (window.isPresent()) {
+						return OptionalDouble.of(quota / (double) window.getAsLong());
+					}
+				}
+			}
+			return OptionalDouble.empty();
+		}
+
+		/** The limit field's members, the first a positive integer; none (and a problem) when it is unusable. */
+		private List<Item> limit(String field) {
 			List<String> lines = this.hints.lines(field);
 			if (lines.isEmpty()) {
-				return OptionalDouble.empty();
+				return List.of();
 			}
 			if (lines.size() > 1) {
 				problem(Code.MULTIPLE_VALUES, field, "it has " + lines.size() + " field lines; one is allowed");
-				return OptionalDouble.empty();
+				return List.of();
 			}
 			String value = lines.get(0);
 			List<Item> members;
@@ -169,21 +209,13 @@ final class RateLimitFieldParser {
 			catch (IllegalArgumentException ex) {
 				problem(Code.MALFORMED, field, FieldText.quote(value) + " is not an integer, optionally followed by "
 						+ "quota policies such as \"100, 100;w=60\" (" + ex.getMessage() + ")");
-				return OptionalDouble.empty();
+				return List.of();
 			}
 			if (members.isEmpty() || !(members.get(0).value() instanceof Long limit) || limit <= 0) {
 				problem(Code.INVALID_NUMBER, field, FieldText.quote(value) + " does not start with a positive integer");
-				return OptionalDouble.empty();
+				return List.of();
 			}
-			for (Item member : members) {
-				if (member.value() instanceof Long quota && quota.equals(limit)) {
-					OptionalLong window = integerParameter(field, member, "w", true);
-					if (window.isPresent()) {
-						return OptionalDouble.of(limit / (double) window.getAsLong());
-					}
-				}
-			}
-			return OptionalDouble.empty();
+			return members;
 		}
 
 		/** One field line holding one integer of ASCII digits. */
@@ -245,8 +277,10 @@ final class RateLimitFieldParser {
 			return Optional.of(Duration.ofSeconds(value - date));
 		}
 
-		private RateLimitFields result(OptionalDouble quota, OptionalLong remaining, Optional<Duration> reset) {
-			return new RateLimitFields(quota, remaining, reset, Optional.of(this.family), this.problems);
+		private RateLimitFields result(OptionalDouble quota, OptionalLong limit, OptionalLong remaining,
+				Optional<Duration> reset) {
+			return new RateLimitFields(quota, limit, remaining, reset, Optional.of(this.family), this.problems,
+					List.of());
 		}
 
 		private void problem(Code code, String field, String reason) {

@@ -34,15 +34,17 @@ import io.github.retryafter.internal.Saturating;
  * {@link io.github.retryafter.HintField#ANTHROPIC_WINDOWS}), before the standard ones: each is a set of
  * {@link Window windows}, one counting requests and others counting tokens, each with a limit, a remaining and a
  * reset (a Go duration such as {@code 6m0s} for OpenAI, an RFC 3339 instant measured against the response's
- * {@code Date} for Anthropic). {@link #remaining()} and {@link #reset()} are then the request window's;
- * {@link #hold()}, {@link #pacedRemaining()} and {@link #ratePerSecond()} say how every window paces together
- * (docs/vendor-fields.md has the reasoning).
+ * {@code Date} for Anthropic). {@link #limit()}, {@link #remaining()} and {@link #reset()} are then the request
+ * window's; {@link #hold()}, {@link #pacedRemaining()} and {@link #ratePerSecond()} say how every window paces
+ * together (docs/vendor-fields.md has the reasoning).
  * <p>
  * Every integer is ASCII digits, at most 15 of them (RFC 9651's bound); a field that is present but unusable is
  * ignored and named in {@link #problems()} with a {@link Problem.Code code}, never guessed at, and reading never
  * throws. Immutable and thread-safe.
  *
  * @param quota the quota's rate in requests per second, if a limit and its window were announced
+ * @param limit the requests the current window allows, if announced: the {@code q} of the policy named as the
+ * {@code RateLimit} item read, a trio's limit (its first integer), a vendor family's request window's limit
  * @param remaining the requests left in the current window, if announced
  * @param reset the time from the response until the window resets, if announced
  * @param family the family that was read, empty when the response carries none
@@ -50,19 +52,20 @@ import io.github.retryafter.internal.Saturating;
  * @param windows the vendor families' windows, each as announced; empty for the standard families
  * @see <a href="https://datatracker.ietf.org/doc/draft-ietf-httpapi-ratelimit-headers/">draft-ietf-httpapi-ratelimit-headers</a>
  */
-public record RateLimitFields(OptionalDouble quota, OptionalLong remaining, Optional<Duration> reset,
-		Optional<Family> family, List<Problem> problems, List<Window> windows) {
+public record RateLimitFields(OptionalDouble quota, OptionalLong limit, OptionalLong remaining,
+		Optional<Duration> reset, Optional<Family> family, List<Problem> problems, List<Window> windows) {
 
 	/** The smallest reset value the trios read as epoch seconds instead of delta-seconds. */
 	public static final long EPOCH_SECONDS_FROM = 1_000_000_000L;
 
 	/** A response without rate-limit fields. */
 	public static final RateLimitFields NONE = new RateLimitFields(OptionalDouble.empty(), OptionalLong.empty(),
-			Optional.empty(), Optional.empty(), List.of(), List.of());
+			OptionalLong.empty(), Optional.empty(), Optional.empty(), List.of(), List.of());
 
 	/**
 	 * Checks the arguments and copies the problems.
 	 * @param quota the quota's rate in requests per second, if a limit and its window were announced
+	 * @param limit the requests the current window allows, if announced
 	 * @param remaining the requests left in the current window, if announced
 	 * @param reset the time from the response until the window resets, if announced
 	 * @param family the family that was read, empty when the response carries none
@@ -71,6 +74,7 @@ public record RateLimitFields(OptionalDouble quota, OptionalLong remaining, Opti
 	 */
 	public RateLimitFields {
 		Objects.requireNonNull(quota, "quota");
+		Objects.requireNonNull(limit, "limit");
 		Objects.requireNonNull(remaining, "remaining");
 		Objects.requireNonNull(reset, "reset");
 		Objects.requireNonNull(family, "family");
@@ -79,7 +83,21 @@ public record RateLimitFields(OptionalDouble quota, OptionalLong remaining, Opti
 	}
 
 	/**
-	 * Fields of a standard family, without windows.
+	 * Fields without a limit: the canonical constructor with an empty {@link #limit()}.
+	 * @param quota the quota's rate in requests per second, if a limit and its window were announced
+	 * @param remaining the requests left in the current window, if announced
+	 * @param reset the time from the response until the window resets, if announced
+	 * @param family the family that was read, empty when the response carries none
+	 * @param problems the fields present but ignored, and why; empty when all were usable
+	 * @param windows the vendor families' windows; empty for the standard families
+	 */
+	public RateLimitFields(OptionalDouble quota, OptionalLong remaining, Optional<Duration> reset,
+			Optional<Family> family, List<Problem> problems, List<Window> windows) {
+		this(quota, OptionalLong.empty(), remaining, reset, family, problems, windows);
+	}
+
+	/**
+	 * Fields of a standard family, without windows and without a limit.
 	 * @param quota the quota's rate in requests per second, if a limit and its window were announced
 	 * @param remaining the requests left in the current window, if announced
 	 * @param reset the time from the response until the window resets, if announced
@@ -88,7 +106,7 @@ public record RateLimitFields(OptionalDouble quota, OptionalLong remaining, Opti
 	 */
 	public RateLimitFields(OptionalDouble quota, OptionalLong remaining, Optional<Duration> reset,
 			Optional<Family> family, List<Problem> problems) {
-		this(quota, remaining, reset, family, problems, List.of());
+		this(quota, OptionalLong.empty(), remaining, reset, family, problems, List.of());
 	}
 
 	/**

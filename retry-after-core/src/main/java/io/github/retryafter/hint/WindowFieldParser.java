@@ -66,6 +66,7 @@ final class WindowFieldParser {
 
 		RateLimitFields read(List<String> names) {
 			List<Window> windows = new ArrayList<>();
+			OptionalLong requests = OptionalLong.empty();
 			OptionalLong remaining = OptionalLong.empty();
 			Optional<Duration> reset = Optional.empty();
 			for (String name : names) {
@@ -78,11 +79,12 @@ final class WindowFieldParser {
 				Window.Kind kind = "requests".equals(name) ? Window.Kind.REQUESTS : Window.Kind.TOKENS;
 				windows.add(new Window(name, kind, limit, left, resetIn));
 				if (kind == Window.Kind.REQUESTS) {
+					requests = limit;
 					remaining = left;
 					reset = resetIn;
 				}
 			}
-			return new RateLimitFields(OptionalDouble.empty(), remaining, reset, Optional.of(this.family),
+			return new RateLimitFields(OptionalDouble.empty(), requests, remaining, reset, Optional.of(this.family),
 					this.problems, windows);
 		}
 

@@ -28,9 +28,20 @@ class RateLimitFieldsTests {
 		assertThat(fields.family()).contains(Family.IETF);
 		assertThat(fields.quota()).as("the lowest q/w").hasValueCloseTo(1000 / 86400.0, within(1e-12));
 		assertThat(fields.remaining()).hasValue(0);
+		assertThat(fields.limit()).as("the q of the policy named as the window read").hasValue(100);
 		assertThat(fields.reset()).contains(Duration.ofSeconds(30));
 		assertThat(fields.exhausted()).isTrue();
 		assertThat(fields.problems()).isEmpty();
+	}
+
+	@Test
+	void aWindowNamedByNoPolicyHasNoLimitAndNoneIsGuessed() {
+		RateLimitFields fields = read("RateLimit-Policy: \"daily\";q=1000;w=86400", "RateLimit: \"burst\";r=5;t=1");
+		assertThat(fields.remaining()).hasValue(5);
+		assertThat(fields.limit()).isEmpty();
+		assertThat(read("RateLimit: \"burst\";r=5;t=1").limit()).isEmpty();
+		assertThat(read("RateLimit-Policy: \"p\";q=10;w=1;qu=\"content-bytes\"", "RateLimit: \"p\";r=5;t=1").limit())
+			.as("a policy counting bytes").isEmpty();
 	}
 
 	@Test
@@ -48,6 +59,7 @@ class RateLimitFieldsTests {
 				"RateLimit-Reset: 4");
 		assertThat(fields.family()).contains(Family.DRAFT_TRIO);
 		assertThat(fields.quota()).hasValueCloseTo(10.0, within(1e-12));
+		assertThat(fields.limit()).hasValue(100);
 		assertThat(fields.remaining()).hasValue(7);
 		assertThat(fields.reset()).contains(Duration.ofSeconds(4));
 		assertThat(fields.exhausted()).isFalse();
@@ -58,6 +70,7 @@ class RateLimitFieldsTests {
 		RateLimitFields fields = read("X-RateLimit-Limit: 5000", "X-RateLimit-Remaining: 4999", "X-RateLimit-Reset: 60");
 		assertThat(fields.family()).contains(Family.X_TRIO);
 		assertThat(fields.quota()).isEmpty();
+		assertThat(fields.limit()).as("the limit is kept, though it makes no rate").hasValue(5000);
 		assertThat(fields.remaining()).hasValue(4999);
 		assertThat(fields.problems()).isEmpty();
 	}
@@ -98,6 +111,10 @@ class RateLimitFieldsTests {
 		RateLimitFields fields = read(lines.replace("\\n", "\n").split("\n"));
 		assertThat(fields.problems()).as("%s", lines).extracting(RateLimitFields.Problem::code).containsExactly(code);
 		assertThat(fields.problems().get(0).reason()).contains("ignored");
+		if (lines.startsWith("X-RateLimit-Limit") || lines.startsWith("RateLimit-Limit: 100,")) {
+			assertThat(fields.limit()).as("%s", lines).isEqualTo(lines.startsWith("RateLimit-Limit")
+					? java.util.OptionalLong.of(100) : java.util.OptionalLong.empty());
+		}
 		assertThat(fields.exhausted()).isFalse();
 	}
 
@@ -108,6 +125,7 @@ class RateLimitFieldsTests {
 		assertThat(read("Retry-After: 2")).isEqualTo(RateLimitFields.NONE);
 		assertThat(RateLimitFields.NONE.family()).isEqualTo(Optional.empty());
 		assertThat(RateLimitFields.NONE.problems()).isEqualTo(List.of());
+		assertThat(RateLimitFields.NONE.limit()).isEmpty();
 	}
 
 }

@@ -74,6 +74,7 @@ class VendorWindowsTests {
 				"x-ratelimit-reset-requests", "1.5s");
 		assertThat(read.family()).contains(RateLimitFields.Family.OPENAI);
 		assertThat(read.remaining()).hasValue(0);
+		assertThat(read.limit()).as("the request window's").hasValue(500);
 		assertThat(read.hold()).contains(Duration.ofMillis(1500));
 		assertThat(read.exhausted()).isTrue();
 		assertThat(read.windows()).containsExactly(new Window("requests", Window.Kind.REQUESTS, OptionalLong.of(500),
@@ -117,6 +118,7 @@ class VendorWindowsTests {
 		RateLimitFields read = read(VENDOR, "x-ratelimit-limit-tokens", "100", "x-ratelimit-remaining-tokens", "50",
 				"x-ratelimit-reset-tokens", "1s");
 		assertThat(read.remaining()).isEmpty();
+		assertThat(read.limit()).as("a token window's limit is not the requests'").isEmpty();
 		assertThat(read.pacedRemaining()).isEmpty();
 		assertThat(read.hold()).isEmpty();
 	}

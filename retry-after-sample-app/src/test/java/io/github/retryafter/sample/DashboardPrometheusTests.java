@@ -33,6 +33,8 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.context.annotation.Bean;
 import org.springframework.web.client.HttpServerErrorException;
 import org.springframework.web.client.RestClient;
@@ -60,23 +62,31 @@ import static org.awaitility.Awaitility.await;
  * The sample has no Redis, so the context adds a {@link RedisFleet} whose Redis is unreachable and its meters: it
  * falls back at once, as a fleet does when Redis goes away, and the fleet panel has series to show.
  * <p>
- * A series tagged by an outcome, a source or a hint's error exists once that happened on that provider, and the
+ * A series tagged by an outcome, a cause or a hint's error exists once that happened on that provider, and the
  * scenarios never send an unusable {@code Retry-After}: one call to {@code flaky-exact} (which no scenario here uses)
- * meets one too long to obey, so the hint-refusals panel has its series.
+ * meets one too long to obey, so the hint-refusals panel has its series. A short {@code model} scenario (Spring AI's
+ * OpenAI model against the app's OpenAI-compatible API, which announces its request window on every answer) gives the
+ * window panels the {@code openai} provider's requests window, and the waits-by-cause panels what its retries waited
+ * for beside the {@code skew} scenario's {@code Retry-After} waits. The model's base URL is fixed when its client is
+ * built, before a random port is known, so the app runs on a free port chosen up front.
  */
 @RequiresBinary("prometheus")
-@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT)
+@SpringBootTest(webEnvironment = WebEnvironment.DEFINED_PORT)
 class DashboardPrometheusTests {
+
+	@DynamicPropertySource
+	static void freePort(DynamicPropertyRegistry registry) throws IOException {
+		int port = freePort();
+		registry.add("server.port", () -> port);
+	}
 
 	private static final Path DASHBOARD = Path.of("grafana", "retry-after-dashboard.json");
 
 	/** Grafana's {@code $__rate_interval} for 1 s scrapes (see the class description). */
 	private static final String RATE_INTERVAL = "4s";
 
-	/** Meters the starter registers that no panel shows, and why. */
-	private static final Map<String, String> WITHOUT_PANEL = Map.of("retry_after_clock_skew_magnitude_seconds",
-			"the signed clock skew panel shows the skew", "retry_after_clock_skew_magnitude_seconds_max",
-			"the signed clock skew panel shows the skew");
+	/** Meters the starter registers that no panel shows, and why: none today. */
+	private static final Map<String, String> WITHOUT_PANEL = Map.of();
 
 	/** A meter's name, and the label matchers that follow it, if any. */
 	private static final Pattern SELECTOR = Pattern.compile("(retry_after_\\w+)(\\{[^}]*})?");
@@ -149,7 +159,9 @@ class DashboardPrometheusTests {
 		awaitOperationsScraped(40);
 		this.runner.run(Scenario.named("rate-limit").orElseThrow().withOperations(120));
 		refuseOneHint();
-		awaitOperationsScraped(161);
+		// the model scenario's warm-up call is one more operation
+		this.runner.run(Scenario.named("model").orElseThrow().withOperations(15));
+		awaitOperationsScraped(177);
 		await("the hint refusal scraped").atMost(Duration.ofSeconds(15))
 			.pollInterval(Duration.ofMillis(250))
 			.until(() -> number("sum(retry_after_hint_refusals_total)") >= 1);
@@ -157,9 +169,10 @@ class DashboardPrometheusTests {
 			.pollInterval(Duration.ofMillis(250))
 			.until(() -> number("sum(retry_after_fleet_fallbacks_total)") >= 1);
 		List<String> queries = panelQueries();
-		assertThat(queries).hasSizeGreaterThanOrEqualTo(14);
+		assertThat(queries).hasSizeGreaterThanOrEqualTo(29);
 		assertEveryMeterHasAPanel(queries);
 		Map<String, String> values = variableValues(start);
+		assertTheWaitsByCauseAndTheWindowsPanelsShowTheScenarios(values, start);
 		List<String> empty = new ArrayList<>();
 		for (String query : queries) {
 			String substituted = substitute(query, values);
@@ -177,6 +190,52 @@ class DashboardPrometheusTests {
 			}
 		}
 		assertThat(empty).as("panel queries without data").isEmpty();
+	}
+
+	/**
+	 * The panels an operator reads to see why the app waited and how much of each provider's window is left: time
+	 * waited by cause names the skew scenario's {@code Retry-After} waits on {@code flaky}, and the window panels show
+	 * the {@code openai} provider's window of requests, its limit as the model API announced it (5 a second).
+	 */
+	private void assertTheWaitsByCauseAndTheWindowsPanelsShowTheScenarios(Map<String, String> values, Instant start)
+			throws Exception {
+		assertThat(labels(panelQuery("Time waited, by cause (seconds per second)", 0), values, start))
+			.contains("flaky retry-after");
+		assertThat(labels(panelQuery("Waits per second, by cause", 0), values, start)).contains("flaky retry-after");
+		assertThat(labels(panelQuery("Provider rate-limit windows: remaining and limit", 0), values, start))
+			.contains("openai requests");
+		String limit = substitute(panelQuery("Provider rate-limit windows: remaining and limit", 1), values);
+		assertThat(lastValues(queryRange(limit, start))).as(limit).containsEntry("openai requests", 5.0);
+		assertThat(labels(panelQuery("Provider rate-limit windows: seconds to reset", 0), values, start))
+			.contains("openai requests");
+	}
+
+	/** The {@code provider cause} or {@code provider unit} of each series a panel's query returns. */
+	private Set<String> labels(String query, Map<String, String> values, Instant start) throws Exception {
+		return lastValues(queryRange(substitute(query, values), start)).keySet();
+	}
+
+	/** Each series' last number, by its {@code provider} and its {@code cause} or {@code unit}. */
+	private static Map<String, Double> lastValues(JsonNode answer) {
+		Map<String, Double> last = new LinkedHashMap<>();
+		for (JsonNode series : answer.path("data").path("result")) {
+			JsonNode metric = series.path("metric");
+			String second = metric.has("cause") ? metric.path("cause").asString() : metric.path("unit").asString();
+			JsonNode samples = series.path("values");
+			last.put(metric.path("provider").asString() + " " + second,
+					Double.parseDouble(samples.path(samples.size() - 1).path(1).asString()));
+		}
+		return last;
+	}
+
+	private String panelQuery(String title, int target) throws IOException {
+		JsonNode dashboard = json.readTree(Files.readString(DASHBOARD));
+		for (JsonNode panel : dashboard.path("panels")) {
+			if (panel.path("title").asString().equals(title)) {
+				return panel.path("targets").path(target).path("expr").asString();
+			}
+		}
+		throw new AssertionError("no panel titled " + title);
 	}
 
 	/** One call answered {@code 503} with a {@code Retry-After} longer than the provider's longest wait. */
@@ -203,7 +262,9 @@ class DashboardPrometheusTests {
 			meters.add(type.group(1));
 		}
 		assertThat(meters).contains("retry_after_pacing_rate", "retry_after_cooldown_remaining_seconds",
-				"retry_after_pacing_queued", "retry_after_hint_refusals_total", "retry_after_fleet_fallbacks_total");
+				"retry_after_pacing_queued", "retry_after_hint_refusals_total", "retry_after_fleet_fallbacks_total",
+				"retry_after_wait_seconds", "retry_after_window_remaining", "retry_after_window_limit",
+				"retry_after_window_reset_seconds");
 		List<String> withoutPanel = meters.stream()
 			.filter((meter) -> !WITHOUT_PANEL.containsKey(meter))
 			.filter((meter) -> queries.stream().noneMatch((query) -> query.contains(meter)))

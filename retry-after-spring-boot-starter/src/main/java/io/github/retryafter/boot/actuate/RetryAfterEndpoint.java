@@ -18,6 +18,7 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 import org.jspecify.annotations.Nullable;
 
 import io.github.retryafter.boot.RetryAfterProviders;
+import io.github.retryafter.boot.RetryAfterWiring;
 import io.github.retryafter.boot.StateScope;
 import io.github.retryafter.boot.fleet.FleetStatus;
 import io.github.retryafter.boot.fleet.FleetStatusProvider;
@@ -31,7 +32,8 @@ import io.github.retryafter.fleet.SharedCooldown;
 import io.github.retryafter.pacing.ProviderGate;
 
 /**
- * The {@code retryafter} Actuator endpoint ({@code /actuator/retryafter}): per provider, the settings in force, the
+ * The {@code retryafter} Actuator endpoint ({@code /actuator/retryafter}): per provider, what is wired under it (its
+ * profile, its HTTP service groups, the clients that route to it), the settings in force, the
  * budget tokens left, operations and attempts, the amplification, the last clock skew, the last {@code Retry-After},
  * the last refusal and the provider's gate (pacing settings, rate in force, cooldown left, requests queued), and the
  * fleet's state when the budget and cooldown are shared through Redis, with the hosts called whose state it does not
@@ -68,6 +70,8 @@ public class RetryAfterEndpoint {
 	private final UnsharedHosts unsharedHosts;
 
 	private final ModelClients modelClients;
+
+	private final RetryAfterWiring wiring;
 
 	/**
 	 * Creates the endpoint.
@@ -125,12 +129,30 @@ public class RetryAfterEndpoint {
 	 */
 	public RetryAfterEndpoint(RetryAfterProviders providers, RetryAfterActivity activity, FleetStatusProvider fleet,
 			SharedCooldown fleetCooldown, UnsharedHosts unsharedHosts, ModelClients modelClients) {
+		this(providers, activity, fleet, fleetCooldown, unsharedHosts, modelClients, null);
+	}
+
+	/**
+	 * Creates the endpoint, showing also what is wired under each provider.
+	 * @param providers the configured providers
+	 * @param activity what was seen of them
+	 * @param fleet the fleet's status, or {@code null} when the budget is local
+	 * @param fleetCooldown the fleet's shared cooldown, which a reset also ends, or {@code null}
+	 * @param unsharedHosts the hosts called whose state the fleet does not share, or {@code null}
+	 * @param modelClients the model clients under the starter, or {@code null} when Spring AI is absent
+	 * @param wiring each provider's profile, service groups and client integrations, or {@code null} (then every
+	 * provider's {@code wiring} is {@code null})
+	 */
+	public RetryAfterEndpoint(RetryAfterProviders providers, RetryAfterActivity activity, FleetStatusProvider fleet,
+			SharedCooldown fleetCooldown, UnsharedHosts unsharedHosts, ModelClients modelClients,
+			RetryAfterWiring wiring) {
 		this.providers = Objects.requireNonNull(providers, "providers");
 		this.activity = Objects.requireNonNull(activity, "activity");
 		this.fleet = fleet;
 		this.fleetCooldown = fleetCooldown;
 		this.unsharedHosts = unsharedHosts;
 		this.modelClients = modelClients;
+		this.wiring = wiring;
 	}
 
 	/**
@@ -216,7 +238,7 @@ public class RetryAfterEndpoint {
 		snapshot.attempts().entrySet().stream()
 			.sorted(Map.Entry.comparingByKey())
 			.forEach((entry) -> attempts.put(entry.getKey().name(), entry.getValue()));
-		return new ProviderDescriptor(SettingsDescriptor.of(provider.settings()),
+		return new ProviderDescriptor(wiring(provider.name()), SettingsDescriptor.of(provider.settings()),
 				new BudgetDescriptor(provider.settings().budget(), finite(budget.providerTokens(provider.name())),
 						finite(budget.availableTokens(provider.name()))),
 				operations, attempts,
@@ -226,6 +248,22 @@ public class RetryAfterEndpoint {
 				snapshot.lastRefusal().map(RefusalDescriptor::of).orElse(null),
 				PacingDescriptor.of(provider), provider.settings().scope().name(), sharedByFleet(provider),
 				WindowDescriptor.of(this.activity.windows(provider.name())));
+	}
+
+	private WiringDescriptor wiring(String provider) {
+		if (this.wiring == null) {
+			return null;
+		}
+		RetryAfterWiring.Provider wired = this.wiring.provider(provider)
+			.orElseGet(() -> new RetryAfterWiring.Provider("standard", List.of()));
+		List<String> clients = new ArrayList<>(this.wiring.clientIntegrations());
+		if (this.modelClients != null) {
+			this.modelClients.all()
+				.stream()
+				.filter((model) -> model.provider().equals(provider))
+				.forEach((model) -> clients.add(model.describe()));
+		}
+		return new WiringDescriptor(wired.profile(), wired.serviceGroups(), clients);
 	}
 
 	private Boolean sharedByFleet(RetryAfterProviders.Provider provider) {
@@ -277,8 +315,21 @@ public class RetryAfterEndpoint {
 	}
 
 	/**
+	 * What is wired under a provider.
+	 *
+	 * @param profile its profile ({@code standard} unless set)
+	 * @param serviceGroups the HTTP service groups whose requests it takes whatever their host
+	 * @param clients the client integrations that are on, which route requests to its hosts or named for it
+	 * ({@code RestClient}, {@code RestTemplate}, {@code WebClient}, {@code OkHttp builders}), then the Spring AI model
+	 * clients pinned to it ({@code Spring AI's openai model (1 OkHttp clients)})
+	 */
+	public record WiringDescriptor(String profile, List<String> serviceGroups, List<String> clients) {
+	}
+
+	/**
 	 * One provider.
 	 *
+	 * @param wiring its profile, service groups and the clients under it, or {@code null} when not known
 	 * @param settings the settings in force
 	 * @param budget its budget bucket
 	 * @param operations operations finished: {@code total} and by outcome
@@ -294,7 +345,8 @@ public class RetryAfterEndpoint {
 	 * @param windows the last rate-limit window a response announced, by unit ({@code requests}, {@code tokens}); empty
 	 * before the first
 	 */
-	public record ProviderDescriptor(SettingsDescriptor settings, BudgetDescriptor budget, Map<String, Long> operations,
+	public record ProviderDescriptor(WiringDescriptor wiring, SettingsDescriptor settings, BudgetDescriptor budget,
+			Map<String, Long> operations,
 			Map<String, Long> attempts, AmplificationDescriptor amplification, SkewDescriptor lastSkew,
 			LastRetryAfterDescriptor lastRetryAfter, RefusalDescriptor lastRefusal, PacingDescriptor pacing,
 			String scope, Boolean sharedByFleet, Map<String, WindowDescriptor> windows)
@@ -305,7 +357,7 @@ public class RetryAfterEndpoint {
 	 * A provider's last rate-limit window of one unit, as the response that carried it announced it.
 	 *
 	 * @param remaining what was left, or {@code null} when not announced
-	 * @param limit its limit, or {@code null} when not announced or not kept (the standard families)
+	 * @param limit its limit, or {@code null} when not announced
 	 * @param resetSeconds the seconds from that response until it resets, or {@code null} when not announced
 	 */
 	public record WindowDescriptor(Double remaining, Double limit, Double resetSeconds) {

@@ -29,6 +29,7 @@ import io.github.retryafter.boot.ProviderOrigins;
 import io.github.retryafter.boot.RetryAfterOperations;
 import io.github.retryafter.boot.RetryAfterProviders;
 import io.github.retryafter.boot.RetryAfterSettings;
+import io.github.retryafter.boot.RetryAfterWiring;
 import io.github.retryafter.boot.observation.RetryAfterAttemptObservationConvention;
 import io.github.retryafter.boot.observation.RetryAfterObservations;
 import io.github.retryafter.boot.observation.RetryAfterOperationObservationConvention;
@@ -77,19 +78,29 @@ public final class RetryAfterAutoConfiguration {
 	}
 
 	/**
+	 * What is wired under each provider: its profile, its service groups, the client integrations that are on
+	 * ({@link ProviderWiring}); the endpoint shows it.
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	RetryAfterWiring retryAfterWiring(RetryAfterSettings settings, RetryAfterProperties properties,
+			Environment environment) {
+		return ProviderWiring.of(settings.providers(), properties.getProviders(), clientsOn(environment));
+	}
+
+	/**
 	 * Once every singleton is built (the model clients among them): one INFO line per provider, saying its profile,
 	 * hosts, service groups and the clients under it ({@link ProviderWiring}).
 	 */
 	@Bean
-	SmartInitializingSingleton retryAfterWiringReport(RetryAfterSettings settings, RetryAfterProperties properties,
-			Environment environment, ObjectProvider<ModelClients> models) {
+	SmartInitializingSingleton retryAfterWiringReport(RetryAfterSettings settings, RetryAfterWiring wiring,
+			ObjectProvider<ModelClients> models) {
 		return () -> {
 			if (!logger.isInfoEnabled()) {
 				return;
 			}
 			List<ModelClient> clients = models.stream().flatMap((found) -> found.all().stream()).toList();
-			ProviderWiring.lines(settings.providers(), properties.getProviders(), clientsOn(environment), clients)
-				.forEach(logger::info);
+			ProviderWiring.lines(settings.providers(), wiring, clients).forEach(logger::info);
 		};
 	}
 

@@ -14,6 +14,7 @@ import org.springframework.context.annotation.ImportRuntimeHints;
 
 import io.github.retryafter.Ticker;
 import io.github.retryafter.boot.RetryAfterProviders;
+import io.github.retryafter.boot.RetryAfterWiring;
 import io.github.retryafter.boot.actuate.RetryAfterActivity;
 import io.github.retryafter.boot.actuate.RetryAfterEndpoint;
 import io.github.retryafter.boot.actuate.RetryAfterEndpointRuntimeHints;
@@ -47,9 +48,10 @@ public final class RetryAfterEndpointAutoConfiguration {
 	@ConditionalOnMissingBean
 	RetryAfterEndpoint retryAfterEndpoint(RetryAfterProviders providers, RetryAfterActivity activity,
 			ObjectProvider<FleetStatusProvider> fleet, ObjectProvider<SharedCooldown> fleetCooldown,
-			ObjectProvider<UnsharedHosts> unsharedHosts, ObjectProvider<ModelClients> modelClients) {
+			ObjectProvider<UnsharedHosts> unsharedHosts, ObjectProvider<ModelClients> modelClients,
+			ObjectProvider<RetryAfterWiring> wiring) {
 		return new RetryAfterEndpoint(providers, activity, fleet.getIfUnique(), fleetCooldown.getIfUnique(),
-				unsharedHosts.getIfUnique(), modelClients.getIfUnique());
+				unsharedHosts.getIfUnique(), modelClients.getIfUnique(), wiring.getIfUnique());
 	}
 
 }

@@ -8,10 +8,12 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
 
 import io.github.retryafter.Ticker;
 import io.github.retryafter.boot.RetryAfterProviders;
+import io.github.retryafter.boot.metrics.AttemptActiveMeterFilter;
 import io.github.retryafter.boot.metrics.ObservationMeterDescriptions;
 import io.github.retryafter.boot.metrics.RetryAfterMetrics;
 
@@ -43,6 +45,18 @@ public final class RetryAfterMetricsAutoConfiguration {
 	@ConditionalOnMissingBean
 	ObservationMeterDescriptions retryAfterObservationMeterDescriptions() {
 		return new ObservationMeterDescriptions();
+	}
+
+	/**
+	 * Leaves out the attempts' long-task timer, which the operations' says with their waits, to keep the scrape small;
+	 * Spring Boot's {@code management.metrics.enable.retry.after.attempt.active=true} keeps it.
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnProperty(name = "management.metrics.enable." + AttemptActiveMeterFilter.ATTEMPT_ACTIVE,
+			havingValue = "false", matchIfMissing = true)
+	AttemptActiveMeterFilter retryAfterAttemptActiveMeterFilter() {
+		return new AttemptActiveMeterFilter();
 	}
 
 }

@@ -12,9 +12,9 @@ import io.github.retryafter.hint.RateLimitFields;
 /**
  * The last rate-limit window one provider's responses announced, per unit ({@code requests}, {@code tokens}), as the
  * provider's profile reads them ({@link RateLimitFields}: the IETF fields, the trios, OpenAI's or Anthropic's windows).
- * A standard family is one window of requests, its limit not kept by the core (so {@code NaN}); a vendor family's
- * request window is the requests', and of its token windows the one named {@code tokens}, else the one with the
- * fewest left, is the tokens'. A window is kept whole, as the response that carried it announced it (its reset measured
+ * A standard family is one window of requests (its limit the trio's limit, or the {@code q} of the policy named as
+ * the {@code RateLimit} item read); a vendor family's request window is the requests', and of its token windows the
+ * one named {@code tokens}, else the one with the fewest left, is the tokens'. A window is kept whole, as the response that carried it announced it (its reset measured
  * from that response), until a later response carries one of the same unit: concurrent operations may interleave, and
  * the last one stored wins. Bounded: one snapshot per unit, two per provider. Thread-safe and lock-free: one
  * volatile write per unit a response carries, one volatile read per gauge.
@@ -66,10 +66,11 @@ public final class LastWindows {
 			return false;
 		}
 		if (fields.windows().isEmpty()) {
-			if (fields.remaining().isEmpty() && fields.reset().isEmpty()) {
+			if (fields.remaining().isEmpty() && fields.reset().isEmpty() && fields.limit().isEmpty()) {
 				return false;
 			}
-			return store(Unit.REQUESTS, new Seen(number(fields.remaining()), Double.NaN, seconds(fields.reset())));
+			return store(Unit.REQUESTS,
+					new Seen(number(fields.remaining()), number(fields.limit()), seconds(fields.reset())));
 		}
 		boolean first = false;
 		Optional<RateLimitFields.Window> requests = fields.windows()

@@ -27,8 +27,7 @@ public final class ObservationMeterDescriptions implements MeterFilter {
 			OPERATION + "." + RetryAfterObservations.WAIT_EVENT,
 			"Waits operations took, one per wait before an attempt (a Retry-After, a backoff or the provider's gate),"
 					+ " however often the gate held the operation again meanwhile",
-			ATTEMPT, "HTTP attempts, from sending until the status arrives, by status or exception",
-			ATTEMPT + ".active", "HTTP attempts in flight");
+			ATTEMPT, "HTTP attempts, from sending until the status arrives, by status or exception");
 
 	@Override
 	public Meter.Id map(Meter.Id id) {

@@ -13,7 +13,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 
-import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -40,10 +39,11 @@ import io.github.retryafter.engine.WaitedEvent;
 
 /**
  * Binds the retry engine's events to Micrometer meters, for every configured provider: its gauges, its budget's
- * refusals, its skew summary, its attempts by kind and its waits caused by {@code Retry-After} and by backoff when
- * the binder is bound; a series of an operation's outcome, a hint's error or a wait's other cause on that value's
- * first event on that provider, so a scrape holds no series for outcomes, errors and causes that never happened. The series are bounded by configuration and enums (never by hosts or
- * URLs), and every series of a meter has the same tag keys:
+ * refusals, its attempts by kind and its waits caused by {@code Retry-After} and by backoff when the binder is bound;
+ * a series of an operation's outcome, a hint's error, a wait's other cause or a unit's window on that value's first
+ * event on that provider, so a scrape holds no series for outcomes, errors, causes and windows that never happened.
+ * The series are bounded by configuration and enums (never by hosts or URLs), and every series of a meter has the
+ * same tag keys:
  * <table>
  * <caption>Meters</caption>
  * <tr><th>meter</th><th>type</th><th>tags</th></tr>
@@ -54,7 +54,6 @@ import io.github.retryafter.engine.WaitedEvent;
  * <tr><td>{@value #CLOCK_SKEW}</td><td>gauge, seconds</td><td>provider; the last measured skew (server {@code Date}
  * minus client clock), signed and as measured (a magnitude under 1 s is within the {@code Date}'s one-second precision,
  * not skew), {@code NaN} before the first</td></tr>
- * <tr><td>{@value #CLOCK_SKEW_MAGNITUDE}</td><td>distribution summary, seconds</td><td>provider; absolute skews</td></tr>
  * <tr><td>{@value #BUDGET_REFUSALS}</td><td>function counter</td><td>provider</td></tr>
  * <tr><td>{@value #BUDGET_TOKENS}</td><td>gauge</td><td>provider, plus {@code global} for the global bucket</td></tr>
  * <tr><td>{@value #WAIT}</td><td>timer</td><td>provider, cause ({@link WaitCause#tagValue()} of each
@@ -92,9 +91,6 @@ public final class RetryAfterMetrics implements RetryListener, MeterBinder {
 
 	/** The last measured clock skew, signed, in seconds. */
 	public static final String CLOCK_SKEW = "retry.after.clock.skew";
-
-	/** The distribution of clock skew magnitudes, in seconds. */
-	public static final String CLOCK_SKEW_MAGNITUDE = "retry.after.clock.skew.magnitude";
 
 	/** Retries the budget refused. */
 	public static final String BUDGET_REFUSALS = "retry.after.budget.refusals";
@@ -198,13 +194,7 @@ public final class RetryAfterMetrics implements RetryListener, MeterBinder {
 			return;
 		}
 		meters.observe(event.outcome());
-		event.plan().flatMap(RetryPlan::skew).ifPresent((skew) -> {
-			double seconds = skew.toNanos() / 1e9;
-			meters.lastSkewSeconds = seconds;
-			for (DistributionSummary summary : meters.skewMagnitudes) {
-				summary.record(Math.abs(seconds));
-			}
-		});
+		event.plan().flatMap(RetryPlan::skew).ifPresent((skew) -> meters.lastSkewSeconds = skew.toNanos() / 1e9);
 	}
 
 	@Override
@@ -302,8 +292,6 @@ public final class RetryAfterMetrics implements RetryListener, MeterBinder {
 
 		private final LongAdder budgetRefusals = new LongAdder();
 
-		private final List<DistributionSummary> skewMagnitudes = new CopyOnWriteArrayList<>();
-
 		private volatile double lastSkewSeconds = Double.NaN;
 
 		// every response reaches a retry's or the operation's end event: at most one window per unit kept, and three
@@ -391,11 +379,6 @@ public final class RetryAfterMetrics implements RetryListener, MeterBinder {
 					windowGauges(registry, unit);
 				}
 			}
-			addOnce(this.skewMagnitudes, DistributionSummary.builder(CLOCK_SKEW_MAGNITUDE)
-				.tags(provider)
-				.baseUnit(SECONDS)
-				.description("Magnitude of measured clock skews")
-				.register(registry));
 		}
 
 		/**
@@ -430,7 +413,7 @@ public final class RetryAfterMetrics implements RetryListener, MeterBinder {
 			Gauge.builder(WINDOW_LIMIT, this.windows, (windows) -> windows.limit(unit))
 				.tags(tags)
 				.description("The limit of the provider's rate-limit window in the last response that announced one,"
-						+ " by unit; NaN when the fields gave none (the standard families)")
+						+ " by unit; NaN when the fields gave none")
 				.register(registry);
 			Gauge.builder(WINDOW_RESET, this.windows, (windows) -> windows.resetSeconds(unit))
 				.tags(tags)

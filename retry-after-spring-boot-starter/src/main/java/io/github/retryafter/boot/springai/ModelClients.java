@@ -170,6 +170,16 @@ public final class ModelClients {
 		}
 
 		/**
+		 * Returns how the clients are named under their provider, at startup and on the endpoint: Spring AI's model
+		 * of the provider, on Spring Boot's builders or over so many OkHttp clients.
+		 * @return e.g. {@code Spring AI's openai model (1 OkHttp clients)}
+		 */
+		public String describe() {
+			return "Spring AI's " + this.provider + " model ("
+					+ (onBootBuilders() ? "Spring Boot's builders" : this.httpClients + " OkHttp clients") + ")";
+		}
+
+		/**
 		 * Returns whether the model sends through Spring Boot's builders.
 		 * @return {@code true} for a {@link BuilderModel}
 		 */

@@ -180,6 +180,10 @@ class RetryAfterEndpointTests {
 					200);
 			assertThat(endpoint.provider("payments").windows())
 				.containsExactly(Map.entry("requests", new RetryAfterEndpoint.WindowDescriptor(7.0, null, 30.0)));
+			Drive.operation(providers, "payments", this.clock, HeaderSource.of(Map.of("X-RateLimit-Limit",
+					List.of("10"), "X-RateLimit-Remaining", List.of("6"), "X-RateLimit-Reset", List.of("29"))), 200);
+			assertThat(endpoint.provider("payments").windows()).as("a standard family's limit, as announced")
+				.containsExactly(Map.entry("requests", new RetryAfterEndpoint.WindowDescriptor(6.0, 10.0, 29.0)));
 		});
 	}
 
@@ -239,6 +243,32 @@ class RetryAfterEndpointTests {
 			assertThat(endpoint.provider("payments").settings().maxAttempts()).isEqualTo(3);
 			assertThat(endpoint.provider("nope")).isNull();
 		});
+	}
+
+	@Test
+	void namesEachProvidersProfileServiceGroupsAndTheClientsThatRouteToIt() {
+		this.contextRunner
+			.withPropertyValues("retry.after.providers.github.hosts=api.github.com",
+					"retry.after.providers.github.profile=github",
+					"retry.after.providers.github.service-groups=github,gists")
+			.run((context) -> {
+				RetryAfterEndpoint endpoint = context.getBean(RetryAfterEndpoint.class);
+				RetryAfterEndpoint.WiringDescriptor github = endpoint.provider("github").wiring();
+				assertThat(github.profile()).isEqualTo("github");
+				assertThat(github.serviceGroups()).containsExactly("github", "gists");
+				assertThat(github.clients()).as("the integrations on this classpath, by their switches")
+					.containsExactly("RestClient", "RestTemplate", "WebClient", "OkHttp builders");
+				RetryAfterEndpoint.WiringDescriptor payments = endpoint.retryAfter().providers().get("payments").wiring();
+				assertThat(payments.profile()).isEqualTo("standard");
+				assertThat(payments.serviceGroups()).isEmpty();
+				assertThat(endpoint.provider("default").wiring().profile()).isEqualTo("standard");
+				String json = JsonMapper.builder().build().writeValueAsString(endpoint.provider("github"));
+				assertThat(json).contains("\"wiring\":{\"profile\":\"github\",\"serviceGroups\":[\"github\",\"gists\"],"
+						+ "\"clients\":[\"RestClient\",\"RestTemplate\",\"WebClient\",\"OkHttp builders\"]}");
+			});
+		this.contextRunner.withPropertyValues("retry.after.ok-http.enabled=false", "retry.after.web-client.enabled=false")
+			.run((context) -> assertThat(context.getBean(RetryAfterEndpoint.class).provider("payments").wiring().clients())
+				.containsExactly("RestClient", "RestTemplate"));
 	}
 
 	@Test

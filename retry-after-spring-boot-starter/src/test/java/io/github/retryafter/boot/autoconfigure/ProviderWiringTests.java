@@ -11,6 +11,7 @@ import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import io.github.retryafter.boot.ProviderSettings;
+import io.github.retryafter.boot.RetryAfterWiring;
 import io.github.retryafter.boot.springai.ModelClients.ModelClient;
 import io.github.retryafter.budget.BudgetSettings;
 import io.github.retryafter.engine.RetryPolicy;
@@ -26,11 +27,15 @@ class ProviderWiringTests {
 		RetryAfterProperties.Provider github = new RetryAfterProperties.Provider();
 		github.setProfile("github");
 		github.setServiceGroups(List.of("github", "gists"));
-		List<String> lines = ProviderWiring.lines(
-				List.of(settings("github", List.of("api.github.com")), settings("openai", List.of("api.openai.com")),
-						settings("default", List.of())),
+		List<ProviderSettings> providers = List.of(settings("github", List.of("api.github.com")),
+				settings("openai", List.of("api.openai.com")), settings("default", List.of()));
+		RetryAfterWiring wiring = ProviderWiring.of(providers,
 				Map.of("github", github, "openai", new RetryAfterProperties.Provider()),
-				List.of("RestClient", "WebClient"),
+				List.of("RestClient", "WebClient"));
+		assertThat(wiring.provider("github")).contains(new RetryAfterWiring.Provider("github", List.of("github", "gists")));
+		assertThat(wiring.provider("default")).contains(new RetryAfterWiring.Provider("standard", List.of()));
+		assertThat(wiring.providers()).as("in configuration order").containsOnlyKeys("github", "openai", "default");
+		List<String> lines = ProviderWiring.lines(providers, wiring,
 				List.of(new ModelClient("openai", 2, 0, "spring.ai.openai.max-retries", false)));
 		assertThat(lines).containsExactly(
 				"retry-after provider 'github': profile github, hosts [api.github.com], scope provider; under it: "

@@ -134,7 +134,7 @@ class MetricsDocumentedTests {
 				.filter((meter) -> meter.getId().getName().startsWith("retry.after."))
 				.forEach((meter) -> registered.put(meter.getId().getName(), "`" + micrometerType(meter) + "`"));
 			assertThat(registered).as("meters registered").containsKeys(RetryAfterMetrics.OPERATIONS,
-					RetryAfterMetrics.WAIT, RetryAfterMetrics.HINT_REFUSALS, RetryAfterMetrics.WINDOW_RESET, RetryAfterMetrics.CLOCK_SKEW_MAGNITUDE,
+					RetryAfterMetrics.WAIT, RetryAfterMetrics.HINT_REFUSALS, RetryAfterMetrics.WINDOW_RESET,
 					"retry.after.operation", "retry.after.operation.active", "retry.after.operation.wait");
 			assertThat(registered).allSatisfy((meter, type) -> assertThat(documented.get(meter))
 				.as("the type docs/metrics-and-tracing.md gives %s", meter)

@@ -204,6 +204,22 @@ class RetryAfterSpringAiAutoConfigurationTests {
 	}
 
 	@Test
+	void theEndpointNamesEachModelUnderItsProviderWithTheProfileSpringAiSetsForIt() {
+		this.contextRunner.run((context) -> {
+			ModelClients clients = context.getBean(ModelClients.class);
+			clients.wrapped(ModelVendor.ANTHROPIC);
+			RetryAfterEndpoint endpoint = new RetryAfterEndpoint(context.getBean(RetryAfterProviders.class),
+					new RetryAfterActivity(java.time.InstantSource.system(), io.github.retryafter.Ticker.system()), null,
+					null, null, clients, context.getBean(io.github.retryafter.boot.RetryAfterWiring.class));
+			RetryAfterEndpoint.WiringDescriptor anthropic = endpoint.provider("anthropic").wiring();
+			assertThat(anthropic.profile()).isEqualTo("anthropic");
+			assertThat(anthropic.clients()).endsWith("Spring AI's anthropic model (1 OkHttp clients)");
+			assertThat(endpoint.provider("ollama").wiring().clients())
+				.endsWith("Spring AI's ollama model (Spring Boot's builders)");
+		});
+	}
+
+	@Test
 	void ollamasProviderIsPresetAndSpringAisRetryIsOffByDefaults() {
 		this.contextRunner.run((context) -> {
 			assertThat(context.getEnvironment().getProperty("spring.ai.retry.max-attempts")).isEqualTo("0");
