@@ -11,6 +11,7 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -24,9 +25,10 @@ import com.sun.net.httpserver.HttpServer;
 
 /**
  * A loopback API that answers each request as its {@link Script} says, given how many requests of the same call came
- * before (a call is named by its path, and by the {@code call-N} its body names, if any). It records when each request arrived, on {@link System#nanoTime()} (the clock the app's engine
- * measures its waits on), and the header fields of the last response exactly as sent, with the {@code Date} the
- * JDK's server stamped on it.
+ * before (a call is named by its path, and by the {@code call-N} its body names, if any). It records when each request
+ * arrived and when its answer was written, on {@link System#nanoTime()} (the clock the app's engine measures its
+ * waits on), and the header fields of the last response exactly as sent, with the {@code Date} the JDK's server
+ * stamped on it.
  */
 final class ApiMock implements AutoCloseable {
 
@@ -81,7 +83,7 @@ final class ApiMock implements AutoCloseable {
 		return gaps;
 	}
 
-	/** The header fields of the last response, as sent (names as the JDK's server spells them, {@code Date} included). */
+	/** The header fields of the last response, as sent (names in lower case, the {@code Date} included). */
 	Map<String, String> lastSent() {
 		return this.lastSent;
 	}
@@ -104,7 +106,7 @@ final class ApiMock implements AutoCloseable {
 		byte[] json = reply.body().getBytes(StandardCharsets.UTF_8);
 		exchange.sendResponseHeaders(reply.status(), json.length);
 		Map<String, String> sent = new LinkedHashMap<>();
-		exchange.getResponseHeaders().forEach((name, values) -> sent.put(name.toLowerCase(), values.get(0)));
+		exchange.getResponseHeaders().forEach((name, values) -> sent.put(name.toLowerCase(Locale.ROOT), values.get(0)));
 		this.lastSent = sent;
 		try (OutputStream out = exchange.getResponseBody()) {
 			out.write(json);
