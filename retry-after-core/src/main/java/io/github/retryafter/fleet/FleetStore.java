@@ -45,7 +45,7 @@ public interface FleetStore {
 	 * it stores it, so the other instances need not wait for their next {@link Participant#sync()}. The sync still
 	 * reads every cooldown, and so stays the fallback for an announcement lost (a disconnect) and the only way on a
 	 * store that cannot push. An instance is never told of its own extensions. A message the store hears that is not
-	 * the fleet's is counted ({@link FleetRuntime#messageIgnored()}) and never reaches a listener. The default
+	 * the fleet's is counted ({@link FleetKeys#messageIgnored()}) and never reaches a listener. The default
 	 * registers nothing: the poll alone.
 	 * @param listener called on whatever thread the store hears an announcement on (Redis: its client's event loop),
 	 * once per announcement
@@ -259,7 +259,7 @@ public interface FleetStore {
 
 
 	/**
-	 * A provider's keys besides its budget bucket, for {@link #keyInvalid} and {@link #keyValid}.
+	 * A provider's keys besides its budget bucket, for {@link FleetKeys#keyInvalid} and {@link FleetKeys#keyValid}.
 	 */
 	enum ProviderKey {
 
