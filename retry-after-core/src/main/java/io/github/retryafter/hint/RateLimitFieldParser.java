@@ -1,7 +1,6 @@
 package io.github.retryafter.hint;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalDouble;
@@ -60,17 +59,10 @@ final class RateLimitFieldParser {
 	}
 
 	/** One reading: the numbers found so far and the problems. Confined to one call. */
-	private static final class Reader {
-
-		private final ResponseHints hints;
-
-		private final Family family;
-
-		private final List<Problem> problems = new ArrayList<>();
+	private static final class Reader extends FieldReading {
 
 		Reader(ResponseHints hints, Family family) {
-			this.hints = hints;
-			this.family = family;
+			super(hints, family);
 		}
 
 		/**
@@ -281,10 +273,6 @@ final class RateLimitFieldParser {
 				Optional<Duration> reset) {
 			return new RateLimitFields(quota, limit, remaining, reset, Optional.of(this.family), this.problems,
 					List.of());
-		}
-
-		private void problem(Code code, String field, String reason) {
-			this.problems.add(new Problem(code, field, field + " ignored: " + reason));
 		}
 
 	}

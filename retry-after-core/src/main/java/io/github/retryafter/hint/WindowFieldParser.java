@@ -51,17 +51,10 @@ final class WindowFieldParser {
 	}
 
 	/** One reading: the problems found so far. Confined to one call. */
-	private static final class Reader {
-
-		private final ResponseHints hints;
-
-		private final Family family;
-
-		private final List<Problem> problems = new ArrayList<>();
+	private static final class Reader extends FieldReading {
 
 		Reader(ResponseHints hints, Family family) {
-			this.hints = hints;
-			this.family = family;
+			super(hints, family);
 		}
 
 		RateLimitFields read(List<String> names) {
@@ -178,10 +171,6 @@ final class WindowFieldParser {
 				return Optional.empty();
 			}
 			return Optional.of(Duration.ofMillis(Math.max(0, since)));
-		}
-
-		private void problem(Code code, String field, String reason) {
-			this.problems.add(new Problem(code, field, field + " ignored: " + reason));
 		}
 
 	}
