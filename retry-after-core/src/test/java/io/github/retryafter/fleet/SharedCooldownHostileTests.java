@@ -88,25 +88,7 @@ class SharedCooldownHostileTests {
 			.as("the hostile instant holds no claim in the store")
 			.containsExactly(FleetStore.ProbeState.NONE);
 		// a genuine cooldown: one probe for the fleet, the other instance follows it
-		this.b.gate.reset();
-		this.b.gate.closeUntil(this.nanos.get() + Duration.ofSeconds(2).toNanos());
-		this.b.cooldown.publish();
-		this.b.member.runTasks();
-		this.a.member.runTasks();
-		assertThat(this.a.cooldown.remaining("default")).isEqualTo(Duration.ofSeconds(2));
-		advance(Duration.ofMillis(2100));
-		assertThat(this.b.admit()).isInstanceOf(ProviderGate.Admission.Hold.class);
-		this.b.member.runTasks();
-		assertThat(this.b.admit()).isEqualTo(ProviderGate.Admission.PROBE);
-		assertThat(this.a.admit()).isInstanceOf(ProviderGate.Admission.Hold.class);
-		this.a.member.runTasks();
-		assertThat(this.a.admit()).as("a follows b's probe").isInstanceOf(ProviderGate.Admission.Hold.class);
-		assertThat(this.a.gate.probing()).isTrue();
-		this.b.gate.probeAnswered(true);
-		this.b.cooldown.publish();
-		this.b.member.runTasks();
-		this.a.member.flush();
-		assertThat(this.a.admit()).isEqualTo(ProviderGate.Admission.GO);
+		genuineCooldownOfBHasOneProbeThatAFollows();
 	}
 
 	@Test
@@ -162,25 +144,7 @@ class SharedCooldownHostileTests {
 		this.storeNanos.addAndGet(-Duration.ofMinutes(1).toNanos());
 		advance(Duration.ofSeconds(1));
 		// a genuine cooldown after the step back: one probe for the fleet, the other instance follows it
-		this.b.gate.reset();
-		this.b.gate.closeUntil(this.nanos.get() + Duration.ofSeconds(2).toNanos());
-		this.b.cooldown.publish();
-		this.b.member.runTasks();
-		this.a.member.runTasks();
-		assertThat(this.a.cooldown.remaining("default")).isEqualTo(Duration.ofSeconds(2));
-		advance(Duration.ofMillis(2100));
-		assertThat(this.b.admit()).isInstanceOf(ProviderGate.Admission.Hold.class);
-		this.b.member.runTasks();
-		assertThat(this.b.admit()).isEqualTo(ProviderGate.Admission.PROBE);
-		assertThat(this.a.admit()).isInstanceOf(ProviderGate.Admission.Hold.class);
-		this.a.member.runTasks();
-		assertThat(this.a.admit()).as("a follows b's probe").isInstanceOf(ProviderGate.Admission.Hold.class);
-		assertThat(this.a.gate.probing()).isTrue();
-		this.b.gate.probeAnswered(true);
-		this.b.cooldown.publish();
-		this.b.member.runTasks();
-		this.a.member.flush();
-		assertThat(this.a.admit()).isEqualTo(ProviderGate.Admission.GO);
+		genuineCooldownOfBHasOneProbeThatAFollows();
 	}
 
 	@Test
@@ -254,6 +218,29 @@ class SharedCooldownHostileTests {
 					Duration.ofSeconds(10).toNanos());
 		}
 
+	}
+
+	/** {@code b} closes its gate for 2 s and shares it: {@code a} closes too, {@code b} probes, {@code a} follows. */
+	private void genuineCooldownOfBHasOneProbeThatAFollows() {
+		this.b.gate.reset();
+		this.b.gate.closeUntil(this.nanos.get() + Duration.ofSeconds(2).toNanos());
+		this.b.cooldown.publish();
+		this.b.member.runTasks();
+		this.a.member.runTasks();
+		assertThat(this.a.cooldown.remaining("default")).isEqualTo(Duration.ofSeconds(2));
+		advance(Duration.ofMillis(2100));
+		assertThat(this.b.admit()).isInstanceOf(ProviderGate.Admission.Hold.class);
+		this.b.member.runTasks();
+		assertThat(this.b.admit()).isEqualTo(ProviderGate.Admission.PROBE);
+		assertThat(this.a.admit()).isInstanceOf(ProviderGate.Admission.Hold.class);
+		this.a.member.runTasks();
+		assertThat(this.a.admit()).as("a follows b's probe").isInstanceOf(ProviderGate.Admission.Hold.class);
+		assertThat(this.a.gate.probing()).isTrue();
+		this.b.gate.probeAnswered(true);
+		this.b.cooldown.publish();
+		this.b.member.runTasks();
+		this.a.member.flush();
+		assertThat(this.a.admit()).isEqualTo(ProviderGate.Admission.GO);
 	}
 
 }
